@@ -1,0 +1,63 @@
+"""What the kernel knows about a case at collection time: ids, planned runs, mark arguments.
+
+A *case* is one parameter combination of one ``bench_*`` function (or the function itself
+when it is not parametrized). Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+BENCH_PREFIX = "bench_"
+
+
+def function_label(function_name: str) -> str:
+    """``bench_classify`` → ``classify`` (the function's label in rows and case ids)."""
+    return function_name.removeprefix(BENCH_PREFIX)
+
+
+def case_id(function_name: str, param_id: str | None) -> str:
+    """The case id shown in rows: ``classify::identify_pii``, or ``smoke`` unparametrized."""
+    label = function_label(function_name)
+    return label if param_id is None else f"{label}::{param_id}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case as collected.
+
+    :ivar key: the case's node id without the run suffix
+        (``bench_x.py::bench_classify::identify_pii``); unique in a session, so two files with
+        the same function name never pool into one row.
+    :ivar case_id: the display id (``classify::identify_pii``).
+    :ivar label: the function label (``classify``).
+    :ivar function: the function's name (``bench_classify``).
+    :ivar param_id: pytest's parameter id, or ``None`` when not parametrized.
+    :ivar module: the bench file's node id.
+    :ivar runs: planned number of runs.
+    :ivar params: the parameter values by argument name (for comparison axes).
+    :ivar param_ids: each argument's own id segment, when pytest exposes it.
+    :ivar mark: the merged ``probability(...)`` mark arguments (closest mark wins per key).
+    """
+
+    key: str
+    case_id: str
+    label: str
+    function: str
+    param_id: str | None
+    module: str
+    runs: int
+    params: Mapping[str, Any] = field(default_factory=dict)
+    mark: Mapping[str, Any] = field(default_factory=dict)
+
+    def run_item_name(self, run: int) -> str:
+        """Name of the run item: ``identify_pii[run3]``, ``bench_smoke[run3]``; no suffix at 1 run."""
+        base = self.param_id if self.param_id is not None else self.function
+        return base if self.runs == 1 else f"{base}[run{run}]"
+
+    def verdict_item_name(self, kind: str) -> str:
+        """Name of a verdict item: ``identify_pii[gate]``."""
+        base = self.param_id if self.param_id is not None else self.function
+        return f"{base}[{kind}]"

@@ -1,0 +1,247 @@
+"""Collection: bench files, bench functions, one pytest item per (function, case, run).
+
+``BenchModule`` takes over files matching ``prob_pattern``; parametrization, fixtures and ids
+come from pytest's own machinery (``_genfunctions``), so ids, ``dup`` suffixes, escaping and
+empty parameter sets behave exactly as for ``test_*`` functions. Each generated case becomes
+``Case.runs`` ``BenchRun`` items, followed by any verdict items extensions ask for.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable
+from time import perf_counter
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from .cases import BENCH_PREFIX, Case, case_id, function_label
+from .context import RunContext, enter_run, leave_run
+from .options import OptionError
+from .steps import StepErrored, StepFailed, raise_for_failed_step, run_body
+from .verdicts import VerdictRequest
+
+ELAPSED_KEY = pytest.StashKey[float]()
+STEPS_KEY = pytest.StashKey[list[Any]]()
+CONTEXT_KEY = pytest.StashKey[RunContext]()
+_SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
+
+
+def _set_nodeid(node: pytest.Item, nodeid: str) -> None:
+    """Give ``node`` the plain-string id pytest itself would build (``--lf`` relies on it)."""
+    if hasattr(node, "_id"):  # pytest >= 9.2: structured node ids
+        from _pytest.nodeid import NodeId
+
+        node._id = NodeId.parse(nodeid)
+    else:
+        node._nodeid = nodeid
+
+
+class BenchRun(pytest.Function):
+    """One run of one case: ``bench_x.py::bench_classify::identify_pii[run3]``."""
+
+    def __init__(self, *, case: Case, run: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.run = run
+        _set_nodeid(self, f"{self.parent.nodeid}::{self.name}")
+        self.extra_keyword_matches.add(case.case_id)
+
+    def runtest(self) -> None:
+        """Run the bench body to completion, timing it and keeping its steps."""
+        kwargs = {name: self.funcargs[name] for name in self._fixtureinfo.argnames}
+        steps: list[Any] = []
+        self.stash[STEPS_KEY] = steps
+        context = self.stash.setdefault(
+            CONTEXT_KEY, RunContext(case_id=self.case.case_id, run=self.run)
+        )
+        token = enter_run(context)
+        start = perf_counter()
+        try:
+            run_body(self.obj, kwargs, steps)
+        finally:
+            self.stash[ELAPSED_KEY] = perf_counter() - start
+            leave_run(token)
+        raise_for_failed_step(steps)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """Failed steps get their one-line message, without the plugin's traceback."""
+        if isinstance(excinfo.value, (StepFailed, StepErrored)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class VerdictItem(pytest.Item):
+    """A verdict (``identify_pii[gate]``) judged after the case's last run."""
+
+    def __init__(self, *, case: Case, request: VerdictRequest, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.request = request
+        self.extra_keyword_matches.add(case.case_id)
+
+    def runtest(self) -> None:
+        self.request.judge(self)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, AssertionError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.case.case_id} [{self.request.kind}]"
+
+
+class BenchFunction(pytest.Collector):
+    """A parametrized bench function: its cases' run items are its children."""
+
+    def __init__(self, *, entries: list[tuple[pytest.Function, Case]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._entries = entries
+
+    def collect(self) -> list[pytest.Item]:
+        items: list[pytest.Item] = []
+        for generated, case in self._entries:
+            items.extend(make_case_items(self, generated, case))
+        return items
+
+
+class BrokenBench(pytest.Collector):
+    """A bench function whose ``probability`` mark is invalid: a collection error."""
+
+    def __init__(self, *, message: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._message = message
+
+    def collect(self) -> list[pytest.Item]:
+        raise self.CollectError(self._message)
+
+
+class BenchModule(pytest.Module):
+    """A ``bench_*.py`` file: its ``bench_*`` functions, plus any ``test_*`` it holds."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        _attach_module_setup(self.obj)
+        others = [node for node in super().collect() if not _is_bench_function(node)]
+        benches: list[pytest.Item | pytest.Collector] = []
+        for name, obj in list(vars(self.obj).items()):
+            if name.startswith(BENCH_PREFIX) and inspect.isfunction(obj):
+                benches.extend(self._bench_nodes(name, obj))
+        return benches + others
+
+    def _bench_nodes(self, name: str, obj: Any) -> list[pytest.Item | pytest.Collector]:
+        from .kernel import kernel_of
+
+        kernel = kernel_of(self.config)
+        entries: list[tuple[pytest.Function, Case]] = []
+        for generated in self._genfunctions(name, obj):
+            param_id = generated.name[len(name) + 1 : -1] if generated.name != name else None
+            key = f"{self.nodeid}::{name}" + (f"::{param_id}" if param_id is not None else "")
+            try:
+                mark = kernel.options.validate_mark(_merged_mark_args(generated))
+            except OptionError as exc:
+                return [BrokenBench.from_parent(self, name=name, message=f"{key}: {exc}")]
+            callspec = getattr(generated, "callspec", None)
+            case = Case(
+                key=key,
+                case_id=case_id(name, param_id),
+                label=function_label(name),
+                function=name,
+                param_id=param_id,
+                module=self.nodeid,
+                runs=kernel.options.case_value("runs", mark),
+                params=dict(callspec.params) if callspec is not None else {},
+                mark=mark,
+            )
+            entries.append((generated, case))
+        if any(case.param_id is not None for _, case in entries):
+            return [BenchFunction.from_parent(self, name=name, entries=entries)]
+        items: list[pytest.Item | pytest.Collector] = []
+        for generated, case in entries:
+            items.extend(make_case_items(self, generated, case))
+        return items
+
+
+def make_case_items(
+    parent: pytest.Collector, generated: pytest.Function, case: Case
+) -> list[pytest.Item]:
+    """The run items of one case, then its verdict items."""
+    callspec = getattr(generated, "callspec", None)
+    items: list[pytest.Item] = [
+        BenchRun.from_parent(
+            parent,
+            name=case.run_item_name(run),
+            callspec=callspec,
+            callobj=generated.obj,
+            fixtureinfo=generated._fixtureinfo,
+            originalname=case.function,
+            case=case,
+            run=run,
+        )
+        for run in range(1, case.runs + 1)
+    ]
+    requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
+    for request in _flatten(requests):
+        name = case.verdict_item_name(request.kind)
+        items.append(
+            VerdictItem.from_parent(
+                parent, name=name, nodeid=f"{parent.nodeid}::{name}", case=case, request=request
+            )
+        )
+    return items
+
+
+def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
+    flat: list[VerdictRequest] = []
+    for answer in answers:
+        if answer:
+            flat.extend(answer if isinstance(answer, (list, tuple)) else [answer])
+    return flat
+
+
+def _merged_mark_args(generated: pytest.Function) -> dict[str, Any]:
+    """``probability(...)`` arguments, closest mark winning key by key (case > function > module)."""
+    callspec = getattr(generated, "callspec", None)
+    param_marks = [m for m in getattr(callspec, "marks", ()) if m.name == "probability"]
+    rest = [
+        m for m in generated.iter_markers("probability") if all(m is not p for p in param_marks)
+    ]
+    merged: dict[str, Any] = {}
+    for mark in [*param_marks, *rest]:
+        if mark.args:
+            raise OptionError(
+                f"probability mark takes keyword arguments only, got positional {mark.args!r}"
+            )
+        for key, value in mark.kwargs.items():
+            merged.setdefault(key, value)
+    return merged
+
+
+def _is_bench_function(node: Any) -> bool:
+    return isinstance(node, pytest.Function) and node.originalname.startswith(BENCH_PREFIX)
+
+
+def _own_function(module: ModuleType, name: str) -> Any:
+    obj = getattr(module, name, None)
+    if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+        return obj
+    return None
+
+
+def _attach_module_setup(module: ModuleType) -> None:
+    """Turn module-level ``setup()``/``teardown()`` into a module-scoped autouse fixture."""
+    setup = _own_function(module, "setup")
+    teardown = _own_function(module, "teardown")
+    if (setup is None and teardown is None) or hasattr(module, _SETUP_FIXTURE_ATTR):
+        return
+
+    @pytest.fixture(autouse=True, scope="module", name=f"_probability_setup_{module.__name__}")
+    def module_setup() -> Any:
+        if setup is not None:
+            setup()
+        yield
+        if teardown is not None:
+            teardown()
+
+    setattr(module, _SETUP_FIXTURE_ATTR, module_setup)

@@ -1,0 +1,50 @@
+"""The run being executed, for helpers called from inside a bench body.
+
+The kernel sets the current :class:`RunContext` while a bench body runs (async bodies see it
+too: ``asyncio.run`` copies the context). Extensions such as cost accounting read it through
+:func:`current_run`, which raises :class:`RuntimeError` outside a bench run. Pure module.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+_current: ContextVar[RunContext | None] = ContextVar("pytest_probability_run", default=None)
+
+
+@dataclass
+class RunContext:
+    """One executing run.
+
+    :ivar case_id: the case id (``classify::identify_pii``).
+    :ivar run: the 1-based run index.
+    :ivar data: per-extension scratch space, keyed by extension name; what an extension puts
+        here is its own to move into the run record at ``pytest_prob_run_finished``.
+    """
+
+    case_id: str
+    run: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def current_run(what: str = "this function") -> RunContext:
+    """The executing run; ``RuntimeError`` naming ``what`` when called outside one."""
+    context = _current.get()
+    if context is None:
+        raise RuntimeError(
+            f"{what} can only be called from inside a bench_* function while it runs "
+            "(there is no bench run to attribute it to)"
+        )
+    return context
+
+
+def enter_run(context: RunContext) -> object:
+    """Make ``context`` current; returns the token for :func:`leave_run`."""
+    return _current.set(context)
+
+
+def leave_run(token: object) -> None:
+    """Restore the context that was current before :func:`enter_run`."""
+    _current.reset(token)  # type: ignore[arg-type]

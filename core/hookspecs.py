@@ -1,0 +1,151 @@
+"""The kernel's hook specifications.
+
+Every hook lives in pytest's own plugin manager, so a ``conftest.py``, a ``pytest11`` plugin
+or a ``pytest_probability.extensions`` entry point can implement it. Hook kinds follow pytest:
+
+* *historic* hooks fill a registry; implementations registered late (a conftest found during
+  collection) are still called.
+* *firstresult* hooks answer "give me the one X"; the bundled default is ``trylast`` so any
+  other implementation wins.
+* plain hooks announce that something happened (return ``None``) or collect contributions
+  (return a list, one entry per implementation).
+
+"Executing process" means the process that runs the bench body: the only process, or an
+xdist worker. "Aggregating process" means the process that builds the results: the only
+process, or the xdist controller (which never collects).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+
+    from .cases import Case
+    from .options import OptionRegistry
+    from .report import ReportBuilder
+    from .results import Results
+    from .verdicts import VerdictRequest
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec(historic=True)
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare command-line flags, ini keys and ``probability(...)`` mark keys.
+
+    Called once, historically, while pytest registers its options (``pytest_addoption``
+    time), in every process. Implementations registered later (for example in a conftest)
+    are called on registration.
+
+    :param options: the session's :class:`~pytest_probability.options.OptionRegistry`; call
+        :meth:`~pytest_probability.options.OptionRegistry.add` once per setting. One
+        setting may have a ``--prob-*`` flag, a ``prob_*`` ini key and a mark key; values
+        resolve with the precedence mark > CLI > ini > default.
+    :return: nothing.
+
+    Implemented by the kernel (``runs``, ``json``, ``delay``, ``transpose``,
+    ``pattern``) and by every bundled extension that has settings.
+    """
+
+
+@hookspec
+def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[VerdictRequest] | None:
+    """Ask which verdict items a case needs after its last run.
+
+    Called at collection time in every collecting process (the only process, or each xdist
+    worker; never the controller), once per case, after its run items were created.
+
+    :param case: the collected :class:`~pytest_probability.cases.Case` (ids, planned runs,
+        merged ``probability`` mark arguments).
+    :param config: the pytest config.
+    :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
+        named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
+
+    No bundled implementation yet; the gates and comparisons extensions add ``[gate]``,
+    ``[compare:ARM]`` and ``[baseline]`` items through it.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_classify_outcome(item: pytest.Item, call: pytest.CallInfo[None]) -> str | None:
+    """Classify one finished run phase as ``"pass"``, ``"fail"``, ``"error"`` or ``"skip"``.
+
+    Called in the executing process after the call phase of every bench run item, and after
+    a failed or skipped setup phase.
+
+    :param item: the run item.
+    :param call: pytest's :class:`~pytest.CallInfo` of the phase (``call.when`` tells which).
+    :return: one of the four outcome words; the first non-``None`` answer wins.
+
+    The kernel's default (``trylast``): no exception passes; ``AssertionError`` and
+    ``pytest.fail`` fail; a pytest skip skips (not a sample); anything else, including
+    ``SystemExit`` and a failing fixture, is an error.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_skip_run(item: pytest.Item, case: Case) -> str | None:
+    """Decide whether a run should be skipped before its body executes.
+
+    Called in the executing process at the start of every bench run's setup phase.
+
+    :param item: the run item about to run.
+    :param case: its :class:`~pytest_probability.cases.Case`.
+    :return: a skip reason (the run becomes a pytest skip, not a sample), or ``None`` to run
+        it. The first non-``None`` answer wins.
+
+    No bundled implementation yet; the stopping extension skips runs that cannot change a
+    verdict through it.
+    """
+
+
+@hookspec
+def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Add extension data to a run record before it travels to the aggregating process.
+
+    Called in the executing process once per run, after its outcome was classified and
+    before the record is attached to the report.
+
+    :param item: the run item.
+    :param record: the JSON-able run record (see :doc:`/json`); add keys named after your
+        extension. Values must be JSON-able: they cross process boundaries under xdist.
+    :return: nothing.
+    """
+
+
+@hookspec
+def pytest_prob_logrecord(record: dict[str, Any], config: pytest.Config) -> None:
+    """A run record arrived in the aggregating process.
+
+    Called in the aggregating process (the only process, or the xdist controller) once per
+    record, after the kernel added it to the session results.
+
+    :param record: the run record as the executing process sent it.
+    :param config: the pytest config.
+    :return: nothing.
+    """
+
+
+@hookspec
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute columns, summary lines, sections and JSON fields to the report.
+
+    Called once per session in the aggregating process, at ``pytest_sessionfinish``, before
+    the terminal summary is printed and the JSON report is written. Each implementation is
+    called on its own: one that raises becomes a warning and a marked section, and the rest
+    of the report is still produced.
+
+    :param report: the :class:`~pytest_probability.report.ReportBuilder` to contribute to.
+    :param results: the session's :class:`~pytest_probability.results.Results`.
+    :param config: the pytest config.
+    :return: nothing.
+
+    The bundled ``fractions`` extension contributes the ``k/N`` and status columns and the
+    ``Overall:`` line through it.
+    """

@@ -1,0 +1,136 @@
+"""The JSON report: assembling the document and writing it atomically. Pure module.
+
+The document is RFC 8259 JSON: non-finite floats become ``null`` and every key is a string.
+It is written to a temporary file in the target directory, flushed to disk, then renamed
+over the target, so a reader never sees a half-written report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .report import ReportBuilder
+from .results import Results
+
+SCHEMA_VERSION = 1
+#: Record keys that are internal bookkeeping and stay out of the report.
+_INTERNAL_RECORD_KEYS = frozenset({"key", "order", "runs", "module", "function"})
+
+
+def pass_rate(passes: int, total: int) -> float | None:
+    """Pass rate in percent (``70.0``), ``None`` without judged runs."""
+    return None if total == 0 else 100.0 * passes / total
+
+
+def build_document(
+    *,
+    results: Results,
+    builder: ReportBuilder,
+    runs: int,
+    exit_status: int,
+    created: datetime | None = None,
+) -> dict[str, Any]:
+    """The report document: kernel fields first, then each extension's keys."""
+    totals = results.totals()
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "created": (created or datetime.now()).isoformat(timespec="seconds"),
+        "runs": runs,
+        "exit_status": int(exit_status),
+        "totals": {
+            "passes": totals.passes,
+            "fails": totals.fails,
+            "errors": totals.errors,
+            "skipped": totals.skipped,
+            "count": totals.count,
+            "pass_rate": pass_rate(totals.passes, totals.count),
+            **builder.totals_json,
+        },
+        "rows": [_row(case, builder) for case in results.cases()],
+        "records": [_record(r) for r in results.records()],
+    }
+    if builder.warnings:
+        document["warnings"] = list(builder.warnings)
+    for key, value in builder.json.items():
+        if key not in document:
+            document[key] = value
+    return document
+
+
+def _row(case: Any, builder: ReportBuilder) -> dict[str, Any]:
+    row = {
+        "case": case.display,
+        "label": case.label,
+        "nodeid": case.key,
+        "passes": case.passes,
+        "fails": case.fails,
+        "errors": case.errors,
+        "skipped": case.skipped,
+        "total": case.total,
+        "planned": case.planned,
+        "pass_rate": pass_rate(case.passes, case.total),
+        "xfail": case.xfail,
+    }
+    row.update(builder.row_json.get(case.key, {}))
+    return row
+
+
+def _record(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in _INTERNAL_RECORD_KEYS}
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``)."""
+    return json.dumps(_finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def check_writable(path: Path) -> str | None:
+    """Why ``path`` cannot take a report, or ``None`` when it looks writable."""
+    if path.is_dir():
+        return "it is a directory"
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        return f"directory {str(parent)!r} does not exist"
+    if not parent.is_dir():
+        return f"{str(parent)!r} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {str(parent)!r} is not writable"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is not writable"
+    return None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and a rename (raises ``OSError``)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except OSError:
+            pass
+        raise

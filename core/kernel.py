@@ -1,0 +1,382 @@
+"""The kernel: one instance per pytest config, registered as ``probability.kernel``.
+
+It owns collection hand-over, run records, the record bus, the results model, ordering,
+throttling and the report (terminal and JSON). Everything else is an extension.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import bus, jsonreport
+from .cases import Case
+from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
+from .context import RunContext
+from .options import OptionRegistry
+from .report import ReportBuilder, render_main
+from .reporting import build_report
+from .results import ERROR, FAIL, PASS, SKIP, Results
+from .steps import step_field, step_to_json, truncate
+from .values import (
+    parse_bool,
+    parse_nonnegative_float,
+    parse_patterns,
+    parse_positive_int,
+    parse_text,
+)
+
+KERNEL_NAME = "probability.kernel"
+MARKER_HELP = (
+    "probability(**kwargs): pytest-probability settings for a bench function or case "
+    "(runs=N; extensions add gates, comparisons and latency keys)"
+)
+
+
+def kernel_of(config: pytest.Config) -> Kernel:
+    """The kernel of a config (raises when the plugin is not active)."""
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None:
+        raise RuntimeError("pytest-probability is not active in this session")
+    return kernel
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+class Kernel:
+    """Hook implementations of the kernel, with the per-session state they share."""
+
+    def __init__(self) -> None:
+        self.options: OptionRegistry = OptionRegistry()
+        self.config: pytest.Config | None = None
+        self.results = Results()
+        self.case_order: dict[str, int] = {}
+        self.runs_started = 0
+        self.builder: ReportBuilder | None = None
+        self.json_error: str | None = None
+        self.patterns: tuple[str, ...] = ()
+
+    # -- options ---------------------------------------------------------------------------
+    def pytest_addoption(
+        self, parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
+    ) -> None:
+        """Create the option registry and ask every extension for its settings.
+
+        Called once when the kernel registers (``pytest_addoption`` is historic), in every
+        process. Calls ``pytest_prob_addoption`` historically. Returns nothing.
+        """
+        self.options = OptionRegistry(parser)
+        pluginmanager.hook.pytest_prob_addoption.call_historic(kwargs={"options": self.options})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_prob_addoption(self, options: OptionRegistry) -> None:
+        """Declare the kernel's settings. Called by the historic hook; returns nothing."""
+        options.add(
+            "runs",
+            parse=parse_positive_int,
+            default=1,
+            cli="--prob-runs",
+            ini="prob_runs",
+            mark=True,
+            metavar="N",
+            help="run every case N times (default: ini prob_runs or 1)",
+        )
+        options.add(
+            "json",
+            parse=parse_text,
+            cli="--prob-json",
+            metavar="PATH",
+            help="write a JSON report to PATH",
+        )
+        options.add(
+            "delay",
+            parse=parse_nonnegative_float,
+            default=0.0,
+            cli="--prob-delay",
+            ini="prob_delay",
+            metavar="SECONDS",
+            help="sleep between run executions, never before the first (per xdist worker)",
+        )
+        options.add(
+            "transpose",
+            parse=parse_bool,
+            default=False,
+            cli="--prob-transpose",
+            ini="prob_transpose",
+            flag_value=True,
+            help="run-major order: run 1 of every case, then run 2, ...",
+        )
+        options.add(
+            "pattern",
+            parse=parse_patterns,
+            default=("bench_*.py",),
+            ini="prob_pattern",
+            help="glob(s) for benchmark files (default bench_*.py)",
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        """Validate every setting, register the marker and the bench file glob.
+
+        Called once per process before collection; raises :class:`pytest.UsageError` for a
+        bad CLI or ini value, or an unwritable ``--prob-json`` path. Returns nothing.
+        """
+        self.config = config
+        self.options.resolve(config)
+        config.addinivalue_line("markers", MARKER_HELP)
+        self.patterns = self.options.session_value("pattern")
+        for pattern in self.patterns:
+            config.addinivalue_line("python_files", pattern)
+        path = self.options.session_value("json")
+        if path is not None and not _is_worker(config):
+            problem = jsonreport.check_writable(Path(path))
+            if problem:
+                raise pytest.UsageError(f"--prob-json={path}: cannot write the report: {problem}")
+
+    # -- collection ------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> Any:
+        """Take over files matching ``prob_pattern``.
+
+        Called while collecting, in collecting processes; returns a ``BenchModule`` (first
+        result wins) or ``None`` for other files.
+        """
+        if any(module_path.match(pattern) for pattern in self.patterns):
+            return BenchModule.from_parent(parent, path=module_path)
+        return None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """Fix the case order (after ``-k``/``-m``) and apply ``--prob-transpose``.
+
+        Called once after collection in collecting processes; reorders ``items`` in place.
+        """
+        self.case_order = {}
+        for item in items:
+            if isinstance(item, (BenchRun, VerdictItem)):
+                self.case_order.setdefault(item.case.key, len(self.case_order))
+        if self.options.session_value("transpose"):
+            items[:] = _transposed(items, self.case_order)
+
+    # -- running ---------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Skip runs an extension rules out, then throttle with ``--prob-delay``.
+
+        Called before every item's setup in the executing process; returns nothing.
+        """
+        if not isinstance(item, BenchRun):
+            return
+        item.stash[CONTEXT_KEY] = RunContext(case_id=item.case.case_id, run=item.run)
+        reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
+        if reason:
+            pytest.skip(str(reason))
+        delay = self.options.session_value("delay")
+        if delay and self.runs_started:
+            time.sleep(delay)
+        self.runs_started += 1
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Attach the run record to the call report (or a failed/skipped setup report).
+
+        Wraps report creation in the executing process; returns the report unchanged
+        except for one ``user_properties`` entry carrying the record.
+        """
+        report = yield
+        if isinstance(item, BenchRun) and (
+            call.when == "call" or (call.when == "setup" and not report.passed)
+        ):
+            record = self._record(item, call, report)
+            item.ihook.pytest_prob_run_finished(item=item, record=record)
+            bus.attach(report, record)
+        return report
+
+    def _record(
+        self, item: BenchRun, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> dict[str, Any]:
+        case: Case = item.case
+        outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
+        message, error = _describe(call, outcome)
+        elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
+        raw_steps = item.stash.get(STEPS_KEY, []) if call.when == "call" else []
+        steps = [step_to_json(s) for s in raw_steps]
+        if not steps and outcome != SKIP:
+            steps = [
+                {
+                    "label": case.label,
+                    "passed": outcome == PASS,
+                    "elapsed": elapsed,
+                    "error": error if outcome == ERROR else None,
+                    "message": message,
+                }
+            ]
+        worker = getattr(item.config, "workerinput", {}).get("workerid")
+        return {
+            "case": case.case_id,
+            "label": case.label,
+            "run": item.run,
+            "nodeid": item.nodeid,
+            "outcome": outcome,
+            "phase": call.when,
+            "elapsed": elapsed,
+            "message": message,
+            "error": error,
+            "xfail": hasattr(report, "wasxfail"),
+            "worker": worker,
+            "steps": steps,
+            "key": case.key,
+            "order": self.case_order.get(case.key, 0),
+            "runs": case.runs,
+            "module": case.module,
+        }
+
+    # -- aggregating -----------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Feed arriving records into the results (aggregating process only).
+
+        Called for every report; on xdist workers it does nothing, since the controller
+        aggregates what the workers send. Returns nothing.
+        """
+        if self.config is None or _is_worker(self.config):
+            return
+        record = bus.extract(report)
+        if record is not None:
+            self.results.add(record)
+            self.config.hook.pytest_prob_logrecord(record=record, config=self.config)
+        elif report.when == "teardown" and report.failed:
+            lines = report.longreprtext.strip().splitlines()
+            detail = lines[-1] if lines else "error"
+            self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Build the report and write the JSON (aggregating process only).
+
+        Called once at the end of the session (also after Ctrl-C), after extensions that
+        adjust the exit status; returns nothing. The terminal summary is printed later from
+        the same report.
+        """
+        if _is_worker(session.config) or not len(self.results):
+            return
+        self.builder = build_report(session.config, self.results)
+        path = self.options.session_value("json")
+        if path is not None:
+            self._write_json(Path(path), session)
+
+    def _write_json(self, path: Path, session: pytest.Session) -> None:
+        assert self.builder is not None
+        document = jsonreport.build_document(
+            results=self.results,
+            builder=self.builder,
+            runs=self.options.session_value("runs"),
+            exit_status=int(session.exitstatus),
+        )
+        try:
+            jsonreport.write_atomic(path, jsonreport.dumps(document))
+        except OSError as exc:
+            self.json_error = f"could not write the JSON report to {path}: {exc.strerror or exc}"
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the ``probability`` section and every extension section.
+
+        Called once in the aggregating process at the end of the terminal summary; returns
+        nothing.
+        """
+        if self.builder is None:
+            return
+        terminalreporter.write_sep("=", "probability")
+        for line in render_main(self.builder):
+            terminalreporter.write_line(line)
+        for section in sorted(self.builder.sections, key=lambda s: s.order):
+            terminalreporter.write_sep("=", f"probability: {section.title}")
+            for line in section.lines:
+                terminalreporter.write_line(line)
+        if self.json_error:
+            terminalreporter.write_line(f"ERROR: {self.json_error}", red=True, bold=True)
+
+
+def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
+    """The compact message and error type of a run phase."""
+    excinfo = call.excinfo
+    if excinfo is None:
+        return None, None
+    value = excinfo.value
+    if outcome == SKIP:
+        return truncate(str(getattr(value, "msg", value))), None
+    if isinstance(value, pytest.fail.Exception):
+        return truncate(str(value.msg)), None
+    if outcome == FAIL:
+        text = str(value)
+        return truncate(text or type(value).__name__), None
+    name = type(value).__name__
+    text = str(value)
+    return truncate(f"{name}: {text}" if text else name), name
+
+
+def _transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.Item]:
+    """Run-major order for bench items; verdict items right after their case's last run."""
+    bench = [i for i in items if isinstance(i, (BenchRun, VerdictItem))]
+    if not bench:
+        return items
+    first = items.index(bench[0])
+    others = [i for i in items if not isinstance(i, (BenchRun, VerdictItem))]
+    runs = sorted(
+        (i for i in bench if isinstance(i, BenchRun)), key=lambda i: (i.run, order[i.case.key])
+    )
+    verdicts: dict[str, list[pytest.Item]] = {}
+    for item in bench:
+        if isinstance(item, VerdictItem):
+            verdicts.setdefault(item.case.key, []).append(item)
+    remaining: dict[str, int] = {}
+    for item in runs:
+        remaining[item.case.key] = remaining.get(item.case.key, 0) + 1
+    arranged: list[pytest.Item] = []
+    for item in runs:
+        arranged.append(item)
+        remaining[item.case.key] -= 1
+        if remaining[item.case.key] == 0:
+            arranged.extend(verdicts.pop(item.case.key, []))
+    for leftover in verdicts.values():
+        arranged.extend(leftover)
+    position = {id(item): index for index, item in enumerate(items)}
+    head = [i for i in others if position[id(i)] < first]
+    tail = [i for i in others if position[id(i)] > first]
+    return head + arranged + tail
+
+
+def default_classify(call: pytest.CallInfo[None]) -> str:
+    """pass / fail / error / skip from a phase's exception (the kernel's default)."""
+    excinfo = call.excinfo
+    if excinfo is None:
+        return PASS
+    value = excinfo.value
+    if isinstance(value, pytest.skip.Exception):
+        return SKIP
+    if isinstance(value, (AssertionError, pytest.fail.Exception)):
+        return FAIL if call.when == "call" else ERROR
+    return ERROR
+
+
+class KernelDefaults:
+    """The kernel's ``trylast`` defaults for firstresult hooks (registered with it)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:
+        """Default classification, in the executing process: see :func:`default_classify`."""
+        return default_classify(call)
+
+
+__all__ = ["Kernel", "KernelDefaults", "kernel_of", "step_field", "ERROR", "FAIL", "PASS", "SKIP"]

@@ -1,0 +1,209 @@
+"""The option registrar: one declaration per setting, one precedence rule, early validation.
+
+An extension declares a setting once, through ``pytest_prob_addoption(options)``; the
+registry turns it into a ``--prob-*`` flag, a ``prob_*`` ini key and/or a
+``probability(...)`` mark key. Values resolve as *mark > CLI > ini > default*:
+
+* :meth:`OptionRegistry.session_value` — CLI > ini > default, validated once at
+  ``pytest_configure`` (before collection), so a bad value is a usage error naming its source;
+* :meth:`OptionRegistry.case_value` — the merged mark arguments of a case first, then the
+  session value.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+Parser = Callable[[Any], Any]
+
+
+class OptionError(ValueError):
+    """A setting's value is invalid; the message names the source and what is valid."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One declared setting.
+
+    :ivar name: the setting's key (``runs``); the mark key unless ``mark`` says otherwise.
+    :ivar parse: turns a raw value into the typed value or raises :class:`ValueError`.
+    :ivar default: value when nothing sets it (not parsed).
+    :ivar cli: the flag (``--prob-runs``), or ``None``.
+    :ivar ini: the ini key (``prob_runs``), or ``None``.
+    :ivar mark: the ``probability(...)`` key, or ``None`` when marks cannot set it.
+    :ivar flag_value: for a flag without argument, the value its presence means.
+    :ivar help: one line for ``pytest --help``.
+    :ivar metavar: argument name in ``--help``.
+    :ivar choices: valid values, shown in ``--help`` and errors.
+    :ivar owner: the extension that declared it (for error messages and docs).
+    """
+
+    name: str
+    parse: Parser
+    default: Any = None
+    cli: str | None = None
+    ini: str | None = None
+    mark: str | None = None
+    flag_value: Any = None
+    help: str = ""
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    owner: str = "kernel"
+
+    @property
+    def dest(self) -> str:
+        return f"prob_opt_{self.name}"
+
+
+class OptionRegistry:
+    """All settings of a session. Created by the kernel at ``pytest_addoption``."""
+
+    def __init__(self, parser: pytest.Parser | None = None) -> None:
+        self._parser = parser
+        self._specs: dict[str, OptionSpec] = {}
+        self._session: dict[str, Any] = {}
+        self._resolved = False
+
+    # -- declaring -------------------------------------------------------------------------
+    def add(
+        self,
+        name: str,
+        *,
+        parse: Parser,
+        default: Any = None,
+        cli: str | None = None,
+        ini: str | None = None,
+        mark: bool | str = False,
+        flag_value: Any = None,
+        help: str = "",
+        metavar: str | None = None,
+        choices: tuple[str, ...] | None = None,
+        owner: str = "kernel",
+    ) -> OptionSpec:
+        """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key."""
+        if name in self._specs:
+            raise ValueError(f"setting {name!r} is declared twice")
+        mark_key = name if mark is True else (mark or None)
+        spec = OptionSpec(
+            name=name,
+            parse=parse,
+            default=default,
+            cli=cli,
+            ini=ini,
+            mark=mark_key,
+            flag_value=flag_value,
+            help=help,
+            metavar=metavar,
+            choices=choices,
+            owner=owner,
+        )
+        self._specs[name] = spec
+        if self._parser is not None:
+            self._add_to_parser(self._parser, spec)
+        return spec
+
+    def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
+        group = parser.getgroup("probability", "pytest-probability")
+        if spec.cli is not None:
+            help_text = spec.help
+            if spec.choices:
+                help_text += f" (one of: {', '.join(spec.choices)})"
+            if spec.flag_value is not None:
+                group.addoption(
+                    spec.cli,
+                    action="store_const",
+                    const=spec.flag_value,
+                    default=None,
+                    dest=spec.dest,
+                    help=help_text,
+                )
+            else:
+                group.addoption(
+                    spec.cli, default=None, dest=spec.dest, metavar=spec.metavar, help=help_text
+                )
+        if spec.ini is not None:
+            parser.addini(spec.ini, help=spec.help or spec.name, default=None)
+
+    @property
+    def specs(self) -> Mapping[str, OptionSpec]:
+        return self._specs
+
+    def mark_keys(self) -> dict[str, OptionSpec]:
+        return {s.mark: s for s in self._specs.values() if s.mark is not None}
+
+    # -- resolving -------------------------------------------------------------------------
+    def resolve(self, config: pytest.Config) -> None:
+        """Parse and validate every CLI and ini value (raises :class:`pytest.UsageError`)."""
+        values: dict[str, Any] = {}
+        for spec in self._specs.values():
+            values[spec.name] = self._resolve_one(config, spec)
+        self._session = values
+        self._resolved = True
+
+    def _resolve_one(self, config: pytest.Config, spec: OptionSpec) -> Any:
+        if spec.cli is not None:
+            raw = config.getoption(spec.dest, None)
+            if raw is not None:
+                return self._parse(spec, raw, f"{spec.cli}")
+        if spec.ini is not None:
+            raw = _read_ini(config, spec.ini)
+            if raw is not None:
+                return self._parse(spec, raw, f"ini option {spec.ini}")
+        return spec.default
+
+    def _parse(self, spec: OptionSpec, raw: Any, source: str) -> Any:
+        try:
+            return spec.parse(raw)
+        except ValueError as exc:
+            shown = raw if spec.flag_value is None else spec.cli
+            raise pytest.UsageError(f"{source}={shown}: {exc}") from None
+
+    def session_value(self, name: str) -> Any:
+        """The validated CLI > ini > default value of a setting."""
+        if not self._resolved:
+            raise RuntimeError("options are resolved at pytest_configure")
+        return self._session[name]
+
+    def case_value(self, name: str, mark_args: Mapping[str, Any]) -> Any:
+        """The mark > CLI > ini > default value; ``mark_args`` must already be validated."""
+        spec = self._specs[name]
+        if spec.mark is not None and spec.mark in mark_args:
+            return mark_args[spec.mark]
+        return self.session_value(name)
+
+    def validate_mark(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Parse merged mark arguments; raise :class:`OptionError` naming a bad key or value."""
+        keys = self.mark_keys()
+        parsed: dict[str, Any] = {}
+        for key, raw in args.items():
+            spec = keys.get(key)
+            if spec is None:
+                close = difflib.get_close_matches(key, list(keys), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                valid = ", ".join(sorted(keys)) or "none"
+                raise OptionError(
+                    f"unknown probability mark argument {key}={raw!r}{hint}; valid: {valid}"
+                )
+            try:
+                parsed[key] = spec.parse(raw)
+            except ValueError as exc:
+                raise OptionError(f"probability mark argument {key}={raw!r}: {exc}") from None
+        return parsed
+
+
+def _read_ini(config: pytest.Config, name: str) -> Any:
+    """An ini value, or ``None`` when unset (pytest returns ``""`` or ``None`` for unset keys)."""
+    try:
+        raw = config.getini(name)
+    except ValueError:
+        return None
+    if raw is None or raw == "" or raw == []:
+        return None
+    if isinstance(raw, list):
+        return " ".join(str(part) for part in raw)
+    return raw

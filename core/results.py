@@ -1,0 +1,175 @@
+"""The session results model, built from run records in the aggregating process. Pure module.
+
+Records arrive in any order (xdist interleaves workers); rows are ordered by the case order
+the collecting processes computed, so results are identical with and without xdist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+RECORD_KEY = "pytest_probability"
+
+
+@dataclass
+class CaseResult:
+    """All runs of one case that reached the aggregating process.
+
+    :ivar key: unique case key (the case's node id without the run suffix).
+    :ivar case_id: the case id (``classify::identify_pii``).
+    :ivar display: the id shown in rows (the case id, or file-qualified when two files share it).
+    :ivar label: the function label (``classify``).
+    :ivar order: position of the case in collection order.
+    :ivar planned: the runs planned for the case.
+    :ivar records: run index → record.
+    """
+
+    key: str
+    case_id: str
+    label: str
+    order: int
+    planned: int
+    module: str
+    display: str = ""
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def _count(self, outcome: str) -> int:
+        return sum(1 for r in self.records.values() if r["outcome"] == outcome)
+
+    @property
+    def passes(self) -> int:
+        return self._count(PASS)
+
+    @property
+    def fails(self) -> int:
+        return self._count(FAIL)
+
+    @property
+    def errors(self) -> int:
+        return self._count(ERROR)
+
+    @property
+    def skipped(self) -> int:
+        return self._count(SKIP)
+
+    @property
+    def total(self) -> int:
+        """Judged runs: passes + fails + errors (skips are not samples)."""
+        return self.passes + self.fails + self.errors
+
+    @property
+    def xfail(self) -> bool:
+        return any(r.get("xfail") for r in self.records.values())
+
+    def ordered_records(self) -> list[dict[str, Any]]:
+        return [self.records[run] for run in sorted(self.records)]
+
+
+@dataclass
+class Totals:
+    passes: int
+    fails: int
+    errors: int
+    skipped: int
+
+    @property
+    def count(self) -> int:
+        return self.passes + self.fails + self.errors
+
+
+class Results:
+    """Every case of the session. Fed one record at a time by the kernel."""
+
+    def __init__(self) -> None:
+        self._cases: dict[str, CaseResult] = {}
+        self._by_nodeid: dict[str, tuple[str, int]] = {}
+
+    def add(self, record: dict[str, Any]) -> CaseResult:
+        """Add a run record (a later record for the same run replaces the earlier one)."""
+        key = record["key"]
+        case = self._cases.get(key)
+        if case is None:
+            case = CaseResult(
+                key=key,
+                case_id=record["case"],
+                label=record["label"],
+                order=int(record.get("order", 0)),
+                planned=int(record.get("runs", 1)),
+                module=record.get("module", ""),
+            )
+            self._cases[key] = case
+        case.records[int(record["run"])] = record
+        self._by_nodeid[record["nodeid"]] = (key, int(record["run"]))
+        return case
+
+    def teardown_failed(self, nodeid: str, message: str) -> dict[str, Any] | None:
+        """A run's teardown failed after its call passed: the run becomes an error."""
+        found = self._by_nodeid.get(nodeid)
+        if found is None:
+            return None
+        key, run = found
+        record = self._cases[key].records[run]
+        if record["outcome"] == PASS:
+            record["outcome"] = ERROR
+            record["phase"] = "teardown"
+            record["error"] = record.get("error") or "TeardownError"
+            record["message"] = message
+            for step in record.get("steps", []):
+                step["passed"] = False
+                step["error"] = record["error"]
+                step["message"] = message
+        return record
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        return iter(self.cases())
+
+    def cases(self) -> list[CaseResult]:
+        """Every case, in collection order, with display ids assigned."""
+        ordered = sorted(self._cases.values(), key=lambda c: (c.order, c.key))
+        seen: dict[str, int] = {}
+        for case in ordered:
+            seen[case.case_id] = seen.get(case.case_id, 0) + 1
+        for case in ordered:
+            ambiguous = seen[case.case_id] > 1
+            case.display = f"{case.module}::{case.case_id}" if ambiguous else case.case_id
+        return ordered
+
+    def rows(self) -> list[CaseResult]:
+        """Cases with at least one judged run (cases whose every run skipped have no row)."""
+        return [c for c in self.cases() if c.total > 0]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, by case order then run."""
+        return [r for case in self.cases() for r in case.ordered_records()]
+
+    def totals(self) -> Totals:
+        cases = self.cases()
+        return Totals(
+            passes=sum(c.passes for c in cases),
+            fails=sum(c.fails for c in cases),
+            errors=sum(c.errors for c in cases),
+            skipped=sum(c.skipped for c in cases),
+        )
+
+
+def row_status(passes: int, fails: int, errors: int) -> tuple[str, str]:
+    """The row status word and its JSON key (STATISTICS.md, "Printing").
+
+    ``("", "pass")`` when every run passed; ``FLAKY``; ``FAIL``; ``N ERRORED`` (passes with
+    errors); ``ERROR``; ``FAIL (N errored)``; ``FLAKY (N errored)``.
+    """
+    if errors == 0:
+        if fails == 0:
+            return ("", "pass") if passes else ("", "skipped")
+        return ("FLAKY", "flaky") if passes else ("FAIL", "fail")
+    if fails == 0:
+        return (f"{errors} ERRORED", "errored") if passes else ("ERROR", "error")
+    if passes:
+        return f"FLAKY ({errors} errored)", "flaky"
+    return f"FAIL ({errors} errored)", "fail"

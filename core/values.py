@@ -1,0 +1,76 @@
+"""Parsers for option, ini and mark values: pure functions that never import pytest.
+
+Each parser takes the raw value (a string from the command line or an ini file, or any
+Python value from a mark) and returns the typed value, or raises :class:`ValueError` whose
+message says what would be valid. The option registry adds where the value came from.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_positive_int(value: Any) -> int:
+    """A whole number ≥ 1 (``10``, ``"10"``); booleans and fractions are refused."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            number = int(text)
+        except ValueError:
+            raise ValueError(f"expected a whole number of at least 1, got {value!r}") from None
+    else:
+        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
+    if number < 1:
+        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def parse_nonnegative_float(value: Any) -> float:
+    """A finite number ≥ 0 (seconds, amounts)."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number of at least 0, got {value!r}")
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number of at least 0, got {value!r}") from None
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"expected a finite number of at least 0, got {value!r}")
+    return number
+
+
+def parse_bool(value: Any) -> bool:
+    """``true``/``false`` (also ``1``/``0``, ``yes``/``no``, ``on``/``off``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def parse_text(value: Any) -> str:
+    """Any non-empty text."""
+    text = str(value).strip()
+    if not text:
+        raise ValueError("expected a non-empty value")
+    return text
+
+
+def parse_patterns(value: Any) -> tuple[str, ...]:
+    """One or more glob patterns separated by spaces or commas (``bench_*.py``)."""
+    parts = tuple(p for p in str(value).replace(",", " ").split() if p)
+    if not parts:
+        raise ValueError("expected one or more file globs such as 'bench_*.py'")
+    return parts

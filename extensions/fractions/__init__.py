@@ -1,0 +1,1 @@
+"""The ``fractions`` extension: the ``k/N`` column, the row status and the ``Overall:`` line."""

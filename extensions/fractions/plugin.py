@@ -1,0 +1,47 @@
+"""The ``fractions`` extension's pytest hooks (stateless)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import CaseResult, Results, row_status
+
+from .format import fraction, whole_percent
+
+FRACTION_ORDER = 100
+STATUS_ORDER = 900
+OVERALL_ORDER = 100
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_row_status(case: CaseResult, config: pytest.Config) -> tuple[str, str]:
+    """Default row status from the three outcome counts, in the aggregating process."""
+    word, key = row_status(case.passes, case.fails, case.errors)
+    if case.xfail and word:
+        word = f"{word} (xfail)"
+    return word, key
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``k/N`` column, the status column, the ``Overall:`` line and JSON
+    ``status`` fields. Called once in the aggregating process; returns nothing."""
+    rows = results.rows()
+    report.add_column(
+        "fraction", {c.key: fraction(c.passes, c.total) for c in rows}, order=FRACTION_ORDER
+    )
+    words: dict[str, str] = {}
+    for case in results.cases():
+        word, key = config.hook.pytest_prob_row_status(case=case, config=config)
+        words[case.key] = word
+        report.add_row_json(case.key, {"status": key})
+    report.add_column("status", words, order=STATUS_ORDER, align="free")
+    totals = results.totals()
+    if totals.count:
+        report.add_summary(
+            "Overall:",
+            f"{totals.passes}/{totals.count} passed ({whole_percent(totals.passes, totals.count)})",
+            order=OVERALL_ORDER,
+        )
