@@ -122,7 +122,7 @@ class BenchModule(pytest.Module):
     """A ``bench_*.py`` file: its ``bench_*`` functions, plus any ``test_*`` it holds."""
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
-        _attach_module_setup(self.obj)
+        _attach_module_setup(self.config, self.obj)
         others = [node for node in super().collect() if not _is_bench_function(node)]
         benches: list[pytest.Item | pytest.Collector] = []
         for name, obj in list(vars(self.obj).items()):
@@ -229,11 +229,21 @@ def _own_function(module: ModuleType, name: str) -> Any:
     return None
 
 
-def _attach_module_setup(module: ModuleType) -> None:
+def nose_handles_module_setup(config: pytest.Config, module: ModuleType) -> bool:
+    """pytest < 8 runs a module's ``setup``/``teardown`` itself when its nose plugin is active
+    (and the module has no ``setup_module``); then the kernel must not run them again."""
+    if not config.pluginmanager.has_plugin("nose"):
+        return False
+    return not any(hasattr(module, n) for n in ("setUpModule", "setup_module"))
+
+
+def _attach_module_setup(config: pytest.Config, module: ModuleType) -> None:
     """Turn module-level ``setup()``/``teardown()`` into a module-scoped autouse fixture."""
     setup = _own_function(module, "setup")
     teardown = _own_function(module, "teardown")
     if (setup is None and teardown is None) or hasattr(module, _SETUP_FIXTURE_ATTR):
+        return
+    if nose_handles_module_setup(config, module):
         return
 
     @pytest.fixture(autouse=True, scope="module", name=f"_probability_setup_{module.__name__}")

@@ -255,8 +255,8 @@ class Kernel:
             self.results.add(record)
             self.config.hook.pytest_prob_logrecord(record=record, config=self.config)
         elif report.when == "teardown" and report.failed:
-            lines = report.longreprtext.strip().splitlines()
-            detail = lines[-1] if lines else "error"
+            crash = getattr(report.longrepr, "reprcrash", None)
+            detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
 
     @pytest.hookimpl(trylast=True)

@@ -1,0 +1,71 @@
+"""Shared helpers for the test suite (pytester is enabled by ``-p pytester`` in addopts)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
+
+#: The spec's first example, with deterministic outcomes (the run index decides).
+SPEC_BENCH = '''
+import pytest
+from pytest_probability import current_run
+
+
+@pytest.mark.parametrize("text,expected", [
+    pytest.param("is this a question?", "question", id="is_question"),
+    pytest.param("my ssn is 078-05-1120", "pii", id="identify_pii"),
+    pytest.param("pay me $40", "amount", id="extract_amount"),
+])
+def bench_classify(text, expected):
+    run = current_run().run
+    if expected == "pii":
+        assert run not in (2, 5, 9), "got 'other'"
+    elif expected == "amount":
+        assert "other" == "amount"
+
+
+@pytest.mark.parametrize("style", ["terse", "chain_of_thought"])
+@pytest.mark.parametrize("text", [pytest.param("my card was charged twice", id="refund")])
+def bench_triage(text, style):
+    run = current_run().run
+    if style == "terse":
+        assert run not in (4, 7)
+'''
+
+
+def section(lines: list[str], title: str = "probability") -> list[str]:
+    """The lines of one ``=== title ===`` section of pytest's output (without the header)."""
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        match = SEPARATOR.match(line)
+        if match:
+            if inside:
+                break
+            inside = match.group("title") == title
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    """Load a report, refusing NaN/Infinity (strict RFC 8259)."""
+
+    def refuse(token: str) -> Any:
+        raise ValueError(f"non-standard JSON token {token}")
+
+    return json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=refuse)
+
+
+@pytest.fixture
+def spec_bench(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding the spec's example bench file."""
+    pytester.makepyfile(bench_spec=SPEC_BENCH)
+    return pytester

@@ -1,0 +1,367 @@
+"""Collection: bench files, node ids, case ids, pytest's own parametrize ids, fixtures, marks."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import section
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if "::" in line and not line.startswith(" ")]
+
+
+def test_node_ids_parametrized_and_plain(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_x="""
+        import pytest
+
+        @pytest.mark.parametrize("text", ["a"], ids=["identify_pii"])
+        def bench_classify(text):
+            pass
+
+        def bench_smoke():
+            pass
+        """
+    )
+    result = pytester.runpytest("--collect-only", "-q", "--prob-runs=3")
+    assert collected(result) == [
+        "bench_x.py::bench_classify::identify_pii[run1]",
+        "bench_x.py::bench_classify::identify_pii[run2]",
+        "bench_x.py::bench_classify::identify_pii[run3]",
+        "bench_x.py::bench_smoke[run1]",
+        "bench_x.py::bench_smoke[run2]",
+        "bench_x.py::bench_smoke[run3]",
+    ]
+
+
+def test_one_run_drops_the_run_suffix(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_x="""
+        import pytest
+
+        @pytest.mark.parametrize("text", ["a"], ids=["identify_pii"])
+        def bench_classify(text):
+            pass
+
+        def bench_smoke():
+            pass
+        """
+    )
+    result = pytester.runpytest("--collect-only", "-q")
+    assert collected(result) == [
+        "bench_x.py::bench_classify::identify_pii",
+        "bench_x.py::bench_smoke",
+    ]
+    result = pytester.runpytest()
+    assert section(result.outlines) == [
+        "  classify::identify_pii  1/1",
+        "  smoke                   1/1",
+        "",
+        "  Overall: 2/2 passed (100%)",
+    ]
+
+
+def test_pytest_id_generation_is_pytests(pytester: pytest.Pytester) -> None:
+    """Stacked decorators, ids=, pytest.param ids, non-ASCII escaping, duplicates, objects."""
+    pytester.makepyfile(
+        bench_ids="""
+        import pytest
+
+        @pytest.mark.parametrize("style", ["terse", "chain_of_thought"])
+        @pytest.mark.parametrize("text", [pytest.param("x", id="refund"), "plain"])
+        def bench_triage(text, style):
+            pass
+
+        @pytest.mark.parametrize("v", ["dup", "dup", "ünï"], ids=["dup", "dup", "ünï"])
+        def bench_dups(v):
+            pass
+
+        @pytest.mark.parametrize("n,obj", [(1, object()), (2.5, None)])
+        def bench_auto(n, obj):
+            pass
+        """
+    )
+    result = pytester.runpytest("--collect-only", "-q")
+    assert collected(result) == [
+        "bench_ids.py::bench_triage::refund-terse",
+        "bench_ids.py::bench_triage::refund-chain_of_thought",
+        "bench_ids.py::bench_triage::plain-terse",
+        "bench_ids.py::bench_triage::plain-chain_of_thought",
+        "bench_ids.py::bench_dups::dup0",
+        "bench_ids.py::bench_dups::dup1",
+        "bench_ids.py::bench_dups::\\xfcn\\xef",
+        "bench_ids.py::bench_auto::1-obj0",
+        "bench_ids.py::bench_auto::2.5-None",
+    ]
+
+
+def test_ids_match_what_pytest_gives_test_functions(pytester: pytest.Pytester) -> None:
+    params = (
+        '@pytest.mark.parametrize("a", [1, "x y", None, pytest.param(3, id="three")])\n'
+        '@pytest.mark.parametrize("b", ["é", "é", (1, 2)])\n'
+        "def {name}(a, b):\n"
+        "    pass\n"
+    )
+    pytester.makepyfile(
+        bench_same="import pytest\n" + params.format(name="bench_f"),
+        test_same="import pytest\n" + params.format(name="test_f"),
+    )
+    result = pytester.runpytest("--collect-only", "-q")
+    ids = collected(result)
+    bench = [i.split("::", 2)[2] for i in ids if i.startswith("bench_same")]
+    plain = [i.split("[", 1)[1][:-1] for i in ids if i.startswith("test_same")]
+    assert bench == plain and len(bench) == 12
+
+
+def test_empty_parameter_set_is_skipped_like_pytest(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_empty="""
+        import pytest
+
+        @pytest.mark.parametrize("x", [])
+        def bench_nothing(x):
+            pass
+
+        def bench_ok():
+            pass
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    assert section(result.outlines) == ["  ok  2/2", "", "  Overall: 2/2 passed (100%)"]
+
+
+def test_bench_file_on_command_line_collects_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_cli="""
+        IMPORTS = []
+        IMPORTS.append(1)
+        assert len(IMPORTS) == 1
+
+        def bench_a():
+            pass
+
+        def test_helper():
+            pass
+        """
+    )
+    result = pytester.runpytest("bench_cli.py", "--prob-runs=2")
+    result.assert_outcomes(passed=3)
+
+
+def test_custom_pattern_and_sibling_import(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nprob_pattern = eval_*.py\n")
+    pytester.makepyfile(
+        helpers="def answer():\n    return 42\n",
+        eval_x="""
+        from helpers import answer
+
+        def bench_answer():
+            assert answer() == 42
+        """,
+        bench_ignored="def bench_not_collected():\n    pass\n",
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    assert section(result.outlines) == ["  answer  2/2", "", "  Overall: 2/2 passed (100%)"]
+
+
+def test_assertion_rewriting_in_bench_files(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_rw="""
+        def bench_pii():
+            answer = "other"
+            assert answer == "pii"
+        """
+    )
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["*AssertionError: assert 'other' == 'pii'*"])
+
+
+def test_fixtures_scopes_and_usefixtures(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        CALLS = {"session": 0, "module": 0, "function": 0, "used": 0}
+
+        @pytest.fixture(scope="session")
+        def session_fx():
+            CALLS["session"] += 1
+            return CALLS
+
+        @pytest.fixture(scope="module")
+        def module_fx():
+            CALLS["module"] += 1
+
+        @pytest.fixture
+        def function_fx():
+            CALLS["function"] += 1
+
+        @pytest.fixture
+        def used():
+            CALLS["used"] += 1
+        """
+    )
+    pytester.makepyfile(
+        bench_fx="""
+        import pytest
+
+        @pytest.mark.usefixtures("used")
+        @pytest.mark.parametrize("x", [1, 2])
+        def bench_fx(x, session_fx, module_fx, function_fx):
+            pass
+
+        def bench_check(session_fx):
+            # 2 cases x 3 runs ran before: function-scoped fixtures are set up per run
+            assert session_fx == {"session": 1, "module": 1, "function": 6, "used": 6}
+        """
+    )
+    result = pytester.runpytest("--prob-runs=3", "-p", "no:randomly")
+    result.assert_outcomes(passed=9)
+
+
+def test_fixture_error_is_an_error_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_fxerr="""
+        import pytest
+
+        @pytest.fixture
+        def broken():
+            raise ConnectionError("endpoint down")
+
+        def bench_uses(broken):
+            pass
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    result.assert_outcomes(errors=2)
+    assert section(result.outlines) == ["  uses  0/2  ERROR", "", "  Overall: 0/2 passed (0%)"]
+
+
+def test_marks_select_cases(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_marks="""
+        import pytest
+
+        @pytest.mark.parametrize("x", [
+            pytest.param(1, id="a", marks=pytest.mark.fast),
+            pytest.param(2, id="b", marks=[pytest.mark.fast, pytest.mark.eu]),
+            pytest.param(3, id="c"),
+        ])
+        def bench_m(x):
+            pass
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2", "-m", "fast and not eu")
+    result.assert_outcomes(passed=2, deselected=4)
+    assert section(result.outlines)[0] == "  m::a  2/2"
+
+
+def test_skip_skipif_and_xfail(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_skip="""
+        import sys
+        import pytest
+        from pytest_probability import current_run
+
+        @pytest.mark.skip(reason="not today")
+        def bench_skipped():
+            pass
+
+        @pytest.mark.skipif(sys.platform != "nope", reason="platform")
+        def bench_skipif():
+            pass
+
+        @pytest.mark.xfail(reason="known bad")
+        def bench_xfail():
+            assert False
+
+        def bench_inner_skip():
+            if current_run().run == 2:
+                pytest.skip("quota")
+        """
+    )
+    result = pytester.runpytest("--prob-runs=3")
+    result.assert_outcomes(passed=2, skipped=7, xfailed=3)
+    assert result.ret == pytest.ExitCode.OK
+    assert section(result.outlines) == [
+        "  xfail       0/3  FAIL (xfail)",
+        "  inner_skip  2/2",
+        "",
+        "  Overall: 2/5 passed (40%)",
+    ]
+
+
+def test_module_setup_and_teardown_once_per_file(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_setup="""
+        import pytest
+        LOG = []
+
+        def setup():
+            LOG.append("setup")
+
+        def teardown():
+            LOG.append("teardown")
+
+        @pytest.mark.parametrize("x", [1, 2])
+        def bench_a(x):
+            assert LOG == ["setup"]
+        """,
+        test_after="""
+        import bench_setup
+
+        def test_log():
+            assert bench_setup.LOG == ["setup", "teardown"]
+        """,
+    )
+    result = pytester.runpytest("--prob-runs=2", "-p", "no:randomly")
+    result.assert_outcomes(passed=5)
+
+
+def test_failing_module_setup_shows_error_rows(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_badsetup="""
+        import pytest
+
+        def setup():
+            raise RuntimeError("no credentials")
+
+        @pytest.mark.parametrize("x", [1, 2], ids=["one", "two"])
+        def bench_a(x):
+            pass
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    result.assert_outcomes(errors=4)
+    assert section(result.outlines) == [
+        "  a::one  0/2  ERROR",
+        "  a::two  0/2  ERROR",
+        "",
+        "  Overall: 0/4 passed (0%)",
+    ]
+
+
+def test_import_error_is_a_collection_error_naming_the_file(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_broken="import not_a_module_anywhere\n\ndef bench_a():\n    pass\n")
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["*ERROR collecting bench_broken.py*", "*not_a_module_anywhere*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_test_functions_in_bench_files_run_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_mixed="""
+        def bench_a():
+            pass
+
+        def test_b():
+            pass
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2", "--collect-only", "-q")
+    assert collected(result) == [
+        "bench_mixed.py::bench_a[run1]",
+        "bench_mixed.py::bench_a[run2]",
+        "bench_mixed.py::test_b",
+    ]
