@@ -149,19 +149,19 @@ class OptionRegistry:
         if spec.cli is not None:
             raw = config.getoption(spec.dest, None)
             if raw is not None:
-                return self._parse(spec, raw, f"{spec.cli}")
+                shown = spec.cli if spec.flag_value is not None else f"{spec.cli}={raw}"
+                return self._parse(spec, raw, shown)
         if spec.ini is not None:
             raw = _read_ini(config, spec.ini)
             if raw is not None:
-                return self._parse(spec, raw, f"ini option {spec.ini}")
+                return self._parse(spec, raw, f"ini option {spec.ini}={raw}")
         return spec.default
 
     def _parse(self, spec: OptionSpec, raw: Any, source: str) -> Any:
         try:
             return spec.parse(raw)
         except ValueError as exc:
-            shown = raw if spec.flag_value is None else spec.cli
-            raise pytest.UsageError(f"{source}={shown}: {exc}") from None
+            raise pytest.UsageError(f"{source}: {exc}") from None
 
     def session_value(self, name: str) -> Any:
         """The validated CLI > ini > default value of a setting."""

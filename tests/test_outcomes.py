@@ -218,7 +218,8 @@ def test_keyboard_interrupt_writes_runs_done(pytester: pytest.Pytester) -> None:
                 raise KeyboardInterrupt
         """
     )
-    result = pytester.runpytest("--prob-runs=5", "--prob-json=r.json")
+    # in a subprocess: an in-process KeyboardInterrupt would also stop this session
+    result = pytester.runpytest_subprocess("--prob-runs=5", "--prob-json=r.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = load_json(pytester.path / "r.json")
     assert report["exit_status"] == 2

@@ -1,0 +1,225 @@
+"""Settings: --prob-runs / prob_runs / runs=, delay, transpose; precedence and validation."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import section
+
+ONE_CASE = """
+import pytest
+
+def bench_a():
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--prob-runs=0"], "ERROR: --prob-runs=0: expected a whole number of at least 1, got '0'"),
+        (["--prob-runs=-3"], "ERROR: --prob-runs=-3: expected a whole number of at least 1, got '-3'"),
+        (["--prob-runs=2.5"], "ERROR: --prob-runs=2.5: expected a whole number of at least 1, got '2.5'"),
+        (["--prob-runs=ten"], "ERROR: --prob-runs=ten: expected a whole number of at least 1, got 'ten'"),
+        (["--prob-delay=-1"], "ERROR: --prob-delay=-1: expected a finite number of at least 0, got '-1'"),
+        (["--prob-delay=soon"], "ERROR: --prob-delay=soon: expected a number of at least 0, got 'soon'"),
+    ],
+)
+def test_bad_cli_values_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    pytester.makepyfile(bench_a=ONE_CASE)
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.errlines
+    assert not any("Traceback" in line for line in result.errlines + result.outlines)
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("prob_runs = 0", "ERROR: ini option prob_runs=0: expected a whole number of at least 1, got '0'"),
+        ("prob_delay = x", "ERROR: ini option prob_delay=x: expected a number of at least 0, got 'x'"),
+        ("prob_transpose = maybe", "ERROR: ini option prob_transpose=maybe: expected true or false, got 'maybe'"),
+    ],
+)
+def test_bad_ini_values_are_usage_errors(pytester: pytest.Pytester, ini: str, message: str) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(bench_a=ONE_CASE)
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.errlines
+
+
+@pytest.mark.parametrize(
+    ("mark", "message"),
+    [
+        ("runs=0", "bench_m.py::bench_a: probability mark argument runs=0: expected a whole number of at least 1, got 0"),
+        ("runs='many'", "bench_m.py::bench_a: probability mark argument runs='many': expected a whole number of at least 1, got 'many'"),
+        ("rusn=3", "bench_m.py::bench_a: unknown probability mark argument rusn=3 (did you mean 'runs'?); valid: runs"),
+    ],
+)
+def test_bad_mark_values_are_collection_errors_naming_the_case(
+    pytester: pytest.Pytester, mark: str, message: str
+) -> None:
+    pytester.makepyfile(
+        bench_m=f"""
+        import pytest
+
+        @pytest.mark.probability({mark})
+        def bench_a():
+            pass
+
+        def bench_fine():
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert message in result.outlines
+    assert "ERROR bench_m.py::bench_a" in result.outlines
+
+
+def test_bad_mark_on_a_param_names_the_case(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_m="""
+        import pytest
+
+        @pytest.mark.parametrize("x", [1, pytest.param(2, id="two", marks=pytest.mark.probability(runs=-1))])
+        def bench_a(x):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    assert (
+        "bench_m.py::bench_a::two: probability mark argument runs=-1: "
+        "expected a whole number of at least 1, got -1"
+    ) in result.outlines
+
+
+def test_runs_precedence_mark_over_cli_over_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nprob_runs = 4\n")
+    pytester.makepyfile(
+        bench_p="""
+        import pytest
+
+        pytestmark = pytest.mark.probability(runs=5)
+
+        @pytest.mark.parametrize("x", [
+            pytest.param(1, id="case_mark", marks=pytest.mark.probability(runs=2)),
+            pytest.param(2, id="function_mark"),
+        ])
+        @pytest.mark.probability(runs=3)
+        def bench_marked(x):
+            pass
+
+        def bench_module_mark():
+            pass
+        """,
+        bench_q="def bench_unmarked():\n    pass\n",
+    )
+    assert section(pytester.runpytest().outlines)[:4] == [
+        "  marked::case_mark      2/2",
+        "  marked::function_mark  3/3",
+        "  module_mark            5/5",
+        "  unmarked               4/4",
+    ]
+    assert section(pytester.runpytest("--prob-runs=6").outlines)[3] == "  unmarked               6/6"
+
+
+def test_case_major_and_transposed_order(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_order="""
+        import pytest
+
+        @pytest.mark.parametrize("c", ["alpha", "beta"])
+        def bench_o(c):
+            pass
+
+        def bench_z():
+            pass
+        """
+    )
+
+    def order(*args: str) -> list[str]:
+        result = pytester.runpytest("--collect-only", "-q", "--prob-runs=2", *args)
+        return [line for line in result.outlines if "::" in line]
+
+    assert order() == [
+        "bench_order.py::bench_o::alpha[run1]",
+        "bench_order.py::bench_o::alpha[run2]",
+        "bench_order.py::bench_o::beta[run1]",
+        "bench_order.py::bench_o::beta[run2]",
+        "bench_order.py::bench_z[run1]",
+        "bench_order.py::bench_z[run2]",
+    ]
+    transposed = [
+        "bench_order.py::bench_o::alpha[run1]",
+        "bench_order.py::bench_o::beta[run1]",
+        "bench_order.py::bench_z[run1]",
+        "bench_order.py::bench_o::alpha[run2]",
+        "bench_order.py::bench_o::beta[run2]",
+        "bench_order.py::bench_z[run2]",
+    ]
+    assert order("--prob-transpose") == transposed
+    pytester.makeini("[pytest]\nprob_transpose = true\n")
+    assert order() == transposed
+
+
+def test_transpose_spans_files_and_keeps_rows_in_case_order(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_one="def bench_a():\n    pass\n", bench_two="def bench_b():\n    assert False\n"
+    )
+    result = pytester.runpytest("--prob-runs=2", "--prob-transpose", "-v")
+    result.stdout.fnmatch_lines(
+        [
+            "bench_one.py::bench_a[[]run1[]] PASSED*",
+            "bench_two.py::bench_b[[]run1[]] FAILED*",
+            "bench_one.py::bench_a[[]run2[]] PASSED*",
+            "bench_two.py::bench_b[[]run2[]] FAILED*",
+        ]
+    )
+    assert section(result.outlines)[:2] == ["  a  2/2", "  b  0/2  FAIL"]
+
+
+def test_delay_sleeps_between_runs_never_before_the_first(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_delay="""
+        import time
+        STAMPS = []
+
+        def bench_a():
+            STAMPS.append(time.monotonic())
+
+        def test_gaps():
+            gaps = [b - a for a, b in zip(STAMPS, STAMPS[1:])]
+            assert len(STAMPS) == 3
+            assert all(g >= 0.2 for g in gaps), gaps
+        """
+    )
+    start = time.monotonic()
+    result = pytester.runpytest("--prob-runs=3", "--prob-delay=0.2")
+    result.assert_outcomes(passed=4)
+    # two gaps of 0.2 s, no sleep before the first run
+    assert time.monotonic() - start < 0.4 + 0.35
+
+
+def test_ini_delay(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nprob_delay = 0.15\n")
+    pytester.makepyfile(bench_a=ONE_CASE)
+    start = time.monotonic()
+    pytester.runpytest("--prob-runs=2").assert_outcomes(passed=2)
+    assert time.monotonic() - start >= 0.15
+
+
+def test_unwritable_json_path_is_a_usage_error_before_running(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a=ONE_CASE)
+    result = pytester.runpytest("--prob-json=missing_dir/r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "ERROR: --prob-json=missing_dir/r.json: cannot write the report: "
+        "directory 'missing_dir' does not exist"
+    ) in result.errlines
+    result = pytester.runpytest(f"--prob-json={pytester.path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
