@@ -260,13 +260,19 @@ def make_tree(root: Path, cases: int, runs: int, with_fail: bool, with_co: bool)
                 extra = ("-p", "no:probability")
             (directory / filename).write_text(text, encoding="utf-8")
             variants.append(
-                Variant(directory.name, kind, plugin, directory, filename, ("-p", TIMER_MODULE, *extra))
+                Variant(
+                    directory.name, kind, plugin, directory, filename, ("-p", TIMER_MODULE, *extra)
+                )
             )
     if with_co:
         for v in [v for v in variants if v.kind == "pass"]:
             variants.append(
                 Variant(
-                    v.key.replace("pass", "co"), "co", v.plugin, v.directory, v.filename,
+                    v.key.replace("pass", "co"),
+                    "co",
+                    v.plugin,
+                    v.directory,
+                    v.filename,
                     (*v.extra, "--collect-only"),
                 )
             )
@@ -334,7 +340,10 @@ def check(variant: Variant, sample: Sample, items: int) -> list[str]:
                 "-p no:probability did NOT disable the plugin (loaded: "
                 f"{sample.timer['probability_plugins']})"
             )
-    return [f"{variant.key}: {p} (log: {variant.directory / (variant.key + '.out.txt')})" for p in problems]
+    return [
+        f"{variant.key}: {p} (log: {variant.directory / (variant.key + '.out.txt')})"
+        for p in problems
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -398,7 +407,9 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
 
     # Phase breakdown (CPU, the steadier of the two on a shared machine).
     print("Phases, CPU ms (median); Δ = (plugin − plain) in µs per item")
-    header = f"{'session':<14}" + "".join(f"{label:>10}" for label, _, _ in PHASES) + f"{'total':>10}"
+    header = (
+        f"{'session':<14}" + "".join(f"{label:>10}" for label, _, _ in PHASES) + f"{'total':>10}"
+    )
     print(header)
     print("-" * len(header))
     for kind in [k for k in kinds if k != "co"]:
@@ -440,12 +451,26 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
         out = {}
         for flavour in ("plain", "plugin"):
             f, p = series[f"fail-{flavour}"], series[f"pass-{flavour}"]
-            loop = (f.median(lambda x: x.phase("loop_start", "loop_end", 1))
-                    - p.median(lambda x: x.phase("loop_start", "loop_end", 1))) / items * 1e6
-            report = (f.median(lambda x: x.phase("loop_end", "unconfigure", 1))
-                      - p.median(lambda x: x.phase("loop_end", "unconfigure", 1))) / items * 1e6
+            loop = (
+                (
+                    f.median(lambda x: x.phase("loop_start", "loop_end", 1))
+                    - p.median(lambda x: x.phase("loop_start", "loop_end", 1))
+                )
+                / items
+                * 1e6
+            )
+            report = (
+                (
+                    f.median(lambda x: x.phase("loop_end", "unconfigure", 1))
+                    - p.median(lambda x: x.phase("loop_end", "unconfigure", 1))
+                )
+                / items
+                * 1e6
+            )
             total = (f.median(lambda x: x.cpu) - p.median(lambda x: x.cpu)) / items * 1e6
-            print(f"  {flavour:<7} run loop {loop:+8.1f}   report {report:+8.1f}   total {total:+8.1f}")
+            print(
+                f"  {flavour:<7} run loop {loop:+8.1f}   report {report:+8.1f}   total {total:+8.1f}"
+            )
             out[flavour] = {"run_loop": loop, "report": report, "total": total}
         summary["failure_cost_us"] = out
         print()
@@ -500,8 +525,15 @@ def _normalised(raw: dict[Any, Any]) -> dict[tuple[str, int, str], tuple[int, fl
     return out
 
 
-def profile(variants: list[Variant], python: str, passthrough: list[str], env: dict[str, str],
-            items: int, out_dir: Path, top: int) -> None:
+def profile(
+    variants: list[Variant],
+    python: str,
+    passthrough: list[str],
+    env: dict[str, str],
+    items: int,
+    out_dir: Path,
+    top: int,
+) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     stats: dict[str, pstats.Stats] = {}
     for v in [v for v in variants if v.kind != "co"]:
@@ -509,8 +541,14 @@ def profile(variants: list[Variant], python: str, passthrough: list[str], env: d
         argv = v.argv(python, passthrough)
         argv[1:1] = ["-m", "cProfile", "-o", str(prof)]
         print(f"profiling: (cd {v.directory}) {' '.join(argv)}")
-        subprocess.run(argv, cwd=v.directory, env={**env, "OVERHEAD_TIMER_OUT": ""},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            argv,
+            cwd=v.directory,
+            env={**env, "OVERHEAD_TIMER_OUT": ""},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         stats[v.key] = pstats.Stats(str(prof))
     print(f"profiles written to {out_dir} (open with: python -m pstats FILE, or snakeviz)")
     print("NOTE: cProfile inflates call-heavy code several-fold; read these as proportions.")
@@ -525,12 +563,16 @@ def profile(variants: list[Variant], python: str, passthrough: list[str], env: d
         print(f"== {kind}: profiled total {total_plain:.2f} s plain, {total_plugin:.2f} s plugin")
         owned = [(f, v) for f, v in plugin.items() if _owned_file(f[0])]
         self_total = sum(v[2] for _, v in owned)
-        print(f"plugin-owned self time: {self_total:.3f} s = {self_total / items * 1e6:.1f} µs/item")
-        print(f"-- plugin-owned functions by cumulative time (µs/item, calls/item)")
+        print(
+            f"plugin-owned self time: {self_total:.3f} s = {self_total / items * 1e6:.1f} µs/item"
+        )
+        print("-- plugin-owned functions by cumulative time (µs/item, calls/item)")
         print(f"{'cum':>9}{'self':>9}{'calls':>8}  function")
         for func, (cc, nc, tt, ct, _) in sorted(owned, key=lambda fv: -fv[1][3])[:top]:
-            print(f"{ct / items * 1e6:9.1f}{tt / items * 1e6:9.1f}{nc / items:8.2f}  {_short(func)}")
-        print(f"-- largest self-time differences, plugin − plain (µs/item, calls/item)")
+            print(
+                f"{ct / items * 1e6:9.1f}{tt / items * 1e6:9.1f}{nc / items:8.2f}  {_short(func)}"
+            )
+        print("-- largest self-time differences, plugin − plain (µs/item, calls/item)")
         print(f"{'Δself':>9}{'plugin':>9}{'plain':>9}{'Δcalls':>8}  function")
         a_norm, b_norm = _normalised(plugin), _normalised(plain)
         diffs = []
@@ -557,20 +599,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-fail", action="store_true", help="skip the failing pair")
     parser.add_argument("--no-collect-only", action="store_true", help="skip --collect-only")
     parser.add_argument("--python", default=sys.executable, help="interpreter for the sessions")
-    parser.add_argument("--profile", metavar="DIR", nargs="?", const="", default=None,
-                        help="also profile each session once with cProfile (.prof files in DIR, "
-                             "default: inside the temp dir)")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        nargs="?",
+        const="",
+        default=None,
+        help="also profile each session once with cProfile (.prof files in DIR, "
+        "default: inside the temp dir)",
+    )
     parser.add_argument("--top", type=int, default=20, help="rows per profile listing")
     parser.add_argument("--json", metavar="PATH", help="write the medians and raw samples here")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
-    parser.add_argument("pytest_args", nargs="*",
-                        help="extra pytest arguments for every session (after --), e.g. -- --tb=no")
+    parser.add_argument(
+        "pytest_args",
+        nargs="*",
+        help="extra pytest arguments for every session (after --), e.g. -- --tb=no",
+    )
     args = parser.parse_args(argv)
 
     items = args.cases * args.runs
     root = Path(tempfile.mkdtemp(prefix="prob-overhead-"))
     try:
-        variants = make_tree(root, args.cases, args.runs, not args.no_fail, not args.no_collect_only)
+        variants = make_tree(
+            root, args.cases, args.runs, not args.no_fail, not args.no_collect_only
+        )
         env = child_env(root / "_timer")
         print("sessions (each in its own directory with an empty pytest.ini):")
         for v in variants:
@@ -612,13 +665,21 @@ def main(argv: list[str] | None = None) -> int:
         summary = print_tables(series, items, args)
         if args.json:
             document = {
-                "cases": args.cases, "runs": args.runs, "repeat": args.repeat, "items": items,
-                "python": args.python, "pytest_args": args.pytest_args, "summary": summary,
+                "cases": args.cases,
+                "runs": args.runs,
+                "repeat": args.repeat,
+                "items": items,
+                "python": args.python,
+                "pytest_args": args.pytest_args,
+                "summary": summary,
                 "samples": {
                     key: [
-                        {"wall": s.wall, "cpu": s.cpu, "phases_cpu": {
-                            label: s.phase(a, b, 1) for label, a, b in PHASES},
-                         "owned": s.timer["owned"]}
+                        {
+                            "wall": s.wall,
+                            "cpu": s.cpu,
+                            "phases_cpu": {label: s.phase(a, b, 1) for label, a, b in PHASES},
+                            "owned": s.timer["owned"],
+                        }
                         for s in ser.samples
                     ]
                     for key, ser in series.items()

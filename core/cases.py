@@ -53,7 +53,7 @@ class Case:
     mark: Mapping[str, Any] = field(default_factory=dict)
 
     def run_item_name(self, run: int) -> str:
-        """Name of the run item: ``identify_pii[run3]``, ``bench_smoke[run3]``; no suffix at 1 run."""
+        """Run item name: ``identify_pii[run3]``, ``bench_smoke[run3]``; no suffix at 1 run."""
         base = self.param_id if self.param_id is not None else self.function
         return base if self.runs == 1 else f"{base}[run{run}]"
 

@@ -201,7 +201,8 @@ def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
 
 
 def _merged_mark_args(generated: pytest.Function) -> dict[str, Any]:
-    """``probability(...)`` arguments, closest mark winning key by key (case > function > module)."""
+    """Merged ``probability(...)`` arguments: the closest mark wins key by key
+    (case > function > module)."""
     callspec = getattr(generated, "callspec", None)
     param_marks = [m for m in getattr(callspec, "marks", ()) if m.name == "probability"]
     rest = [

@@ -7,6 +7,7 @@ over the target, so a reader never sees a half-written report.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -129,8 +130,6 @@ def write_atomic(path: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.replace(temp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp_name)
-        except OSError:
-            pass
         raise

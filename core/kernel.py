@@ -379,4 +379,4 @@ class KernelDefaults:
         return default_classify(call)
 
 
-__all__ = ["Kernel", "KernelDefaults", "kernel_of", "step_field", "ERROR", "FAIL", "PASS", "SKIP"]
+__all__ = ["ERROR", "FAIL", "PASS", "SKIP", "Kernel", "KernelDefaults", "kernel_of", "step_field"]

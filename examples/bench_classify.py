@@ -12,9 +12,8 @@ rerun reproduces them exactly.
 from __future__ import annotations
 
 import pytest
-from toy_models import classify
-
 from pytest_probability import current_run
+from toy_models import classify  # the sibling module: pytest puts this folder on sys.path
 
 
 def run_seed() -> str:
@@ -33,11 +32,9 @@ def run_seed() -> str:
         # A blind spot: the model never flags phone numbers, so every run fails the same way
         # (pytest shows the introspected assert: 'other' == 'pii').
         pytest.param("call me on 555-010-0199 after six", "pii", id="phone_number"),
-        # Right whenever it answers, but about one call in three times out: an error, not a
+        # Right whenever it answers, but about three calls in ten time out: an error, not a
         # wrong answer, so the row reads "N ERRORED" instead of FLAKY.
-        pytest.param(
-            "please summarise the attached 80-page contract", "other", id="long_document"
-        ),
+        pytest.param("please summarise the attached 80-page contract", "other", id="long_document"),
     ],
 )
 def bench_classify(text: str, expected: str) -> None:
@@ -51,9 +48,7 @@ def bench_classify(text: str, expected: str) -> None:
     ("text", "expected"),
     [
         pytest.param("my card was charged twice", "billing", id="refund"),
-        pytest.param(
-            "i forgot my password and the reset link expired", "account", id="password"
-        ),
+        pytest.param("i forgot my password and the reset link expired", "account", id="password"),
     ],
 )
 def bench_triage(text: str, expected: str, style: str) -> None:

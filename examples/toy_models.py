@@ -28,12 +28,10 @@ _TIMEOUT_RATE = {"please summarise the attached 80-page contract": 0.3}
 
 @dataclass
 class Response:
-    """What the toy model returns: the label, and what the call cost in tokens."""
+    """What the toy model returns: its label and which model answered."""
 
     answer: str
     model: str
-    input_tokens: int
-    output_tokens: int
 
 
 def classify(text: str, *, seed: str, style: str = "terse") -> Response:
@@ -41,7 +39,7 @@ def classify(text: str, *, seed: str, style: str = "terse") -> Response:
 
     ``seed`` fixes the randomness of this call (same seed, same answer); ``style`` is the
     prompt: ``"terse"`` answers straight away, ``"chain_of_thought"`` reasons first, which is
-    slower and uses more tokens but is more reliable on hard inputs.
+    slower (and runs on the larger model) but more reliable on hard inputs.
     """
     if style not in ("terse", "chain_of_thought"):
         raise ValueError(f"unknown prompt style {style!r}")
@@ -50,17 +48,9 @@ def classify(text: str, *, seed: str, style: str = "terse") -> Response:
     time.sleep(rng.uniform(0.0005, 0.002) * (3 if thinking else 1))  # "network" latency
     if rng.random() < _TIMEOUT_RATE.get(text, 0.0):
         raise TimeoutError("model did not answer within 30s")
-    truth = _true_label(text)
-    if rng.random() < _RELIABILITY.get((text, style), 1.0):
-        answer = truth
-    else:
-        answer = "other"
-    return Response(
-        answer=answer,
-        model="toy-large" if thinking else "toy-small",
-        input_tokens=len(text.split()) * 4 + (60 if thinking else 20),
-        output_tokens=120 if thinking else 2,
-    )
+    right = rng.random() < _RELIABILITY.get((text, style), 1.0)
+    answer = _true_label(text) if right else "other"
+    return Response(answer=answer, model="toy-large" if thinking else "toy-small")
 
 
 def _true_label(text: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
 
 #: The spec's first example, with deterministic outcomes (the run index decides).
-SPEC_BENCH = '''
+SPEC_BENCH = """
 import pytest
 from pytest_probability import current_run
 
@@ -36,7 +36,7 @@ def bench_triage(text, style):
     run = current_run().run
     if style == "terse":
         assert run not in (4, 7)
-'''
+"""
 
 
 def section(lines: list[str], title: str = "probability") -> list[str]:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from conftest import SPEC_BENCH, section
-
 from pytest_probability import loader
 
 
@@ -41,7 +40,9 @@ def pytest_prob_row_status(case, config):
 def test_bundled_extensions_register_in_order(pytester: pytest.Pytester) -> None:
     config = pytester.parseconfig()
     names = [name for name, _ in loader.BUNDLED]
-    registered = [n for n, _ in config.pluginmanager.list_name_plugin() if n.startswith("probability.")]
+    registered = [
+        n for n, _ in config.pluginmanager.list_name_plugin() if n.startswith("probability.")
+    ]
     assert [n.removeprefix("probability.") for n in registered if n[12:] in names] == names
     assert config.pluginmanager.get_plugin("probability.kernel") is not None
 
@@ -59,7 +60,9 @@ def test_third_party_extension_loads_from_entry_point(pytester: pytest.Pytester)
     assert "= probability: hello" not in result.stdout.str()
 
 
-def test_autoload_disabled_skips_third_party(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_autoload_disabled_skips_third_party(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     install_fake_extension(pytester.path, "hello", "hello_ext", GOOD_EXTENSION)
     pytester.makepyfile(bench_spec=SPEC_BENCH)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
@@ -71,7 +74,9 @@ def test_autoload_disabled_skips_third_party(pytester: pytest.Pytester, monkeypa
 
 
 def test_broken_third_party_extension_is_a_clean_usage_error(pytester: pytest.Pytester) -> None:
-    install_fake_extension(pytester.path, "broken", "broken_ext", "raise ImportError('needs numpy 9')\n")
+    install_fake_extension(
+        pytester.path, "broken", "broken_ext", "raise ImportError('needs numpy 9')\n"
+    )
     pytester.makepyfile(bench_spec=SPEC_BENCH)
     result = pytester.runpytest_subprocess()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -93,9 +98,14 @@ def test_package_list_matches_the_folders() -> None:
     import tomllib
 
     root = Path(__file__).resolve().parents[1]
-    declared = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    declared = set(
+        tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
     found = set()
-    for base, package in (("core", "pytest_probability"), ("extensions", "pytest_probability.extensions")):
+    for base, package in (
+        ("core", "pytest_probability"),
+        ("extensions", "pytest_probability.extensions"),
+    ):
         for init in (root / base).rglob("__init__.py"):
             parts = init.parent.relative_to(root / base).parts
             found.add(".".join((package, *parts)))

@@ -19,11 +19,26 @@ def bench_a():
     ("args", "message"),
     [
         (["--prob-runs=0"], "ERROR: --prob-runs=0: expected a whole number of at least 1, got '0'"),
-        (["--prob-runs=-3"], "ERROR: --prob-runs=-3: expected a whole number of at least 1, got '-3'"),
-        (["--prob-runs=2.5"], "ERROR: --prob-runs=2.5: expected a whole number of at least 1, got '2.5'"),
-        (["--prob-runs=ten"], "ERROR: --prob-runs=ten: expected a whole number of at least 1, got 'ten'"),
-        (["--prob-delay=-1"], "ERROR: --prob-delay=-1: expected a finite number of at least 0, got '-1'"),
-        (["--prob-delay=soon"], "ERROR: --prob-delay=soon: expected a number of at least 0, got 'soon'"),
+        (
+            ["--prob-runs=-3"],
+            "ERROR: --prob-runs=-3: expected a whole number of at least 1, got '-3'",
+        ),
+        (
+            ["--prob-runs=2.5"],
+            "ERROR: --prob-runs=2.5: expected a whole number of at least 1, got '2.5'",
+        ),
+        (
+            ["--prob-runs=ten"],
+            "ERROR: --prob-runs=ten: expected a whole number of at least 1, got 'ten'",
+        ),
+        (
+            ["--prob-delay=-1"],
+            "ERROR: --prob-delay=-1: expected a finite number of at least 0, got '-1'",
+        ),
+        (
+            ["--prob-delay=soon"],
+            "ERROR: --prob-delay=soon: expected a number of at least 0, got 'soon'",
+        ),
     ],
 )
 def test_bad_cli_values_are_usage_errors(
@@ -39,9 +54,18 @@ def test_bad_cli_values_are_usage_errors(
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
-        ("prob_runs = 0", "ERROR: ini option prob_runs=0: expected a whole number of at least 1, got '0'"),
-        ("prob_delay = x", "ERROR: ini option prob_delay=x: expected a number of at least 0, got 'x'"),
-        ("prob_transpose = maybe", "ERROR: ini option prob_transpose=maybe: expected true or false, got 'maybe'"),
+        (
+            "prob_runs = 0",
+            "ERROR: ini option prob_runs=0: expected a whole number of at least 1, got '0'",
+        ),
+        (
+            "prob_delay = x",
+            "ERROR: ini option prob_delay=x: expected a number of at least 0, got 'x'",
+        ),
+        (
+            "prob_transpose = maybe",
+            "ERROR: ini option prob_transpose=maybe: expected true or false, got 'maybe'",
+        ),
     ],
 )
 def test_bad_ini_values_are_usage_errors(pytester: pytest.Pytester, ini: str, message: str) -> None:
@@ -55,9 +79,18 @@ def test_bad_ini_values_are_usage_errors(pytester: pytest.Pytester, ini: str, me
 @pytest.mark.parametrize(
     ("mark", "message"),
     [
-        ("runs=0", "bench_m.py::bench_a: probability mark argument runs=0: expected a whole number of at least 1, got 0"),
-        ("runs='many'", "bench_m.py::bench_a: probability mark argument runs='many': expected a whole number of at least 1, got 'many'"),
-        ("rusn=3", "bench_m.py::bench_a: unknown probability mark argument rusn=3 (did you mean 'runs'?); valid: runs"),
+        (
+            "runs=0",
+            "bench_m.py::bench_a: probability mark argument runs=0: expected a whole number of at least 1, got 0",
+        ),
+        (
+            "runs='many'",
+            "bench_m.py::bench_a: probability mark argument runs='many': expected a whole number of at least 1, got 'many'",
+        ),
+        (
+            "rusn=3",
+            "bench_m.py::bench_a: unknown probability mark argument rusn=3 (did you mean 'runs'?); valid: runs",
+        ),
     ],
 )
 def test_bad_mark_values_are_collection_errors_naming_the_case(
@@ -125,7 +158,9 @@ def test_runs_precedence_mark_over_cli_over_ini(pytester: pytest.Pytester) -> No
         "  module_mark            5/5",
         "  unmarked               4/4",
     ]
-    assert section(pytester.runpytest("--prob-runs=6").outlines)[3] == "  unmarked               6/6"
+    assert (
+        section(pytester.runpytest("--prob-runs=6").outlines)[3] == "  unmarked               6/6"
+    )
 
 
 def test_case_major_and_transposed_order(pytester: pytest.Pytester) -> None:

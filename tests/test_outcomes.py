@@ -77,7 +77,7 @@ def test_elapsed_times_the_body_only(pytester: pytest.Pytester) -> None:
     assert 0.05 <= elapsed < 0.25
 
 
-STEPS_BENCH = '''
+STEPS_BENCH = """
 import dataclasses
 import pytest
 from pytest_probability import Step
@@ -120,7 +120,7 @@ def bench_step_error():
 
 def bench_returns_non_step():
     return {"some": "value"}
-'''
+"""
 
 
 def test_steps_are_duck_typed(pytester: pytest.Pytester) -> None:
@@ -134,9 +134,13 @@ def test_steps_are_duck_typed(pytester: pytest.Pytester) -> None:
         "  step_error                      0/1  ERROR",
         "  returns_non_step                1/1",
     ]
-    result.stdout.fnmatch_lines(["*step 'b' failed: wrong", "*step 'call' errored: TimeoutError: no answer"])
+    result.stdout.fnmatch_lines(
+        ["*step 'b' failed: wrong", "*step 'call' errored: TimeoutError: no answer"]
+    )
     # the plugin's own frames are not shown for a failed step
-    assert not any("core/steps.py" in line or "raise_for_failed_step" in line for line in result.outlines)
+    assert not any(
+        "core/steps.py" in line or "raise_for_failed_step" in line for line in result.outlines
+    )
     records = {r["case"]: r for r in load_json(pytester.path / "r.json")["records"]}
     assert records["returns_dataclasses"]["steps"] == [
         {"label": "retrieve", "passed": True, "elapsed": 0.5, "error": None, "message": None},

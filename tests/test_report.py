@@ -21,7 +21,7 @@ def test_spec_table_exactly(spec_bench: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-STATUS_BENCH = '''
+STATUS_BENCH = """
 import pytest
 from pytest_probability import current_run
 
@@ -46,7 +46,7 @@ def bench_status(plan):
     if run <= passes + fails:
         assert False, "wrong"
     raise TimeoutError("no answer")
-'''
+"""
 
 
 def test_status_words(pytester: pytest.Pytester) -> None:

@@ -42,10 +42,15 @@ def test_k_matches_param_id_and_composed_case_id(select_bench: pytest.Pytester) 
 
 def test_node_ids_select_single_runs_and_whole_functions(select_bench: pytest.Pytester) -> None:
     result = select_bench.runpytest(
-        "--prob-runs=3", "bench_sel.py::bench_classify::identify_pii[run2]", "bench_sel.py::bench_smoke[run1]"
+        "--prob-runs=3",
+        "bench_sel.py::bench_classify::identify_pii[run2]",
+        "bench_sel.py::bench_smoke[run1]",
     )
     result.assert_outcomes(passed=2)
-    assert section(result.outlines)[:2] == ["  classify::identify_pii  1/1", "  smoke                   1/1"]
+    assert section(result.outlines)[:2] == [
+        "  classify::identify_pii  1/1",
+        "  smoke                   1/1",
+    ]
     result = select_bench.runpytest("--prob-runs=3", "bench_sel.py::bench_classify")
     result.assert_outcomes(passed=6, failed=3)
 

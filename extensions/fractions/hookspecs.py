@@ -8,7 +8,6 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-
     from pytest_probability.results import CaseResult
 
 hookspec = pluggy.HookspecMarker("pytest")

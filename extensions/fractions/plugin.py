@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results, row_status
 

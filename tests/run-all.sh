@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs into fresh virtual environments and run it:
+# lint, the suite on the newest pytest, the docs build (-W), then the suite on pytest 7.4.
+# Usage (from anywhere): bash tests/run-all.sh        Exit status: non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
+VENV="${VENV:-.venv-test}"
+CONTRIB=()
+for dir in contrib/*/; do
+    [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
+done
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# pytest exits 5 when it collected nothing: for this suite that is a failure, not a pass.
+run_pytest() {
+    local status=0
+    "$@" || status=$?
+    if [ "$status" -eq 5 ]; then
+        echo "ERROR: pytest collected no tests" >&2
+        return 1
+    fi
+    return "$status"
+}
+
+# the core suite, then each contrib package's own suite (each has its own conftest)
+run_suites() {
+    local python="$1"
+    run_pytest "$python" -m pytest tests -n 2 -p no:cacheprovider -q
+    for dir in contrib/*/; do
+        if [ -d "$dir/tests" ]; then
+            (cd "$dir" && run_pytest "$OLDPWD/$python" -m pytest tests -p pytester -p no:cacheprovider -q)
+        fi
+    done
+}
+
+step "installing into $VENV with $("$PYTHON" --version)"
+"$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
+# core and contrib in ONE pip command (a contrib package alone would pull an unrelated
+# pytest-probability release from the index)
+"$VENV/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9'
+
+step "ruff"
+"$VENV/bin/ruff" check .
+"$VENV/bin/ruff" format --check .
+
+step "test suite on $("$VENV/bin/python" -m pytest --version 2>&1)"
+run_suites "$VENV/bin/python"
+
+step "docs (sphinx-build -W)"
+"$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt
+"$VENV/bin/sphinx-build" -W -q -b html docs docs/_build/html
+
+step "test suite on pytest 7.4"
+"$VENV/bin/python" -m venv "$VENV-pytest74"
+"$VENV-pytest74/bin/python" -m pip install --quiet --upgrade pip
+"$VENV-pytest74/bin/python" -m pip install --quiet -e '.[test]' "${CONTRIB[@]}" 'pytest==7.4.4'
+run_suites "$VENV-pytest74/bin/python"
+
+step "all checks passed"

@@ -1,0 +1,170 @@
+"""The JSON report: fields, strictness, atomic writes, failures that never lose the summary."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+
+import pytest
+from conftest import load_json, section
+from pytest_probability import jsonreport
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+
+
+def test_report_fields(spec_bench: pytest.Pytester) -> None:
+    result = spec_bench.runpytest("--prob-runs=10", "--prob-json=report.json")
+    report = load_json(spec_bench.path / "report.json")
+    assert list(report)[:7] == [
+        "schema_version",
+        "created",
+        "runs",
+        "exit_status",
+        "totals",
+        "rows",
+        "records",
+    ]
+    assert report["schema_version"] == 1
+    assert datetime.fromisoformat(report["created"])
+    assert report["runs"] == 10
+    assert report["exit_status"] == result.ret == 1
+    assert report["totals"] == {
+        "passes": 35,
+        "fails": 15,
+        "errors": 0,
+        "skipped": 0,
+        "count": 50,
+        "pass_rate": 70.0,
+    }
+    pii = report["rows"][1]
+    assert pii == {
+        "case": "classify::identify_pii",
+        "label": "classify",
+        "nodeid": "bench_spec.py::bench_classify::identify_pii",
+        "passes": 7,
+        "fails": 3,
+        "errors": 0,
+        "skipped": 0,
+        "total": 10,
+        "planned": 10,
+        "pass_rate": 70.0,
+        "xfail": False,
+        "status": "flaky",
+    }
+    assert [r["status"] for r in report["rows"]] == ["pass", "flaky", "fail", "flaky", "pass"]
+    assert len(report["records"]) == 50
+    record = next(
+        r for r in report["records"] if r["case"] == "classify::identify_pii" and r["run"] == 2
+    )
+    assert set(record) == {
+        "case",
+        "label",
+        "run",
+        "nodeid",
+        "outcome",
+        "phase",
+        "elapsed",
+        "message",
+        "error",
+        "xfail",
+        "worker",
+        "steps",
+    }
+    assert record["nodeid"] == "bench_spec.py::bench_classify::identify_pii[run2]"
+    assert record["outcome"] == "fail"
+    assert record["message"] == "got 'other'\nassert 2 not in (2, 5, 9)"
+    assert record["steps"] == [
+        {
+            "label": "classify",
+            "passed": False,
+            "elapsed": record["elapsed"],
+            "error": None,
+            "message": "got 'other'\nassert 2 not in (2, 5, 9)",
+        }
+    ]
+
+
+def test_passing_session_reports_exit_status_zero(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_ok="def bench_a():\n    pass\n")
+    pytester.runpytest("--prob-runs=2", "--prob-json=ok.json").assert_outcomes(passed=2)
+    assert load_json(pytester.path / "ok.json")["exit_status"] == 0
+
+
+def test_non_finite_numbers_become_null() -> None:
+    text = jsonreport.dumps({"a": float("nan"), "b": [float("inf"), -float("inf")], "c": 1.5})
+    assert json.loads(text) == {"a": None, "b": [None, None], "c": 1.5}
+
+
+def test_non_json_values_become_strings() -> None:
+    assert json.loads(jsonreport.dumps({"x": {1: (1, 2)}, "y": object}))["x"] == {"1": [1, 2]}
+
+
+def test_write_is_atomic_and_leaves_no_temp_file(tmp_path) -> None:
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    jsonreport.write_atomic(target, '{"new": true}\n')
+    assert json.loads(target.read_text()) == {"new": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_failed_write_keeps_the_old_file_and_cleans_up(tmp_path, monkeypatch) -> None:
+    target = tmp_path / "r.json"
+    target.write_text("old")
+
+    def refuse(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError):
+        jsonreport.write_atomic(target, "{}")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_write_failure_on_a_full_disk(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(bench_ok="def bench_a():\n    pass\n")
+
+    def full(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jsonreport, "write_atomic", full)
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json")
+    assert section(result.outlines)[0] == "  a  2/2"
+    assert (
+        "ERROR: could not write the JSON report to r.json: No space left on device"
+        in result.outlines
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_document_from_an_empty_results_model() -> None:
+    document = jsonreport.build_document(
+        results=Results(), builder=ReportBuilder(rows=[]), runs=3, exit_status=5
+    )
+    assert document["totals"]["pass_rate"] is None
+    assert document["rows"] == [] and document["records"] == []
+    json.loads(jsonreport.dumps(document))
+
+
+def test_extension_keys_and_row_fields(spec_bench: pytest.Pytester) -> None:
+    spec_bench.makeconftest(
+        """
+        def pytest_prob_build_report(report, results, config):
+            report.set_json("mine", {"cases": len(results)})
+            report.add_totals_json({"mine_total": 1})
+            for case in results.rows():
+                report.add_row_json(case.key, {"mine": case.passes * 2})
+
+        def pytest_prob_run_finished(item, record):
+            record["mine"] = item.run * 10
+        """
+    )
+    spec_bench.runpytest("--prob-runs=2", "--prob-json=r.json")
+    report = load_json(spec_bench.path / "r.json")
+    assert report["mine"] == {"cases": 5}
+    assert report["totals"]["mine_total"] == 1
+    assert [r["mine"] for r in report["rows"]] == [4, 2, 0, 4, 4]
+    assert [r["mine"] for r in report["records"][:2]] == [10, 20]
