@@ -21,7 +21,7 @@ from .options import OptionRegistry
 from .report import ReportBuilder, render_main
 from .reporting import build_report
 from .results import ERROR, FAIL, PASS, SKIP, Results
-from .steps import step_field, step_to_json, truncate
+from .steps import step_to_json, truncate
 from .values import (
     parse_bool,
     parse_nonnegative_float,
@@ -60,6 +60,8 @@ class Kernel:
         self.runs_started = 0
         self.builder: ReportBuilder | None = None
         self.json_error: str | None = None
+        #: ``--prob-json`` as given and as resolved at start (a test may change directory)
+        self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
 
     # -- options ---------------------------------------------------------------------------
@@ -138,6 +140,7 @@ class Kernel:
             problem = jsonreport.check_writable(Path(path))
             if problem:
                 raise pytest.UsageError(f"--prob-json={path}: cannot write the report: {problem}")
+            self.json_path = (Path(path), Path(path).resolve())
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -241,6 +244,14 @@ class Kernel:
             "module": case.module,
         }
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:
+        """The default classification (see :func:`default_classify`).
+
+        Called in the executing process after each bench run phase; returns the outcome word.
+        """
+        return default_classify(call)
+
     # -- aggregating -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Feed arriving records into the results (aggregating process only).
@@ -270,11 +281,10 @@ class Kernel:
         if _is_worker(session.config) or not len(self.results):
             return
         self.builder = build_report(session.config, self.results)
-        path = self.options.session_value("json")
-        if path is not None:
-            self._write_json(Path(path), session)
+        if self.json_path is not None:
+            self._write_json(*self.json_path, session)
 
-    def _write_json(self, path: Path, session: pytest.Session) -> None:
+    def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None
         document = jsonreport.build_document(
             results=self.results,
@@ -285,7 +295,7 @@ class Kernel:
         try:
             jsonreport.write_atomic(path, jsonreport.dumps(document))
         except OSError as exc:
-            self.json_error = f"could not write the JSON report to {path}: {exc.strerror or exc}"
+            self.json_error = f"could not write the JSON report to {shown}: {exc.strerror or exc}"
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -368,15 +378,3 @@ def default_classify(call: pytest.CallInfo[None]) -> str:
     if isinstance(value, (AssertionError, pytest.fail.Exception)):
         return FAIL if call.when == "call" else ERROR
     return ERROR
-
-
-class KernelDefaults:
-    """The kernel's ``trylast`` defaults for firstresult hooks (registered with it)."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:
-        """Default classification, in the executing process: see :func:`default_classify`."""
-        return default_classify(call)
-
-
-__all__ = ["ERROR", "FAIL", "PASS", "SKIP", "Kernel", "KernelDefaults", "kernel_of", "step_field"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from . import hookspecs, loader
-from .kernel import KERNEL_NAME, Kernel, KernelDefaults
+from .kernel import KERNEL_NAME, Kernel
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -24,6 +24,5 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     loader.add_bundled_hookspecs(pluginmanager)
     if pluginmanager.get_plugin(KERNEL_NAME) is None:
         pluginmanager.register(Kernel(), KERNEL_NAME)
-        pluginmanager.register(KernelDefaults(), "probability.kernel-defaults")
     loader.register_bundled(pluginmanager)
     loader.register_third_party(pluginmanager)
