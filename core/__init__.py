@@ -6,9 +6,22 @@ bench body or an extension may use.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .context import RunContext, current_run
 from .steps import Step
 
+if TYPE_CHECKING:
+    import pytest
+
 __version__ = "0.1.0"
 
-__all__ = ["RunContext", "Step", "__version__", "current_run"]
+__all__ = ["RunContext", "Step", "__version__", "current_run", "option_value"]
+
+
+def option_value(config: pytest.Config, name: str) -> Any:
+    """The validated session value (CLI > ini > default) of a setting declared through
+    ``pytest_prob_addoption``, e.g. ``option_value(config, "runs")``."""
+    from .kernel import kernel_of
+
+    return kernel_of(config).options.session_value(name)

@@ -98,6 +98,18 @@ def _finite(value: Any) -> Any:
     return str(value)
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` with anything JSON cannot hold turned into text (keys too), so it crosses
+    process boundaries under xdist; non-finite floats are kept until the report is dumped."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return str(value)
+
+
 def dumps(document: dict[str, Any]) -> str:
     """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``)."""
     return json.dumps(_finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -16,11 +16,11 @@ import pytest
 from . import bus, jsonreport
 from .cases import Case
 from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
-from .context import RunContext
+from .context import RunContext, enter_run, leave_run
 from .options import OptionRegistry
 from .report import ReportBuilder, render_main
-from .reporting import build_report
 from .results import ERROR, FAIL, PASS, SKIP, Results
+from .safecall import FailureLog, build_report, call_each
 from .steps import step_to_json, truncate
 from .values import (
     parse_bool,
@@ -63,6 +63,7 @@ class Kernel:
         #: ``--prob-json`` as given and as resolved at start (a test may change directory)
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
+        self.failures = FailureLog()
 
     # -- options ---------------------------------------------------------------------------
     def pytest_addoption(
@@ -188,6 +189,20 @@ class Kernel:
         self.runs_started += 1
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+        """Make the run current while its fixtures are set up (so a fixture may call
+        ``current_run()``). Wraps each fixture setup in the executing process; returns the
+        fixture's value unchanged."""
+        context = request.node.stash.get(CONTEXT_KEY, None) if request.scope == "function" else None
+        if context is None:
+            return (yield)
+        token = enter_run(context)
+        try:
+            return (yield)
+        finally:
+            leave_run(token)
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -201,8 +216,12 @@ class Kernel:
             call.when == "call" or (call.when == "setup" and not report.passed)
         ):
             record = self._record(item, call, report)
-            item.ihook.pytest_prob_run_finished(item=item, record=record)
-            bus.attach(report, record)
+            failures = call_each(
+                item.config, "pytest_prob_run_finished", {"item": item, "record": record}
+            )
+            if failures:
+                record["warnings"] = self.failures.add("pytest_prob_run_finished", failures)
+            bus.attach(report, jsonreport.jsonable(record))
         return report
 
     def _record(
@@ -264,7 +283,10 @@ class Kernel:
         record = bus.extract(report)
         if record is not None:
             self.results.add(record)
-            self.config.hook.pytest_prob_logrecord(record=record, config=self.config)
+            failures = call_each(
+                self.config, "pytest_prob_logrecord", {"record": record, "config": self.config}
+            )
+            self.failures.add("pytest_prob_logrecord", failures)
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
@@ -280,7 +302,7 @@ class Kernel:
         """
         if _is_worker(session.config) or not len(self.results):
             return
-        self.builder = build_report(session.config, self.results)
+        self.builder = build_report(session.config, self.results, self.failures)
         if self.json_path is not None:
             self._write_json(*self.json_path, session)
 

@@ -141,3 +141,90 @@ def test_run_finished_sees_the_item_and_the_record(pytester: pytest.Pytester) ->
     pytester.runpytest("--prob-runs=2", "--prob-json=r.json")
     records = load_json(pytester.path / "r.json")["records"]
     assert [r["seen_by_conftest"] for r in records] == [2, 4]
+
+
+def test_raising_record_hooks_are_contained(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        def pytest_prob_run_finished(item, record):
+            raise KeyError("bad extension")
+
+        def pytest_prob_logrecord(record, config):
+            raise ValueError("worse extension")
+        """
+    )
+    pytester.makepyfile(bench_e="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-runs=3", "--prob-json=r.json")
+    result.assert_outcomes(passed=3, warnings=2)
+    conftest = str(pytester.path / "conftest.py")
+    assert section(result.outlines) == [
+        "  a  3/3",
+        "",
+        "  Overall: 3/3 passed (100%)",
+        "",
+        f"  warning: extension {conftest!r} failed in pytest_prob_run_finished: KeyError: 'bad extension'",
+        f"  warning: extension {conftest!r} failed in pytest_prob_logrecord: ValueError: worse extension",
+    ]
+    report = load_json(pytester.path / "r.json")
+    assert len(report["records"]) == 3
+    assert "KeyError: 'bad extension'" in report["records"][0]["warnings"][0]
+
+
+@pytest.mark.subprocess
+def test_non_json_record_values_cross_xdist_as_text(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        class Opaque:
+            def __repr__(self):
+                return "Opaque()"
+            __str__ = __repr__
+
+        def pytest_prob_run_finished(item, record):
+            record["opaque"] = {1: Opaque(), "t": (1, 2)}
+        """
+    )
+    pytester.makepyfile(bench_e="def bench_a():\n    pass\n")
+    result = pytester.runpytest_subprocess("--prob-runs=2", "-n", "2", "--prob-json=r.json")
+    result.assert_outcomes(passed=2)
+    records = load_json(pytester.path / "r.json")["records"]
+    assert [r["opaque"] for r in records] == [{"1": "Opaque()", "t": [1, 2]}] * 2
+
+
+def test_current_run_in_a_function_fixture_and_option_value(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+        from pytest_probability import current_run, option_value
+
+        @pytest.fixture
+        def seed(request):
+            assert option_value(request.config, "runs") == 3
+            return f"{current_run().case_id}#{current_run().run}"
+        """
+    )
+    pytester.makepyfile(
+        bench_f="""
+        SEEDS = []
+
+        def bench_a(seed):
+            SEEDS.append(seed)
+
+        def test_seeds():
+            assert SEEDS == ["a#1", "a#2", "a#3"]
+        """
+    )
+    pytester.runpytest("--prob-runs=3", "-p", "no:randomly").assert_outcomes(passed=4)
+
+
+def test_failure_headline_reads_like_the_node_id(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_h="""
+        import pytest
+
+        @pytest.mark.parametrize("x", [1], ids=["one"])
+        def bench_a(x):
+            assert x == 2
+        """
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    result.stdout.fnmatch_lines(["*_ bench_a::one[[]run2[]] _*"])

@@ -1,0 +1,84 @@
+"""Calling extension hooks one implementation at a time, so one bug cannot lose a paid run.
+
+``pytest_prob_run_finished``, ``pytest_prob_logrecord`` and ``pytest_prob_build_report``
+are called through :func:`call_each`: an implementation that raises is reported (a warning
+naming the extension, once per extension and hook) and the others still run. Report-time
+failures also become a marked section.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from .report import ReportBuilder
+from .results import Results
+
+
+class ProbabilityExtensionWarning(pytest.PytestWarning):
+    """An extension's hook implementation raised; the session went on without it."""
+
+
+def call_each(
+    config: pytest.Config, hook_name: str, kwargs: Mapping[str, Any]
+) -> list[tuple[str, Exception]]:
+    """Call every non-wrapper implementation of ``hook_name`` in pluggy's order.
+
+    Returns ``(plugin name, exception)`` for each implementation that raised.
+    """
+    failures: list[tuple[str, Exception]] = []
+    for impl in reversed(getattr(config.hook, hook_name).get_hookimpls()):
+        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
+            continue
+        try:
+            impl.function(*[kwargs[name] for name in impl.argnames])
+        except Exception as exc:  # an extension's bug must not lose the session's results
+            name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
+            failures.append((name, exc))
+    return failures
+
+
+def describe_failure(name: str, hook_name: str, exc: Exception) -> str:
+    return f"extension {name!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
+
+
+class FailureLog:
+    """Failures of extension hooks in one process, warned about once per extension and hook."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def add(self, hook_name: str, failures: list[tuple[str, Exception]]) -> list[str]:
+        """Record failures; returns their messages (warning the first of each kind)."""
+        messages = []
+        for name, exc in failures:
+            message = describe_failure(name, hook_name, exc)
+            messages.append(message)
+            if (name, hook_name) not in self._seen:
+                self._seen.add((name, hook_name))
+                self.messages.append(message)
+                warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
+        return messages
+
+
+def build_report(config: pytest.Config, results: Results, log: FailureLog) -> ReportBuilder:
+    """Ask every extension for its contribution, in hook order, isolating failures."""
+    builder = ReportBuilder(rows=[(case.key, case.display) for case in results.rows()])
+    for message in log.messages:
+        builder.warn(message)
+    kwargs = {"report": builder, "results": results, "config": config}
+    failures = call_each(config, "pytest_prob_build_report", kwargs)
+    for message, (name, exc) in zip(
+        log.add("pytest_prob_build_report", failures), failures, strict=True
+    ):
+        builder.warn(message)
+        builder.add_section(
+            f"{name} (failed)",
+            [f"  {type(exc).__name__}: {exc}", "  the rest of the report is unaffected"],
+            order=10_000,
+        )
+    return builder
