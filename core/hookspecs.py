@@ -112,8 +112,13 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 
     :param item: the run item.
     :param record: the JSON-able run record (see :doc:`/json`); add keys named after your
-        extension. Values must be JSON-able: they cross process boundaries under xdist.
-    :return: nothing.
+        extension. Values should be JSON-able: they cross process boundaries under xdist
+        (anything else is turned into text before the record travels).
+    :return: nothing. An implementation that raises is reported as a warning (once per
+        extension) and in the record's ``warnings``; the run and the session go on.
+
+    No bundled implementation yet; the cost extension moves recorded cost and usage into
+    the record through it.
     """
 
 
@@ -126,7 +131,11 @@ def pytest_prob_logrecord(record: dict[str, Any], config: pytest.Config) -> None
 
     :param record: the run record as the executing process sent it.
     :param config: the pytest config.
-    :return: nothing.
+    :return: nothing. An implementation that raises is reported as a warning (once per
+        extension) and in the report's ``warnings``; the session goes on.
+
+    No bundled implementation yet; the budget and stopping extensions follow the session's
+    progress through it.
     """
 
 

@@ -54,7 +54,9 @@ def build_document(
             **builder.totals_json,
         },
         "rows": [_row(case, builder) for case in results.cases()],
-        "records": [_record(r) for r in results.records()],
+        "records": [
+            _record(r, case.display) for case in results.cases() for r in case.ordered_records()
+        ],
     }
     if builder.warnings:
         document["warnings"] = list(builder.warnings)
@@ -82,8 +84,11 @@ def _row(case: Any, builder: ReportBuilder) -> dict[str, Any]:
     return row
 
 
-def _record(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in _INTERNAL_RECORD_KEYS}
+def _record(record: dict[str, Any], display: str) -> dict[str, Any]:
+    """A record as reported: ``case`` is the row's displayed id, so records join rows."""
+    shown = {k: v for k, v in record.items() if k not in _INTERNAL_RECORD_KEYS}
+    shown["case"] = display
+    return shown
 
 
 def _finite(value: Any) -> Any:

@@ -21,7 +21,7 @@ from .options import OptionRegistry
 from .report import ReportBuilder, render_main
 from .results import ERROR, FAIL, PASS, SKIP, Results
 from .safecall import FailureLog, build_report, call_each
-from .steps import step_to_json, truncate
+from .steps import StepErrored, StepFailed, step_to_json, truncate
 from .values import (
     parse_bool,
     parse_nonnegative_float,
@@ -233,8 +233,12 @@ class Kernel:
         elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
         raw_steps = item.stash.get(STEPS_KEY, []) if call.when == "call" else []
         steps = [step_to_json(s) for s in raw_steps]
-        if not steps and outcome != SKIP:
-            steps = [
+        from_steps = call.excinfo is not None and isinstance(
+            call.excinfo.value, (StepFailed, StepErrored)
+        )
+        if outcome != SKIP and not from_steps and (not steps or outcome != PASS):
+            # no steps, or the body raised after its steps: the exception is a step of its own
+            steps += [
                 {
                     "label": case.label,
                     "passed": outcome == PASS,
@@ -350,6 +354,8 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
         return truncate(str(getattr(value, "msg", value))), None
     if isinstance(value, pytest.fail.Exception):
         return truncate(str(value.msg)), None
+    if isinstance(value, StepErrored):
+        return truncate(str(value)), value.error
     if outcome == FAIL:
         text = str(value)
         return truncate(text or type(value).__name__), None

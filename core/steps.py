@@ -35,7 +35,14 @@ class StepFailed(AssertionError):
 
 
 class StepErrored(Exception):
-    """A step reported an ``error``: the run is an error."""
+    """A step reported an ``error``: the run is an error.
+
+    :ivar error: the step's own error (``TimeoutError``), which the run record keeps.
+    """
+
+    def __init__(self, message: str, error: str) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 def step_field(step: Any, name: str, default: Any = None) -> Any:
@@ -121,7 +128,7 @@ def raise_for_failed_step(steps: list[Any]) -> None:
         message = step_field(step, "message")
         if error:
             detail = f"{error}: {message}" if message else str(error)
-            raise StepErrored(f"step {label!r} errored: {detail}")
+            raise StepErrored(f"step {label!r} errored: {detail}", str(error))
         if not step_field(step, "passed"):
             raise StepFailed(f"step {label!r} failed" + (f": {message}" if message else ""))
 

@@ -120,19 +120,25 @@ def bench_step_error():
 
 def bench_returns_non_step():
     return {"some": "value"}
+
+
+def bench_generator_raises_after_a_step():
+    yield Step("first", True)
+    raise ConnectionError("reset")
 """
 
 
 def test_steps_are_duck_typed(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(bench_steps=STEPS_BENCH)
     result = pytester.runpytest("--prob-json=r.json")
-    assert section(result.outlines)[:6] == [
+    assert section(result.outlines)[:7] == [
         "  returns_dataclasses             1/1",
         "  returns_dicts                   0/1  FAIL",
         "  generator                       1/1",
         "  generator_stops_at_failed_step  0/1  FAIL",
         "  step_error                      0/1  ERROR",
         "  returns_non_step                1/1",
+        "  generator_raises_after_a_step   0/1  ERROR",
     ]
     result.stdout.fnmatch_lines(
         ["*step 'b' failed: wrong", "*step 'call' errored: TimeoutError: no answer"]
@@ -150,6 +156,18 @@ def test_steps_are_duck_typed(pytester: pytest.Pytester) -> None:
     assert records["generator"]["steps"][1]["elapsed"] == 0.25
     assert [s["label"] for s in records["generator_stops_at_failed_step"]["steps"]] == ["first"]
     assert records["step_error"]["outcome"] == "error"
+    assert records["step_error"]["error"] == "TimeoutError"
+    assert records["step_error"]["message"] == "step 'call' errored: TimeoutError: no answer"
+    assert records["generator_raises_after_a_step"]["steps"] == [
+        {"label": "first", "passed": True, "elapsed": None, "error": None, "message": None},
+        {
+            "label": "generator_raises_after_a_step",
+            "passed": False,
+            "elapsed": records["generator_raises_after_a_step"]["elapsed"],
+            "error": "ConnectionError",
+            "message": "ConnectionError: reset",
+        },
+    ]
     assert records["returns_dicts"]["outcome"] == "fail"
     assert records["returns_dicts"]["message"] == "step 'b' failed: wrong"
 

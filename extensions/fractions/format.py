@@ -6,10 +6,17 @@ from decimal import ROUND_HALF_UP, Decimal
 
 
 def whole_percent(passes: int, total: int) -> str:
-    """``80/120`` → ``67%``: half-up whole percent computed exactly (no float ties)."""
+    """``80/120`` → ``67%``: half-up whole percent computed exactly (no float ties).
+
+    ``0%`` and ``100%`` only for exactly none or all: 199/200 prints ``99%``, 1/201 ``1%``.
+    """
     if total == 0:
         return "—"
     value = (Decimal(100) * passes / Decimal(total)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    if value == 100 and passes < total:
+        value = Decimal(99)
+    elif value == 0 and passes > 0:
+        value = Decimal(1)
     return f"{value}%"
 
 
