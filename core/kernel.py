@@ -14,14 +14,15 @@ from typing import Any
 import pytest
 
 from . import bus, jsonreport
-from .cases import Case
-from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
+from .collect import CONTEXT_KEY, BenchModule, BenchRun, VerdictItem
 from .context import RunContext, enter_run, leave_run
 from .options import OptionRegistry
+from .ordering import transposed
+from .records import default_classify, make_record
 from .report import ReportBuilder, render_main
-from .results import ERROR, FAIL, PASS, SKIP, Results
+from .results import ERROR, Results
 from .safecall import FailureLog, build_report, call_each
-from .steps import StepErrored, StepFailed, step_to_json, truncate
+from .steps import truncate
 from .values import (
     parse_bool,
     parse_nonnegative_float,
@@ -168,7 +169,7 @@ class Kernel:
             if isinstance(item, (BenchRun, VerdictItem)):
                 self.case_order.setdefault(item.case.key, len(self.case_order))
         if self.options.session_value("transpose"):
-            items[:] = _transposed(items, self.case_order)
+            items[:] = transposed(items, self.case_order)
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -215,7 +216,8 @@ class Kernel:
         if isinstance(item, BenchRun) and (
             call.when == "call" or (call.when == "setup" and not report.passed)
         ):
-            record = self._record(item, call, report)
+            outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
+            record = make_record(item, call, report, outcome, self.case_order.get(item.case.key, 0))
             failures = call_each(
                 item.config, "pytest_prob_run_finished", {"item": item, "record": record}
             )
@@ -223,49 +225,6 @@ class Kernel:
                 record["warnings"] = self.failures.add("pytest_prob_run_finished", failures)
             bus.attach(report, jsonreport.jsonable(record))
         return report
-
-    def _record(
-        self, item: BenchRun, call: pytest.CallInfo[None], report: pytest.TestReport
-    ) -> dict[str, Any]:
-        case: Case = item.case
-        outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
-        message, error = _describe(call, outcome)
-        elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
-        raw_steps = item.stash.get(STEPS_KEY, []) if call.when == "call" else []
-        steps = [step_to_json(s) for s in raw_steps]
-        from_steps = call.excinfo is not None and isinstance(
-            call.excinfo.value, (StepFailed, StepErrored)
-        )
-        if outcome != SKIP and not from_steps and (not steps or outcome != PASS):
-            # no steps, or the body raised after its steps: the exception is a step of its own
-            steps += [
-                {
-                    "label": case.label,
-                    "passed": outcome == PASS,
-                    "elapsed": elapsed,
-                    "error": error if outcome == ERROR else None,
-                    "message": message,
-                }
-            ]
-        worker = getattr(item.config, "workerinput", {}).get("workerid")
-        return {
-            "case": case.case_id,
-            "label": case.label,
-            "run": item.run,
-            "nodeid": item.nodeid,
-            "outcome": outcome,
-            "phase": call.when,
-            "elapsed": elapsed,
-            "message": message,
-            "error": error,
-            "xfail": hasattr(report, "wasxfail"),
-            "worker": worker,
-            "steps": steps,
-            "key": case.key,
-            "order": self.case_order.get(case.key, 0),
-            "runs": case.runs,
-            "module": case.module,
-        }
 
     @pytest.hookimpl(trylast=True)
     def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:
@@ -342,67 +301,3 @@ class Kernel:
                 terminalreporter.write_line(line)
         if self.json_error:
             terminalreporter.write_line(f"ERROR: {self.json_error}", red=True, bold=True)
-
-
-def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
-    """The compact message and error type of a run phase."""
-    excinfo = call.excinfo
-    if excinfo is None:
-        return None, None
-    value = excinfo.value
-    if outcome == SKIP:
-        return truncate(str(getattr(value, "msg", value))), None
-    if isinstance(value, pytest.fail.Exception):
-        return truncate(str(value.msg)), None
-    if isinstance(value, StepErrored):
-        return truncate(str(value)), value.error
-    if outcome == FAIL:
-        text = str(value)
-        return truncate(text or type(value).__name__), None
-    name = type(value).__name__
-    text = str(value)
-    return truncate(f"{name}: {text}" if text else name), name
-
-
-def _transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.Item]:
-    """Run-major order for bench items; verdict items right after their case's last run."""
-    bench = [i for i in items if isinstance(i, (BenchRun, VerdictItem))]
-    if not bench:
-        return items
-    first = items.index(bench[0])
-    others = [i for i in items if not isinstance(i, (BenchRun, VerdictItem))]
-    runs = sorted(
-        (i for i in bench if isinstance(i, BenchRun)), key=lambda i: (i.run, order[i.case.key])
-    )
-    verdicts: dict[str, list[pytest.Item]] = {}
-    for item in bench:
-        if isinstance(item, VerdictItem):
-            verdicts.setdefault(item.case.key, []).append(item)
-    remaining: dict[str, int] = {}
-    for item in runs:
-        remaining[item.case.key] = remaining.get(item.case.key, 0) + 1
-    arranged: list[pytest.Item] = []
-    for item in runs:
-        arranged.append(item)
-        remaining[item.case.key] -= 1
-        if remaining[item.case.key] == 0:
-            arranged.extend(verdicts.pop(item.case.key, []))
-    for leftover in verdicts.values():
-        arranged.extend(leftover)
-    position = {id(item): index for index, item in enumerate(items)}
-    head = [i for i in others if position[id(i)] < first]
-    tail = [i for i in others if position[id(i)] > first]
-    return head + arranged + tail
-
-
-def default_classify(call: pytest.CallInfo[None]) -> str:
-    """pass / fail / error / skip from a phase's exception (the kernel's default)."""
-    excinfo = call.excinfo
-    if excinfo is None:
-        return PASS
-    value = excinfo.value
-    if isinstance(value, pytest.skip.Exception):
-        return SKIP
-    if isinstance(value, (AssertionError, pytest.fail.Exception)):
-        return FAIL if call.when == "call" else ERROR
-    return ERROR

@@ -1,0 +1,97 @@
+"""Run records: classifying a run phase and describing it as a JSON-able dict.
+
+The record is built in the executing process and travels to the aggregating process on the
+call report (see :mod:`pytest_probability.bus`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .cases import Case
+from .collect import ELAPSED_KEY, STEPS_KEY, BenchRun
+from .results import ERROR, FAIL, PASS, SKIP
+from .steps import StepErrored, StepFailed, step_to_json, truncate
+
+
+def default_classify(call: pytest.CallInfo[None]) -> str:
+    """pass / fail / error / skip from a phase's exception (the kernel's default)."""
+    excinfo = call.excinfo
+    if excinfo is None:
+        return PASS
+    value = excinfo.value
+    if isinstance(value, pytest.skip.Exception):
+        return SKIP
+    if isinstance(value, (AssertionError, pytest.fail.Exception)):
+        return FAIL if call.when == "call" else ERROR
+    return ERROR
+
+
+def make_record(
+    item: BenchRun,
+    call: pytest.CallInfo[None],
+    report: pytest.TestReport,
+    outcome: str,
+    order: int,
+) -> dict[str, Any]:
+    """The JSON-able record of one run phase (see the JSON report's ``records``)."""
+    case: Case = item.case
+    message, error = _describe(call, outcome)
+    elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
+    raw_steps = item.stash.get(STEPS_KEY, []) if call.when == "call" else []
+    steps = [step_to_json(s) for s in raw_steps]
+    from_steps = call.excinfo is not None and isinstance(
+        call.excinfo.value, (StepFailed, StepErrored)
+    )
+    if outcome != SKIP and not from_steps and (not steps or outcome != PASS):
+        # no steps, or the body raised after its steps: the exception is a step of its own
+        steps += [
+            {
+                "label": case.label,
+                "passed": outcome == PASS,
+                "elapsed": elapsed,
+                "error": error if outcome == ERROR else None,
+                "message": message,
+            }
+        ]
+    worker = getattr(item.config, "workerinput", {}).get("workerid")
+    return {
+        "case": case.case_id,
+        "label": case.label,
+        "run": item.run,
+        "nodeid": item.nodeid,
+        "outcome": outcome,
+        "phase": call.when,
+        "elapsed": elapsed,
+        "message": message,
+        "error": error,
+        "xfail": hasattr(report, "wasxfail"),
+        "worker": worker,
+        "steps": steps,
+        "key": case.key,
+        "order": order,
+        "runs": case.runs,
+        "module": case.module,
+    }
+
+
+def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
+    """The compact message and error type of a run phase."""
+    excinfo = call.excinfo
+    if excinfo is None:
+        return None, None
+    value = excinfo.value
+    if outcome == SKIP:
+        return truncate(str(getattr(value, "msg", value))), None
+    if isinstance(value, pytest.fail.Exception):
+        return truncate(str(value.msg)), None
+    if isinstance(value, StepErrored):
+        return truncate(str(value)), value.error
+    if outcome == FAIL:
+        text = str(value)
+        return truncate(text or type(value).__name__), None
+    name = type(value).__name__
+    text = str(value)
+    return truncate(f"{name}: {text}" if text else name), name
