@@ -57,7 +57,7 @@ step "docs (sphinx-build -W)"
 step "test suite on pytest 7.4"
 "$VENV/bin/python" -m venv "$VENV-pytest74"
 "$VENV-pytest74/bin/python" -m pip install --quiet --upgrade pip
-"$VENV-pytest74/bin/python" -m pip install --quiet -e '.[test]' "${CONTRIB[@]}" 'pytest==7.4.4'
+"$VENV-pytest74/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest==7.4.4'
 run_suites "$VENV-pytest74/bin/python"
 
 step "all checks passed"
