@@ -21,7 +21,7 @@ from .results import Results
 
 SCHEMA_VERSION = 1
 #: Record keys that are internal bookkeeping and stay out of the report.
-_INTERNAL_RECORD_KEYS = frozenset({"key", "order", "runs", "module", "function"})
+_INTERNAL_RECORD_KEYS = frozenset({"key", "order", "runs", "module", "function", "mark"})
 
 
 def pass_rate(passes: int, total: int) -> float | None:
@@ -103,13 +103,43 @@ def _finite(value: Any) -> Any:
     return str(value)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """``value`` with anything JSON cannot hold turned into text (keys too), so it crosses
-    process boundaries under xdist; non-finite floats are kept until the report is dumped."""
-    if value is None or isinstance(value, (str, int, float, bool)):
+    process boundaries under xdist; non-finite floats are kept until the report is dumped.
+
+    Containers that already hold only JSON values are returned as they are (no copy): this
+    runs once per run, on records that are almost always plain already.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
         return value
-    if isinstance(value, dict):
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or type(item) not in _SCALARS:
+                break
+        else:
+            return value
         return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        items = [jsonable(v) for v in value]
+        return (
+            value
+            if kind is list and all(a is b for a, b in zip(items, value, strict=True))
+            else items
+        )
+    if isinstance(value, bool):  # subclasses of the scalars (enums, numpy scalars) → plain
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return str(value)

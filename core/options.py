@@ -41,6 +41,8 @@ class OptionSpec:
     :ivar metavar: argument name in ``--help``.
     :ivar choices: valid values, shown in ``--help`` and errors.
     :ivar owner: the extension that declared it (for error messages and docs).
+    :ivar with_config: ``parse`` takes ``(raw, config)``, for values checked against
+        something only known once pytest is configured (a registry of method names).
     """
 
     name: str
@@ -54,6 +56,7 @@ class OptionSpec:
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     owner: str = "kernel"
+    with_config: bool = False
 
     @property
     def dest(self) -> str:
@@ -68,6 +71,7 @@ class OptionRegistry:
         self._specs: dict[str, OptionSpec] = {}
         self._session: dict[str, Any] = {}
         self._resolved = False
+        self._config: pytest.Config | None = None
 
     # -- declaring -------------------------------------------------------------------------
     def add(
@@ -84,6 +88,7 @@ class OptionRegistry:
         metavar: str | None = None,
         choices: tuple[str, ...] | None = None,
         owner: str = "kernel",
+        with_config: bool = False,
     ) -> OptionSpec:
         """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key."""
         if name in self._specs:
@@ -101,6 +106,7 @@ class OptionRegistry:
             metavar=metavar,
             choices=choices,
             owner=owner,
+            with_config=with_config,
         )
         self._specs[name] = spec
         if self._parser is not None:
@@ -139,6 +145,7 @@ class OptionRegistry:
     # -- resolving -------------------------------------------------------------------------
     def resolve(self, config: pytest.Config) -> None:
         """Parse and validate every CLI and ini value (raises :class:`pytest.UsageError`)."""
+        self._config = config
         values: dict[str, Any] = {}
         for spec in self._specs.values():
             values[spec.name] = self._resolve_one(config, spec)
@@ -157,9 +164,13 @@ class OptionRegistry:
                 return self._parse(spec, raw, f"ini option {spec.ini}={raw}")
         return spec.default
 
+    def parse_value(self, spec: OptionSpec, raw: Any) -> Any:
+        """Parse one raw value with its spec's parser (raises :class:`ValueError`)."""
+        return spec.parse(raw, self._config) if spec.with_config else spec.parse(raw)
+
     def _parse(self, spec: OptionSpec, raw: Any, source: str) -> Any:
         try:
-            return spec.parse(raw)
+            return self.parse_value(spec, raw)
         except ValueError as exc:
             raise pytest.UsageError(f"{source}: {exc}") from None
 
@@ -190,7 +201,7 @@ class OptionRegistry:
                     f"unknown probability mark argument {key}={raw!r}{hint}; valid: {valid}"
                 )
             try:
-                parsed[key] = spec.parse(raw)
+                parsed[key] = self.parse_value(spec, raw)
             except ValueError as exc:
                 raise OptionError(f"probability mark argument {key}={raw!r}: {exc}") from None
         return parsed

@@ -74,6 +74,7 @@ def make_record(
         "order": order,
         "runs": case.runs,
         "module": case.module,
+        "mark": dict(case.mark),
     }
 
 

@@ -35,6 +35,8 @@ class CaseResult:
     module: str
     display: str = ""
     records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: the case's validated ``probability(...)`` mark arguments (closest mark per key)
+    mark: dict[str, Any] = field(default_factory=dict)
 
     def _count(self, outcome: str) -> int:
         return sum(1 for r in self.records.values() if r["outcome"] == outcome)
@@ -99,6 +101,7 @@ class Results:
                 order=int(record.get("order", 0)),
                 planned=int(record.get("runs", 1)),
                 module=record.get("module", ""),
+                mark=dict(record.get("mark") or {}),
             )
             self._cases[key] = case
         case.records[int(record["run"])] = record

@@ -35,6 +35,32 @@ def parse_positive_int(value: Any) -> int:
     return number
 
 
+def parse_nonnegative_int(value: Any) -> int:
+    """A whole number ≥ 0 (seeds)."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a whole number of at least 0, got {value!r}")
+    try:
+        number = int(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a whole number of at least 0, got {value!r}") from None
+    if number < 0 or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(f"expected a whole number of at least 0, got {value!r}")
+    return number
+
+
+def parse_probability(value: Any) -> float:
+    """A number strictly between 0 and 1 (confidence levels, rates)."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}")
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}") from None
+    if not 0.0 < number < 1.0:
+        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}")
+    return number
+
+
 def parse_nonnegative_float(value: Any) -> float:
     """A finite number ≥ 0 (seconds, amounts)."""
     if isinstance(value, bool):

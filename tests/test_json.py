@@ -168,3 +168,21 @@ def test_extension_keys_and_row_fields(spec_bench: pytest.Pytester) -> None:
     assert report["totals"]["mine_total"] == 1
     assert [r["mine"] for r in report["rows"]] == [4, 2, 0, 4, 4]
     assert [r["mine"] for r in report["records"][:2]] == [10, 20]
+
+
+def test_jsonable_keeps_plain_values_and_converts_the_rest() -> None:
+    import enum
+
+    class Colour(str, enum.Enum):
+        RED = "red"
+
+    class Count(int):
+        pass
+
+    flat = {"a": 1, "b": 1.5, "e": True, "n": None}
+    assert jsonreport.jsonable(flat) is flat
+    nested = {"a": 1, "b": [1.5, None, {"c": "d"}], "e": True}
+    assert jsonreport.jsonable(nested) == nested
+    converted = jsonreport.jsonable({1: (1, 2), "x": [object], "c": Colour.RED, "n": Count(3)})
+    assert converted == {"1": [1, 2], "x": ["<class 'object'>"], "c": "Colour.RED", "n": 3}
+    assert type(converted["n"]) is int and type(converted["c"]) is str
