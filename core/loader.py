@@ -19,7 +19,10 @@ ENTRY_POINT_GROUP = "pytest_probability.extensions"
 PREFIX = "probability."
 
 #: Bundled extensions, in registration order: (name, package).
-BUNDLED: tuple[tuple[str, str], ...] = (("fractions", "pytest_probability.extensions.fractions"),)
+BUNDLED: tuple[tuple[str, str], ...] = (
+    ("fractions", "pytest_probability.extensions.fractions"),
+    ("intervals", "pytest_probability.extensions.intervals"),
+)
 
 
 def add_bundled_hookspecs(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -43,6 +43,7 @@ class OptionSpec:
     :ivar owner: the extension that declared it (for error messages and docs).
     :ivar with_config: ``parse`` takes ``(raw, config)``, for values checked against
         something only known once pytest is configured (a registry of method names).
+    :ivar ini_help: help for the ini key when the flag's help would read wrongly there.
     """
 
     name: str
@@ -57,6 +58,7 @@ class OptionSpec:
     choices: tuple[str, ...] | None = None
     owner: str = "kernel"
     with_config: bool = False
+    ini_help: str | None = None
 
     @property
     def dest(self) -> str:
@@ -89,6 +91,7 @@ class OptionRegistry:
         choices: tuple[str, ...] | None = None,
         owner: str = "kernel",
         with_config: bool = False,
+        ini_help: str | None = None,
     ) -> OptionSpec:
         """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key."""
         if name in self._specs:
@@ -107,6 +110,7 @@ class OptionRegistry:
             choices=choices,
             owner=owner,
             with_config=with_config,
+            ini_help=ini_help,
         )
         self._specs[name] = spec
         if self._parser is not None:
@@ -133,7 +137,7 @@ class OptionRegistry:
                     spec.cli, default=None, dest=spec.dest, metavar=spec.metavar, help=help_text
                 )
         if spec.ini is not None:
-            parser.addini(spec.ini, help=spec.help or spec.name, default=None)
+            parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
 
     @property
     def specs(self) -> Mapping[str, OptionSpec]:

@@ -69,3 +69,20 @@ def spec_bench(pytester: pytest.Pytester) -> pytest.Pytester:
     """A pytester directory holding the spec's example bench file."""
     pytester.makepyfile(bench_spec=SPEC_BENCH)
     return pytester
+
+
+#: Kernel tests look at the kernel's own output: the bundled intervals extension (tested in
+#: test_intervals.py) is switched off the way a user would, with ``-p no:``.
+KERNEL_ONLY = ("-p", "no:probability.intervals")
+
+
+@pytest.fixture
+def kernel_only(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every pytester session of the test without the intervals extension."""
+    for name in ("runpytest", "runpytest_subprocess"):
+        original = getattr(pytester, name)
+
+        def run(*args: Any, _original: Any = original, **kwargs: Any) -> pytest.RunResult:
+            return _original(*args, *KERNEL_ONLY, **kwargs)
+
+        monkeypatch.setattr(pytester, name, run)

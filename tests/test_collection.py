@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import section
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 def collected(result: pytest.RunResult) -> list[str]:
     return [line for line in result.outlines if "::" in line and not line.startswith(" ")]

@@ -36,6 +36,8 @@ def bench_g(x):
     assert x != "weak"
 """
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 def test_verdict_items_follow_each_case(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(VERDICT_CONFTEST)

@@ -12,6 +12,8 @@ from pytest_probability import jsonreport
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 def test_report_fields(spec_bench: pytest.Pytester) -> None:
     result = spec_bench.runpytest("--prob-runs=10", "--prob-json=report.json")
@@ -173,7 +175,7 @@ def test_extension_keys_and_row_fields(spec_bench: pytest.Pytester) -> None:
 def test_jsonable_keeps_plain_values_and_converts_the_rest() -> None:
     import enum
 
-    class Colour(str, enum.Enum):
+    class Colour(str, enum.Enum):  # noqa: UP042 - a str-mixin enum on purpose
         RED = "red"
 
     class Count(int):

@@ -14,6 +14,8 @@ def bench_a():
     pass
 """
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 @pytest.mark.parametrize(
     ("args", "message"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import load_json, section
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 def test_three_outcome_classes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import section
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 def test_spec_table_exactly(spec_bench: pytest.Pytester) -> None:
     result = spec_bench.runpytest("--prob-runs=10")

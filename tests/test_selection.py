@@ -18,6 +18,8 @@ def bench_smoke():
     pass
 """
 
+pytestmark = pytest.mark.usefixtures("kernel_only")
+
 
 @pytest.fixture
 def select_bench(pytester: pytest.Pytester) -> pytest.Pytester:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from conftest import SPEC_BENCH, load_json, section
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("kernel_only")]
 
 VOLATILE = {"elapsed", "worker", "created"}
 

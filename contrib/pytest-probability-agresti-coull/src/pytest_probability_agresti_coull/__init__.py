@@ -1,0 +1,1 @@
+"""The Agresti–Coull interval as a pytest-probability interval method."""

@@ -1,0 +1,58 @@
+"""Printing rules for rates and intervals (STATISTICS.md, "Printing"). Pure module."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
+
+MINUS = "\u2212"
+
+
+def _rounded_percent(fraction: float, places: int) -> Decimal:
+    """``fraction`` in percent, half-up at ``places`` decimals; only exact 0/1 print 0/100."""
+    step = Decimal(1).scaleb(-places)
+    value = (Decimal(fraction) * 100).quantize(step, rounding=ROUND_HALF_UP)
+    if value >= 100 and fraction < 1:
+        value = Decimal(100) - step
+    elif value <= 0 and fraction > 0:
+        value = step
+    return value
+
+
+def percent(fraction: float) -> str:
+    """Whole percent for row bounds: 0.3475 → ``35%``, 0.997 → ``99%``, 1 → ``100%``."""
+    return f"{_rounded_percent(fraction, 0)}%"
+
+
+def percent1(fraction: float) -> str:
+    """One decimal for aggregates: 0.81 → ``81.0%``; ``100.0%`` only for exactly 1."""
+    return f"{_rounded_percent(fraction, 1)}%"
+
+
+def interval_cells(
+    bounds: Mapping[str, tuple[float, float]], *, decimals: int = 0
+) -> dict[str, str]:
+    """``[35%,  93%]`` cells, each bound right-aligned to the column's widest."""
+    fmt = percent if decimals == 0 else percent1
+    texts = {key: (fmt(low), fmt(high)) for key, (low, high) in bounds.items()}
+    if not texts:
+        return {}
+    low_width = max(len(low) for low, _ in texts.values())
+    high_width = max(len(high) for _, high in texts.values())
+    return {
+        key: f"[{low.rjust(low_width)}, {high.rjust(high_width)}]"
+        for key, (low, high) in texts.items()
+    }
+
+
+def signed_percent(change: float) -> str:
+    """A relative change in whole percent with a real minus sign: ``−29%``, ``+4%``, ``0%``."""
+    value = (Decimal(change) * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    if value == 0:
+        return "0%"
+    return f"{MINUS}{-value}%" if value < 0 else f"+{value}%"
+
+
+def money(amount: float) -> str:
+    """``$0.0400``: four decimals, half-up."""
+    return f"${Decimal(amount).quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP)}"

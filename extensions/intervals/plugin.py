@@ -1,0 +1,257 @@
+"""The ``intervals`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import CaseResult, Results
+from pytest_probability.values import (
+    parse_bool,
+    parse_nonnegative_int,
+    parse_positive_int,
+    parse_probability,
+)
+
+from . import aggregate
+from .formatting import interval_cells
+from .methods import bayes, clopper_pearson, wilson
+from .service import interval_methods, settings
+
+PRIOR_EXPECTED = "expected two positive numbers 'a,b' such as '1,1', got {value!r}"
+INTERVAL_ORDER = 200
+FUNCTION_LINES_ORDER = 500
+
+
+def parse_prior(value: Any) -> tuple[float, float]:
+    """``"a,b"`` (or a pair) of positive finite numbers: the Beta prior of ``bayes``."""
+    parts = value.replace(",", " ").split() if isinstance(value, str) else list(value)
+    try:
+        a, b = (float(part) for part in parts)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"expected two positive numbers 'a,b' such as '1,1', got {value!r}"
+        ) from None
+    if not (0 < a < float("inf") and 0 < b < float("inf")):
+        raise ValueError(f"expected two positive numbers 'a,b' such as '1,1', got {value!r}")
+    return a, b
+
+
+def parse_min_inputs(value: Any) -> int:
+    """A whole number ≥ 2 (a bootstrap over one case says nothing)."""
+    try:
+        number = parse_positive_int(value)
+    except ValueError:
+        number = 0
+    if number < 2:
+        raise ValueError(f"expected a whole number of at least 2, got {value!r}")
+    return number
+
+
+def parse_method(value: Any, config: pytest.Config) -> str:
+    """A registered interval method name."""
+    return interval_methods(config).check(value)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the interval settings. Called by the kernel's historic hook; returns nothing."""
+    owner = "intervals"
+    options.add(
+        "method",
+        parse=parse_method,
+        with_config=True,
+        default="exact",
+        cli="--prob-method",
+        ini="prob_method",
+        mark=True,
+        metavar="M",
+        help="row interval method: exact (Clopper-Pearson), wilson, bayes, or a registered one",
+        owner=owner,
+    )
+    options.add(
+        "confidence",
+        parse=parse_probability,
+        default=0.95,
+        cli="--prob-confidence",
+        ini="prob_confidence",
+        mark=True,
+        metavar="LEVEL",
+        help="two-sided level for intervals (default 0.95)",
+        owner=owner,
+    )
+    options.add(
+        "prior",
+        parse=parse_prior,
+        default=(1.0, 1.0),
+        ini="prob_prior",
+        mark=True,
+        help="Beta prior a,b for the bayes method (default 1,1)",
+        owner=owner,
+    )
+    options.add(
+        "intervals",
+        parse=parse_bool,
+        default=True,
+        cli="--prob-no-intervals",
+        ini="prob_intervals",
+        flag_value=False,
+        help="hide the interval column (the JSON report keeps the numbers)",
+        ini_help="show the interval column (default true; false hides it, JSON keeps it)",
+        owner=owner,
+    )
+    options.add(
+        "bootstrap",
+        parse=parse_positive_int,
+        default=5000,
+        cli="--prob-bootstrap",
+        ini="prob_bootstrap",
+        metavar="N",
+        help="bootstrap resamples for function-level and overall intervals (default 5000)",
+        owner=owner,
+    )
+    options.add(
+        "seed",
+        parse=parse_nonnegative_int,
+        default=0,
+        cli="--prob-seed",
+        ini="prob_seed",
+        metavar="SEED",
+        help="seed for every resampling procedure (default 0)",
+        owner=owner,
+    )
+    options.add(
+        "min_inputs",
+        parse=parse_min_inputs,
+        default=10,
+        ini="prob_min_inputs",
+        help="fewest cases a function needs for its function-level interval (default 10)",
+        owner=owner,
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
+    """Register ``exact``, ``wilson`` and ``bayes`` (first, so they lead the list).
+    Called once per session through the historic hook; returns nothing."""
+    register(
+        "exact",
+        lambda x, n, level, prior: _pair(clopper_pearson(x, n, level)),
+        description="Clopper-Pearson exact binomial interval",
+    )
+    register(
+        "wilson",
+        lambda x, n, level, prior: _pair(wilson(x, n, level)),
+        description="Wilson score interval",
+    )
+    register(
+        "bayes",
+        lambda x, n, level, prior: _pair(bayes(x, n, level, prior)),
+        description="equal-tailed Beta credible interval (prior prob_prior or prior=)",
+        uses_prior=True,
+    )
+
+
+def _pair(found: Any) -> tuple[float, float]:
+    return found.low, found.high
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the interval column, ``ci`` row fields, the function-level and Overall
+    lines and the JSON ``aggregates``. Called once in the aggregating process."""
+    options = kernel_of(config).options
+    bounds: dict[str, tuple[float, float]] = {}
+    for case in results.rows():
+        chosen = settings(config, case.mark)
+        try:
+            found = interval_methods(config).compute(
+                chosen.method, case.passes, case.total, chosen.level, chosen.prior
+            )
+        except Exception as exc:  # a third-party method's bug marks its cells, nothing more
+            report.warn(f"interval for {case.display} failed: {type(exc).__name__}: {exc}")
+            continue
+        bounds[case.key] = (found.low, found.high)
+        report.add_row_json(
+            case.key,
+            {
+                "ci": {
+                    "method": chosen.method,
+                    "level": chosen.level,
+                    "low": found.low,
+                    "high": found.high,
+                }
+            },
+        )
+    if options.session_value("intervals"):
+        shown = {key: b for key, b in bounds.items() if _case(results, key).total > 1}
+        cells = interval_cells(shown)
+        for case in results.rows():
+            if case.total > 1 and case.key not in bounds:
+                cells[case.key] = "[error]"
+        report.add_column("interval", cells, order=INTERVAL_ORDER, align="left")
+    lines = _aggregates(results, config)
+    if lines:
+        report.add_block(aggregate.render(lines), order=FUNCTION_LINES_ORDER)
+    report.set_json("aggregates", [line.to_json() for line in lines])
+
+
+def _case(results: Results, key: str) -> CaseResult:
+    return next(c for c in results.rows() if c.key == key)
+
+
+def _aggregates(results: Results, config: pytest.Config) -> list[aggregate.Aggregate]:
+    options = kernel_of(config).options
+    level = options.session_value("confidence")
+    resamples = options.session_value("bootstrap")
+    seed = options.session_value("seed")
+    min_inputs = options.session_value("min_inputs")
+    functions: dict[tuple[str, str], list[CaseResult]] = {}
+    for case in results.rows():
+        functions.setdefault((case.module, case.label), []).append(case)
+    labels = [label for _, label in functions]
+    lines = []
+    for (module, label), cases in functions.items():
+        if len(cases) < min_inputs:
+            continue
+        shown = label if labels.count(label) == 1 else f"{module}::{label}"
+        lines.append(_line(shown, "function", cases, config, level, resamples, seed))
+    every = [case for cases in functions.values() for case in cases]
+    if len(functions) > 1 and len(every) >= min_inputs:
+        lines.append(_line("Overall", "overall", every, config, level, resamples, seed))
+    return lines
+
+
+def _line(
+    label: str,
+    scope: str,
+    cases: list[CaseResult],
+    config: pytest.Config,
+    level: float,
+    resamples: int,
+    seed: int,
+) -> aggregate.Aggregate:
+    ordered = sorted(cases, key=lambda c: c.case_id)
+    return aggregate.aggregate(
+        label,
+        scope,
+        [(c.passes, c.total) for c in ordered],
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        cost=_cost(config, ordered),
+    )
+
+
+def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
+    """The cases' recorded cost, through the cost extension's ``case_cost`` if present."""
+    cost_extension = config.pluginmanager.get_plugin("probability.cost")
+    case_cost = getattr(cost_extension, "case_cost", None)
+    if case_cost is None:
+        return None
+    costs = [case_cost(case) for case in cases]
+    known = [c for c in costs if c is not None]
+    return sum(known) if known else None

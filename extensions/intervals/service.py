@@ -1,0 +1,102 @@
+"""Services of the ``intervals`` extension for other extensions (no hook call per number).
+
+``interval(config, passes, total, ...)`` resolves a case's method, level and prior with the
+kernel's precedence (mark > CLI > ini > default) and computes through the registry; the
+statistics functions are re-exported for gates, comparisons, metrics, latency and stopping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pytest_probability.kernel import kernel_of
+
+from .methods import Interval, bayes, clopper_pearson, wilson
+from .registry import IntervalMethods
+from .sampling import bootstrap_mean_interval, bootstrap_means, quantile_type7
+from .special import beta_ppf, betainc, betaincc, binom_cdf, binom_pmf, binom_sf, norm_ppf
+
+METHODS_KEY = pytest.StashKey[IntervalMethods]()
+
+__all__ = [
+    "Interval",
+    "IntervalMethods",
+    "Settings",
+    "bayes",
+    "beta_ppf",
+    "betainc",
+    "betaincc",
+    "binom_cdf",
+    "binom_pmf",
+    "binom_sf",
+    "bootstrap_mean_interval",
+    "bootstrap_means",
+    "clopper_pearson",
+    "interval",
+    "interval_methods",
+    "norm_ppf",
+    "quantile_type7",
+    "settings",
+    "wilson",
+]
+
+
+def interval_methods(config: pytest.Config) -> IntervalMethods:
+    """The session's method registry, filled on first use through the historic hook."""
+    registry = config.stash.get(METHODS_KEY, None)
+    if registry is None:
+        registry = IntervalMethods()
+        config.stash[METHODS_KEY] = registry
+        try:
+            config.hook.pytest_prob_register_interval_methods.call_historic(
+                kwargs={"register": registry.register, "config": config}
+            )
+        except ValueError as exc:
+            raise pytest.UsageError(f"registering interval methods failed: {exc}") from None
+    return registry
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How one case's interval is computed."""
+
+    method: str
+    level: float
+    prior: tuple[float, float]
+
+
+def settings(config: pytest.Config, mark: Mapping[str, Any] | None = None) -> Settings:
+    """A case's settings: its mark's ``method``/``confidence``/``prior``, else the session's."""
+    options = kernel_of(config).options
+    mark = mark or {}
+    prior = options.case_value("prior", mark)
+    return Settings(
+        method=options.case_value("method", mark),
+        level=options.case_value("confidence", mark),
+        prior=(float(prior[0]), float(prior[1])),
+    )
+
+
+def interval(
+    config: pytest.Config,
+    passes: int,
+    total: int,
+    *,
+    method: str | None = None,
+    level: float | None = None,
+    prior: Sequence[float] | None = None,
+    mark: Mapping[str, Any] | None = None,
+) -> Interval:
+    """The interval for ``passes`` of ``total`` with a case's settings, overridden by any
+    argument given."""
+    base = settings(config, mark)
+    return interval_methods(config).compute(
+        method or base.method,
+        passes,
+        total,
+        base.level if level is None else level,
+        base.prior if prior is None else prior,
+    )
