@@ -120,6 +120,11 @@ def bench_kinds(kind):
         assert kind == "passing"
     if kind == "erroring":
         raise ConnectionError("upstream timed out")
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def bench_more(n):
+    pass
 """
 
 BROKEN_EXTENSION = """
@@ -138,6 +143,10 @@ JSON_SECTIONS = {
     "rows[]": "``rows[]``",
     "records[]": "``records[]``",
     "records[].steps[]": "``records[].steps[]``",
+    "rows[].ci": "``rows[].ci``",
+    "aggregates[]": "``aggregates[]``",
+    "aggregates[].ci": "``aggregates[].ci``",
+    "aggregates[].width_factor": "``aggregates[].width_factor``",
 }
 
 
@@ -169,15 +178,24 @@ def _report_keys(report: dict[str, Any]) -> dict[str, set[str]]:
         keys["records[]"] |= set(record)
         for step in record["steps"]:
             keys["records[].steps[]"] |= set(step)
+    for row in report["rows"]:
+        keys["rows[].ci"] |= set(row.get("ci", {}))
+    for line in report.get("aggregates", []):
+        keys["aggregates[]"] |= set(line)
+        keys["aggregates[].ci"] |= set(line["ci"])
+        keys["aggregates[].width_factor"] |= set(line["width_factor"])
     return keys
 
 
 def _run_report(pytester: pytest.Pytester, args: tuple[str, ...]) -> dict[str, Any]:
     pytester.makepyfile(bench_kinds=JSON_BENCH)
-    pytester.runpytest(*args, "--prob-runs=2", "--prob-json=r.json")
+    # prob_min_inputs=2 gives both function-level and Overall aggregates
+    pytester.runpytest(*args, "--prob-runs=2", "--prob-json=r.json", "-o", "prob_min_inputs=2")
     path = pytester.path / "r.json"
     assert path.is_file(), "the plugin wrote no JSON report"
-    return json.loads(path.read_text(encoding="utf-8"))
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert [a["scope"] for a in report["aggregates"]] == ["function", "function", "overall"]
+    return report
 
 
 def _assert_json_documented(report: dict[str, Any]) -> None:
