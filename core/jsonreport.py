@@ -145,9 +145,31 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _dump_value(value: Any) -> str:
+    """One value as strict compact JSON (C encoder); sanitised only when it must be."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        return json.dumps(
+            _finite(value), ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
+        )
+
+
 def dumps(document: dict[str, Any]) -> str:
-    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``)."""
-    return json.dumps(_finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``).
+
+    Top-level keys go one per line and list items (rows, records, ...) one per line: the
+    file stays readable and diffable, and large reports are written at C speed.
+    """
+    parts = []
+    for key, value in document.items():
+        name = json.dumps(str(key), ensure_ascii=False)
+        if isinstance(value, list) and value:
+            items = ",\n    ".join(_dump_value(item) for item in value)
+            parts.append(f"  {name}: [\n    {items}\n  ]")
+        else:
+            parts.append(f"  {name}: {_dump_value(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def check_writable(path: Path) -> str | None:

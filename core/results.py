@@ -38,8 +38,19 @@ class CaseResult:
     #: the case's validated ``probability(...)`` mark arguments (closest mark per key)
     mark: dict[str, Any] = field(default_factory=dict)
 
+    _counts: dict[str, int] | None = field(default=None, repr=False, compare=False)
+
+    def changed(self) -> None:
+        """Forget cached counts (call after adding or altering a record)."""
+        self._counts = None
+
     def _count(self, outcome: str) -> int:
-        return sum(1 for r in self.records.values() if r["outcome"] == outcome)
+        if self._counts is None:
+            counts = {PASS: 0, FAIL: 0, ERROR: 0, SKIP: 0}
+            for record in self.records.values():
+                counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+            self._counts = counts
+        return self._counts.get(outcome, 0)
 
     @property
     def passes(self) -> int:
@@ -88,6 +99,7 @@ class Results:
     def __init__(self) -> None:
         self._cases: dict[str, CaseResult] = {}
         self._by_nodeid: dict[str, tuple[str, int]] = {}
+        self._ordered: list[CaseResult] | None = None
 
     def add(self, record: dict[str, Any]) -> CaseResult:
         """Add a run record (a later record for the same run replaces the earlier one)."""
@@ -104,7 +116,9 @@ class Results:
                 mark=dict(record.get("mark") or {}),
             )
             self._cases[key] = case
+            self._ordered = None
         case.records[int(record["run"])] = record
+        case.changed()
         self._by_nodeid[record["nodeid"]] = (key, int(record["run"]))
         return case
 
@@ -115,6 +129,7 @@ class Results:
             return None
         key, run = found
         record = self._cases[key].records[run]
+        self._cases[key].changed()
         if record["outcome"] == PASS:
             record["outcome"] = ERROR
             record["phase"] = "teardown"
@@ -134,6 +149,8 @@ class Results:
 
     def cases(self) -> list[CaseResult]:
         """Every case, in collection order, with display ids assigned."""
+        if self._ordered is not None:
+            return list(self._ordered)
         ordered = sorted(self._cases.values(), key=lambda c: (c.order, c.key))
         seen: dict[str, int] = {}
         for case in ordered:
@@ -141,7 +158,8 @@ class Results:
         for case in ordered:
             ambiguous = seen[case.case_id] > 1
             case.display = f"{case.module}::{case.case_id}" if ambiguous else case.case_id
-        return ordered
+        self._ordered = ordered
+        return list(ordered)
 
     def rows(self) -> list[CaseResult]:
         """Cases with at least one judged run (cases whose every run skipped have no row)."""

@@ -187,20 +187,16 @@ def pytest_prob_build_report(
             },
         )
     if options.session_value("intervals"):
-        shown = {key: b for key, b in bounds.items() if _case(results, key).total > 1}
-        cells = interval_cells(shown)
-        for case in results.rows():
-            if case.total > 1 and case.key not in bounds:
+        several = [case for case in results.rows() if case.total > 1]
+        cells = interval_cells({c.key: bounds[c.key] for c in several if c.key in bounds})
+        for case in several:
+            if case.key not in bounds:
                 cells[case.key] = "[error]"
         report.add_column("interval", cells, order=INTERVAL_ORDER, align="left")
     lines = _aggregates(results, config)
     if lines:
         report.add_block(aggregate.render(lines), order=FUNCTION_LINES_ORDER)
     report.set_json("aggregates", [line.to_json() for line in lines])
-
-
-def _case(results: Results, key: str) -> CaseResult:
-    return next(c for c in results.rows() if c.key == key)
 
 
 def _aggregates(results: Results, config: pytest.Config) -> list[aggregate.Aggregate]:
