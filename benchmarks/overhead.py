@@ -77,20 +77,41 @@ def test_trivial(i):
 #: session-level hooks only, so it adds nothing per item.
 TIMER_PLUGIN = '''\
 """Phase marks for benchmarks/overhead.py (generated; session-level hooks only)."""
+import atexit
 import functools
+import gc
 import json
 import os
+import sys
 import time
 
 import pytest
 
 _marks = {"import": (time.monotonic(), time.process_time())}
 _owned = {}
-_state = {}
+_state = {"phase": "startup"}
+#: garbage-collector seconds and collections, by phase and generation
+_gc = {}
+_gc_start = [0.0]
 
 
 def _mark(name):
     _marks[name] = (time.monotonic(), time.process_time())
+    _state["phase"] = name
+
+
+def _gc_callback(phase, info):
+    if phase == "start":
+        _gc_start[0] = time.perf_counter()
+        return
+    entry = _gc.setdefault(_state["phase"], {}).setdefault(str(info["generation"]), [0.0, 0])
+    entry[0] += time.perf_counter() - _gc_start[0]
+    entry[1] += 1
+
+
+gc.callbacks.append(_gc_callback)
+if os.environ.get("OVERHEAD_NO_GC"):
+    gc.disable()  # --profile: keep collector passes from being charged to random functions
 
 
 def _is_owned(impl):
@@ -127,8 +148,10 @@ def pytest_configure(config):
         "pytest_collection_modifyitems",
         "pytest_sessionfinish",
         "pytest_terminal_summary",
+        "pytest_prob_build_report",  # one entry per extension (inside kernel sessionfinish)
     ):
-        for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        caller = getattr(pm.hook, hook_name, None)
+        for impl in caller.get_hookimpls() if caller is not None else ():
             if _is_owned(impl) and not (impl.wrapper or impl.hookwrapper):
                 impl.function = _timed(impl.function, f"{hook_name}:{impl.plugin_name}")
 
@@ -156,20 +179,30 @@ def pytest_unconfigure(config):
     stats = {}
     if reporter is not None:
         stats = {key: len(value) for key, value in reporter.stats.items() if key}
+    _state["result"] = {
+        "marks": _marks,
+        "owned": _owned,
+        "gc": _gc,
+        "items": len(session.items) if session is not None else None,
+        "stats": stats,
+        "plugin_loaded": _state.get("plugin_loaded"),
+        "probability_plugins": _state.get("probability_plugins"),
+        "plugin_files": sorted(
+            str(getattr(module, "__file__", None))
+            for name, module in list(sys.modules.items())
+            if name.split(".")[0] == "pytest_probability" and getattr(module, "__file__", None)
+        ),
+    }
+    # Written at exit, so pytest's own cleanup (its final gc.collect()) is counted as well.
+    atexit.register(_write)
+
+
+def _write():
+    _mark("atexit")
     out = os.environ.get("OVERHEAD_TIMER_OUT")
     if out:
         with open(out, "w", encoding="utf-8") as handle:
-            json.dump(
-                {
-                    "marks": _marks,
-                    "owned": _owned,
-                    "items": len(session.items) if session is not None else None,
-                    "stats": stats,
-                    "plugin_loaded": _state.get("plugin_loaded"),
-                    "probability_plugins": _state.get("probability_plugins"),
-                },
-                handle,
-            )
+            json.dump(_state["result"], handle)
 '''
 
 
@@ -187,10 +220,9 @@ class Variant:
 
     def shown(self, python: str, passthrough: list[str]) -> str:
         """The command line as a user would type it (without the timer plugin)."""
-        args = [a for a in self.argv(python, passthrough)]
-        i = args.index("-p", args.index("no:randomly"))  # first "-p" after no:randomly
-        if args[i + 1] == TIMER_MODULE:
-            del args[i : i + 2]
+        args = self.argv(python, passthrough)
+        i = args.index(TIMER_MODULE)
+        del args[i - 1 : i + 1]
         return f"(cd {self.directory.name} && {' '.join(args)})"
 
 
@@ -217,6 +249,14 @@ class Sample:
             t1 = self.cpu if end is None else marks[end][1]
         return t1 - t0
 
+    def gc_seconds(self, table_phase: str | None = None) -> float:
+        """Garbage-collector seconds in one table phase (``None``: the whole session)."""
+        total = 0.0
+        for mark, generations in self.timer.get("gc", {}).items():
+            if table_phase is None or GC_PHASE.get(mark) == table_phase:
+                total += sum(seconds for seconds, _ in generations.values())
+        return total
+
     def owned(self, which: int, hook_prefix: str = "") -> float:
         return sum(v[which] for k, v in self.timer["owned"].items() if k.startswith(hook_prefix))
 
@@ -239,7 +279,9 @@ class Series:
 # setup
 
 
-def make_tree(root: Path, cases: int, runs: int, with_fail: bool, with_co: bool) -> list[Variant]:
+def make_tree(
+    root: Path, cases: int, runs: int, with_fail: bool, with_co: bool, fail_extra: tuple[str, ...]
+) -> list[Variant]:
     timer_dir = root / "_timer"
     timer_dir.mkdir()
     (timer_dir / f"{TIMER_MODULE}.py").write_text(TIMER_PLUGIN, encoding="utf-8")
@@ -258,6 +300,8 @@ def make_tree(root: Path, cases: int, runs: int, with_fail: bool, with_co: bool)
                 filename = "test_trivial.py"
                 text = PLAIN_FILE.format(cases=cases, runs=runs, condition=condition)
                 extra = ("-p", "no:probability")
+            if kind == "fail":
+                extra = (*extra, *fail_extra)
             (directory / filename).write_text(text, encoding="utf-8")
             variants.append(
                 Variant(
@@ -279,15 +323,47 @@ def make_tree(root: Path, cases: int, runs: int, with_fail: bool, with_co: bool)
     return variants
 
 
-def child_env(timer_dir: Path) -> dict[str, str]:
+def child_env(root: Path, bytecode_cache: bool) -> dict[str, str]:
     env = dict(os.environ)
     for name in SCRUBBED_ENV:
         if env.pop(name, None) is not None:
             print(f"note: ignoring {name} from the environment", file=sys.stderr)
+    timer_dir = root / "_timer"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(timer_dir), env.get("PYTHONPATH")) if p)
     env["PYTHONHASHSEED"] = "0"
     env["COLUMNS"] = "80"
+    if bytecode_cache:
+        # Every module (pytest's, the plugin's, the generated files) is compiled once in the
+        # warm-up round and read from this cache afterwards, whatever PYTHONDONTWRITEBYTECODE
+        # says and whether or not the editable plugin's __pycache__ is stale; nothing is
+        # written into the repository.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(root / "_pycache")
     return env
+
+
+def source_snapshot(files: set[str]) -> dict[str, float]:
+    """mtimes of the plugin modules the sessions loaded, to notice edits made mid-benchmark."""
+    snapshot = {}
+    for name in sorted(files):
+        path = Path(name)
+        try:
+            snapshot[name] = path.stat().st_mtime
+        except OSError:
+            snapshot[name] = -1.0
+    return snapshot
+
+
+def changed_sources(before: dict[str, float]) -> list[str]:
+    after = source_snapshot(set(before))
+    return [_relative(name) for name in sorted(before) if before[name] != after[name]]
+
+
+def _relative(name: str) -> str:
+    try:
+        return str(Path(name).relative_to(REPO))
+    except ValueError:
+        return name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,6 +435,20 @@ PHASES = [
 ]
 
 
+#: the timer's mark (the phase a GC pass started in) → the table's phase
+GC_PHASE = {
+    "import": "startup",
+    "startup": "startup",
+    "configure": "startup",
+    "collect_start": "collect",
+    "collect_end": "collect",
+    "loop_start": "run loop",
+    "loop_end": "report",
+    "unconfigure": "exit",
+    "atexit": "exit",
+}
+
+
 def fmt_s(value: float) -> str:
     return f"{value:8.3f}"
 
@@ -406,7 +496,10 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
         summary[kind] = row
 
     # Phase breakdown (CPU, the steadier of the two on a shared machine).
-    print("Phases, CPU ms (median); Δ = (plugin − plain) in µs per item")
+    print(
+        "Phases, CPU ms (median); 'of which GC': garbage-collector time in that phase; "
+        "Δ = (plugin − plain) in µs per item"
+    )
     header = (
         f"{'session':<14}" + "".join(f"{label:>10}" for label, _, _ in PHASES) + f"{'total':>10}"
     )
@@ -415,11 +508,18 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
     for kind in [k for k in kinds if k != "co"]:
         plain, plugin = series[f"{kind}-plain"], series[f"{kind}-plugin"]
         medians = {}
+        gc_medians = {}
         for s in (plain, plugin):
             values = [s.median(lambda x, a=a, b=b: x.phase(a, b, 1)) for _, a, b in PHASES]
             values.append(s.median(lambda x: x.cpu))
             medians[s.variant.key] = values
             print(f"{s.variant.key:<14}" + "".join(f"{v * 1e3:10.0f}" for v in values))
+            gc_values = [
+                s.median(lambda x, label=label: x.gc_seconds(label)) for label, _, _ in PHASES
+            ]
+            gc_values.append(s.median(lambda x: x.gc_seconds()))
+            gc_medians[s.variant.key] = gc_values
+            print(f"{'  of which GC':<14}" + "".join(f"{v * 1e3:10.0f}" for v in gc_values))
         delta = [
             (p - q) / items * 1e6
             for p, q in zip(medians[f"{kind}-plugin"], medians[f"{kind}-plain"], strict=True)
@@ -430,6 +530,10 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
         summary[kind]["phases_cpu_ms"] = {
             key: dict(zip([p[0] for p in PHASES] + ["total"], [v * 1e3 for v in vals], strict=True))
             for key, vals in medians.items()
+        }
+        summary[kind]["gc_ms"] = {
+            key: dict(zip([p[0] for p in PHASES] + ["total"], [v * 1e3 for v in vals], strict=True))
+            for key, vals in gc_medians.items()
         }
         summary[kind]["run_loop_ratio_cpu"] = loop
         print()
@@ -469,7 +573,8 @@ def print_tables(series: dict[str, Series], items: int, args: argparse.Namespace
             )
             total = (f.median(lambda x: x.cpu) - p.median(lambda x: x.cpu)) / items * 1e6
             print(
-                f"  {flavour:<7} run loop {loop:+8.1f}   report {report:+8.1f}   total {total:+8.1f}"
+                f"  {flavour:<7} run loop {loop:+8.1f}   report {report:+8.1f}   "
+                f"total {total:+8.1f}"
             )
             out[flavour] = {"run_loop": loop, "report": report, "total": total}
         summary["failure_cost_us"] = out
@@ -533,6 +638,7 @@ def profile(
     items: int,
     out_dir: Path,
     top: int,
+    with_gc: bool,
 ) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     stats: dict[str, pstats.Stats] = {}
@@ -544,7 +650,7 @@ def profile(
         subprocess.run(
             argv,
             cwd=v.directory,
-            env={**env, "OVERHEAD_TIMER_OUT": ""},
+            env={**env, "OVERHEAD_TIMER_OUT": "", "OVERHEAD_NO_GC": "" if with_gc else "1"},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             check=False,
@@ -552,6 +658,8 @@ def profile(
         stats[v.key] = pstats.Stats(str(prof))
     print(f"profiles written to {out_dir} (open with: python -m pstats FILE, or snakeviz)")
     print("NOTE: cProfile inflates call-heavy code several-fold; read these as proportions.")
+    if not with_gc:
+        print("NOTE: profiled with the garbage collector disabled (see the GC rows above).")
     for kind in ("pass", "fail"):
         if f"{kind}-plugin" not in stats:
             continue
@@ -566,12 +674,19 @@ def profile(
         print(
             f"plugin-owned self time: {self_total:.3f} s = {self_total / items * 1e6:.1f} µs/item"
         )
-        print("-- plugin-owned functions by cumulative time (µs/item, calls/item)")
-        print(f"{'cum':>9}{'self':>9}{'calls':>8}  function")
-        for func, (cc, nc, tt, ct, _) in sorted(owned, key=lambda fv: -fv[1][3])[:top]:
-            print(
-                f"{ct / items * 1e6:9.1f}{tt / items * 1e6:9.1f}{nc / items:8.2f}  {_short(func)}"
-            )
+        per_run = [(f, v) for f, v in owned if v[1] >= items / 2]
+        once = [(f, v) for f, v in owned if v[1] < items / 2]
+        for title, group, rows in (
+            ("called per run (>= 0.5 calls/item)", per_run, top),
+            ("collection, session and import time", once, max(5, top // 3)),
+        ):
+            print(f"-- plugin-owned functions {title}, by cumulative time (µs/item, calls/item)")
+            print(f"{'cum':>9}{'self':>9}{'calls':>8}  function")
+            for func, (_, nc, tt, ct, _) in sorted(group, key=lambda fv: -fv[1][3])[:rows]:
+                print(
+                    f"{ct / items * 1e6:9.1f}{tt / items * 1e6:9.1f}{nc / items:8.2f}"
+                    f"  {_short(func)}"
+                )
         print("-- largest self-time differences, plugin − plain (µs/item, calls/item)")
         print(f"{'Δself':>9}{'plugin':>9}{'plain':>9}{'Δcalls':>8}  function")
         a_norm, b_norm = _normalised(plugin), _normalised(plain)
@@ -598,6 +713,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
     parser.add_argument("--no-fail", action="store_true", help="skip the failing pair")
     parser.add_argument("--no-collect-only", action="store_true", help="skip --collect-only")
+    parser.add_argument(
+        "--fail-tb",
+        metavar="STYLE",
+        help="add --tb=STYLE to the failing pair only (default: pytest's own default). "
+        "pytest's FAILURES section is quadratic in the number of failures; "
+        "--fail-tb=line avoids that and keeps the failing pair fast",
+    )
+    parser.add_argument(
+        "--env-bytecode",
+        action="store_true",
+        help="use the environment's bytecode settings instead of a private warm "
+        "PYTHONPYCACHEPREFIX cache",
+    )
     parser.add_argument("--python", default=sys.executable, help="interpreter for the sessions")
     parser.add_argument(
         "--profile",
@@ -609,6 +737,12 @@ def main(argv: list[str] | None = None) -> int:
         "default: inside the temp dir)",
     )
     parser.add_argument("--top", type=int, default=20, help="rows per profile listing")
+    parser.add_argument(
+        "--profile-gc",
+        action="store_true",
+        help="profile with the garbage collector on (its passes are then charged to whatever "
+        "function happened to allocate)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the medians and raw samples here")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
     parser.add_argument(
@@ -621,10 +755,12 @@ def main(argv: list[str] | None = None) -> int:
     items = args.cases * args.runs
     root = Path(tempfile.mkdtemp(prefix="prob-overhead-"))
     try:
+        fail_extra = (f"--tb={args.fail_tb}",) if args.fail_tb else ()
         variants = make_tree(
-            root, args.cases, args.runs, not args.no_fail, not args.no_collect_only
+            root, args.cases, args.runs, not args.no_fail, not args.no_collect_only, fail_extra
         )
-        env = child_env(root / "_timer")
+        env = child_env(root, not args.env_bytecode)
+        sources: dict[str, float] = {}
         print("sessions (each in its own directory with an empty pytest.ini):")
         for v in variants:
             print(f"  {v.key:<12} {v.shown(args.python, args.pytest_args)}")
@@ -634,9 +770,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cpus: {os.cpu_count()}, load average (1 min): {load:.2f}")
         if load > 0.5:
             print("WARNING: the machine is not idle; timings will be noisy", file=sys.stderr)
+        if not args.no_fail and not args.fail_tb and items > 2000:
+            print(
+                "note: the failing pair uses pytest's default --tb; its FAILURES section is "
+                "quadratic in the number of failures (TerminalReporter._get_teardown_reports), "
+                "so those sessions are slow and noisy. --fail-tb=line avoids it.",
+                file=sys.stderr,
+            )
 
         series = {v.key: Series(v) for v in variants}
         problems: list[str] = []
+        last_files: list[str] = []
         total_rounds = args.warmup + args.repeat
         for rnd in range(total_rounds):
             measured = rnd >= args.warmup
@@ -649,11 +793,21 @@ def main(argv: list[str] | None = None) -> int:
             for v in order:
                 sample = run_once(v, args.python, args.pytest_args, env)
                 problems.extend(check(v, sample, items))
+                last_files.extend(sample.timer.get("plugin_files", []))
                 if measured:
                     series[v.key].samples.append(sample)
                 parts.append(f"{v.key} {sample.wall:.2f}s")
             print(f"{label}: " + ", ".join(parts), flush=True)
             if problems:
+                break
+            if not sources:  # after the first round: the plugin modules the sessions loaded
+                sources = source_snapshot(set(last_files))
+            edited = changed_sources(sources)
+            if edited:
+                problems.append(
+                    "the plugin's sources changed during the measurement, results mix versions: "
+                    + ", ".join(edited)
+                )
                 break
         if problems:
             print("\nPROBLEMS (results not comparable):", file=sys.stderr)
@@ -671,6 +825,7 @@ def main(argv: list[str] | None = None) -> int:
                 "items": items,
                 "python": args.python,
                 "pytest_args": args.pytest_args,
+                "fail_tb": args.fail_tb,
                 "summary": summary,
                 "samples": {
                     key: [
@@ -691,7 +846,16 @@ def main(argv: list[str] | None = None) -> int:
             out_dir = Path(args.profile) if args.profile else root / "profiles"
             if not args.profile:
                 args.keep = True
-            profile(variants, args.python, args.pytest_args, env, items, out_dir, args.top)
+            profile(
+                variants,
+                args.python,
+                args.pytest_args,
+                env,
+                items,
+                out_dir,
+                args.top,
+                args.profile_gc,
+            )
         return 0
     finally:
         if args.keep:
