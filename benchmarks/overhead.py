@@ -141,7 +141,9 @@ def pytest_configure(config):
     pm = config.pluginmanager
     _state["plugin_loaded"] = pm.get_plugin("probability.kernel") is not None
     _state["probability_plugins"] = sorted(
-        str(name) for name, _ in pm.list_name_plugin() if "probability" in str(name)
+        str(name)
+        for name, plugin in pm.list_name_plugin()
+        if plugin is not None and "probability" in str(name)
     )
     # Time the plugin's own once-per-session hook implementations (plain functions only).
     for hook_name in (
@@ -781,6 +783,7 @@ def main(argv: list[str] | None = None) -> int:
         series = {v.key: Series(v) for v in variants}
         problems: list[str] = []
         last_files: list[str] = []
+        plugin_names: list[tuple[str, list[str]]] = []
         total_rounds = args.warmup + args.repeat
         for rnd in range(total_rounds):
             measured = rnd >= args.warmup
@@ -794,6 +797,8 @@ def main(argv: list[str] | None = None) -> int:
                 sample = run_once(v, args.python, args.pytest_args, env)
                 problems.extend(check(v, sample, items))
                 last_files.extend(sample.timer.get("plugin_files", []))
+                if v.plugin:
+                    plugin_names.append((v.key, sample.timer.get("probability_plugins") or []))
                 if measured:
                     series[v.key].samples.append(sample)
                 parts.append(f"{v.key} {sample.wall:.2f}s")
@@ -802,6 +807,8 @@ def main(argv: list[str] | None = None) -> int:
                 break
             if not sources:  # after the first round: the plugin modules the sessions loaded
                 sources = source_snapshot(set(last_files))
+                loaded = sorted({name for v, n in plugin_names for name in n})
+                print(f"plugin sessions load: {', '.join(loaded)}", flush=True)
             edited = changed_sources(sources)
             if edited:
                 problems.append(

@@ -106,6 +106,18 @@ def _finite(value: Any) -> Any:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+def _plain(value: Any) -> bool:
+    """True when ``value`` holds only str keys, scalars, dicts and lists (nothing to convert)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if kind is list:
+        return all(_plain(v) for v in value)
+    return False
+
+
 def jsonable(value: Any) -> Any:
     """``value`` with anything JSON cannot hold turned into text (keys too), so it crosses
     process boundaries under xdist; non-finite floats are kept until the report is dumped.
@@ -117,10 +129,7 @@ def jsonable(value: Any) -> Any:
     if kind in _SCALARS:
         return value
     if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or type(item) not in _SCALARS:
-                break
-        else:
+        if _plain(value):
             return value
         return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in value.items()}
     if kind is list or kind is tuple:

@@ -6,6 +6,7 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -65,6 +66,7 @@ class Kernel:
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
         self.failures = FailureLog()
+        self.frozen = False
 
     # -- options ---------------------------------------------------------------------------
     def pytest_addoption(
@@ -170,6 +172,12 @@ class Kernel:
                 self.case_order.setdefault(item.case.key, len(self.case_order))
         if self.options.session_value("transpose"):
             items[:] = transposed(items, self.case_order)
+        if self.case_order and not self.frozen:
+            # Collection built a large, long-lived object graph (items, fixtures info, marks).
+            # Move it out of the collector's way so that the garbage collections the run loop
+            # triggers do not traverse it again and again; undone at pytest_unconfigure.
+            gc.freeze()
+            self.frozen = True
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -283,6 +291,15 @@ class Kernel:
             self.json_error = f"could not write the JSON report to {shown}: {exc.strerror or exc}"
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Give the objects frozen after collection back to the garbage collector.
+
+        Called once per process at the very end; returns nothing.
+        """
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``probability`` section and every extension section.
