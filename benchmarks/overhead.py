@@ -16,8 +16,10 @@ fresh ``python -m pytest -q -p no:cacheprovider -p no:randomly`` subprocess; rou
 plain/plugin (and swap which goes first every round). Wall time is measured around the
 subprocess, CPU time from ``resource.getrusage(RUSAGE_CHILDREN)`` deltas. A tiny timer plugin
 (``-p _overhead_timer``, session-level hooks only, loaded in every session alike) splits each
-session into startup / collection / run loop / report / exit, and times the probability
-plugin's own ``pytest_sessionfinish`` and ``pytest_terminal_summary`` implementations.
+session into startup / collection / run loop / report / exit (with the garbage collector's
+share of each), and times the probability plugin's own session hooks
+(``pytest_collection_modifyitems``, ``pytest_sessionfinish``, ``pytest_terminal_summary``)
+and each extension's ``pytest_prob_build_report``.
 
 ``--profile`` additionally runs each session once under ``cProfile`` and prints where the
 plugin's time goes (functions in ``core/`` and ``extensions/``) and the largest per-function

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from . import bus, jsonreport
-from .collect import CONTEXT_KEY, BenchModule, BenchRun, VerdictItem
+from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
 from .context import RunContext, enter_run, leave_run
 from .options import OptionRegistry
 from .ordering import transposed
@@ -189,9 +189,10 @@ class Kernel:
         if not isinstance(item, BenchRun):
             return
         item.stash[CONTEXT_KEY] = RunContext(case_id=item.case.case_id, run=item.run)
-        reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
-        if reason:
-            pytest.skip(str(reason))
+        if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
+            reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
+            if reason:
+                pytest.skip(str(reason))
         delay = self.options.session_value("delay")
         if delay and self.runs_started:
             time.sleep(delay)
@@ -226,12 +227,18 @@ class Kernel:
         ):
             outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
             record = make_record(item, call, report, outcome, self.case_order.get(item.case.key, 0))
-            failures = call_each(
-                item.config, "pytest_prob_run_finished", {"item": item, "record": record}
-            )
-            if failures:
-                record["warnings"] = self.failures.add("pytest_prob_run_finished", failures)
-            bus.attach(report, jsonreport.jsonable(record))
+            if item.config.hook.pytest_prob_run_finished.get_hookimpls():
+                failures = call_each(
+                    item.config, "pytest_prob_run_finished", {"item": item, "record": record}
+                )
+                if failures:
+                    record["warnings"] = self.failures.add("pytest_prob_run_finished", failures)
+                # extensions may have added anything: make it fit to travel
+                record = jsonreport.jsonable(record)
+            bus.attach(report, record)
+            for key in (STEPS_KEY, ELAPSED_KEY):  # keep no per-run objects alive past here
+                if key in item.stash:
+                    del item.stash[key]
         return report
 
     @pytest.hookimpl(trylast=True)

@@ -8,7 +8,6 @@ yields them. ``async def`` bodies run to completion in a fresh event loop.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -83,15 +82,23 @@ def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[An
     ``finally`` blocks run). Coroutines and async generators run in a fresh event loop.
     """
     result = func(**kwargs)
+    if result is None:
+        return
     if inspect.isasyncgen(result):
-        asyncio.run(_consume_async(result, steps))
+        _asyncio().run(_consume_async(result, steps))
     elif inspect.isawaitable(result):
-        value = asyncio.run(_await(result))
+        value = _asyncio().run(_await(result))
         steps.extend(steps_from_return(value))
     elif inspect.isgenerator(result):
         _consume(result, steps)
     else:
         steps.extend(steps_from_return(result))
+
+
+def _asyncio() -> Any:
+    import asyncio  # imported on first use: most sessions have no async bench
+
+    return asyncio
 
 
 async def _await(awaitable: Any) -> Any:
