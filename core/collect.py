@@ -41,6 +41,18 @@ def _set_nodeid(node: pytest.Item, nodeid: str) -> None:
 class BenchRun(pytest.Function):
     """One run of one case: ``bench_x.py::bench_classify::identify_pii[run3]``."""
 
+    _hook_proxy: Any = None
+
+    @property
+    def ihook(self) -> Any:
+        """pytest's hook proxy for this item's path, looked up once instead of on every
+        access (about ten per run); the kernel forgets it when collection finishes, so
+        conftests found later in collection are never missed."""
+        proxy = self._hook_proxy
+        if proxy is None:
+            proxy = self._hook_proxy = self.session.gethookproxy(self.path)
+        return proxy
+
     def __init__(self, *, case: Case, run: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case

@@ -179,6 +179,15 @@ class Kernel:
             gc.freeze()
             self.frozen = True
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Forget hook proxies looked up during collection (every conftest is known now).
+
+        Called once after collection in collecting processes; returns nothing.
+        """
+        for item in session.items:
+            if isinstance(item, BenchRun):
+                item._hook_proxy = None
+
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
