@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .cases import BENCH_PREFIX, Case, case_id, function_label
-from .context import RunContext, enter_run, leave_run
+from .context import RunContext
 from .options import OptionError
 from .steps import StepErrored, StepFailed, raise_for_failed_step, run_body
 from .verdicts import VerdictRequest
@@ -69,16 +69,12 @@ class BenchRun(pytest.Function):
         kwargs = {name: self.funcargs[name] for name in self._fixtureinfo.argnames}
         steps: list[Any] = []
         self.stash[STEPS_KEY] = steps
-        context = self.stash.setdefault(
-            CONTEXT_KEY, RunContext(case_id=self.case.case_id, run=self.run)
-        )
-        token = enter_run(context)
+        # the run context is current: the kernel enters it at setup, leaves it at teardown
         start = perf_counter()
         try:
             run_body(self.obj, kwargs, steps)
         finally:
             self.stash[ELAPSED_KEY] = perf_counter() - start
-            leave_run(token)
         raise_for_failed_step(steps)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]

@@ -33,6 +33,7 @@ from .values import (
 )
 
 KERNEL_NAME = "probability.kernel"
+TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
     "probability(**kwargs): pytest-probability settings for a bench function or case "
     "(runs=N; extensions add gates, comparisons and latency keys)"
@@ -206,20 +207,23 @@ class Kernel:
         if delay and self.runs_started:
             time.sleep(delay)
         self.runs_started += 1
+        # current from fixture setup through the body to fixture teardown
+        item.stash[TOKEN_KEY] = enter_run(item.stash[CONTEXT_KEY])
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_fixture_setup(self, request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
-        """Make the run current while its fixtures are set up (so a fixture may call
-        ``current_run()``). Wraps each fixture setup in the executing process; returns the
-        fixture's value unchanged."""
-        context = request.node.stash.get(CONTEXT_KEY, None) if request.scope == "function" else None
-        if context is None:
-            return (yield)
-        token = enter_run(context)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        """Leave the run context after the run's fixtures were finalized (so fixture code
+        after ``yield`` still sees ``current_run()``).
+
+        Wraps every item's teardown in the executing process; returns nothing.
+        """
         try:
             return (yield)
         finally:
-            leave_run(token)
+            token = item.stash.get(TOKEN_KEY, None)
+            if token is not None:
+                del item.stash[TOKEN_KEY]
+                leave_run(token)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

@@ -198,10 +198,13 @@ def test_current_run_in_a_function_fixture_and_option_value(pytester: pytest.Pyt
         import pytest
         from pytest_probability import current_run, option_value
 
+        TEARDOWNS = []
+
         @pytest.fixture
         def seed(request):
             assert option_value(request.config, "runs") == 3
-            return f"{current_run().case_id}#{current_run().run}"
+            yield f"{current_run().case_id}#{current_run().run}"
+            TEARDOWNS.append(current_run().run)  # still current after the body
         """
     )
     pytester.makepyfile(
@@ -212,7 +215,9 @@ def test_current_run_in_a_function_fixture_and_option_value(pytester: pytest.Pyt
             SEEDS.append(seed)
 
         def test_seeds():
+            import conftest
             assert SEEDS == ["a#1", "a#2", "a#3"]
+            assert conftest.TEARDOWNS == [1, 2, 3]
         """
     )
     pytester.runpytest("--prob-runs=3", "-p", "no:randomly").assert_outcomes(passed=4)
