@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .context import RunContext, current_run
+from .extensions.cost import TokenUsage, record_cost, record_usage
 from .steps import Step
 
 if TYPE_CHECKING:
@@ -16,7 +17,16 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["RunContext", "Step", "__version__", "current_run", "option_value"]
+__all__ = [
+    "RunContext",
+    "Step",
+    "TokenUsage",
+    "__version__",
+    "current_run",
+    "option_value",
+    "record_cost",
+    "record_usage",
+]
 
 
 def option_value(config: pytest.Config, name: str) -> Any:

@@ -22,11 +22,14 @@ class RunContext:
     :ivar run: the 1-based run index.
     :ivar data: per-extension scratch space, keyed by extension name; what an extension puts
         here is its own to move into the run record at ``pytest_prob_run_finished``.
+    :ivar config: the ``pytest.Config`` of the session running it (for hook calls and
+        settings from helpers such as ``record_usage``), or ``None`` outside pytest.
     """
 
     case_id: str
     run: int
     data: dict[str, Any] = field(default_factory=dict)
+    config: Any = None
 
 
 def current_run(what: str = "this function") -> RunContext:

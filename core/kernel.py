@@ -198,7 +198,9 @@ class Kernel:
         """
         if not isinstance(item, BenchRun):
             return
-        item.stash[CONTEXT_KEY] = RunContext(case_id=item.case.case_id, run=item.run)
+        item.stash[CONTEXT_KEY] = RunContext(
+            case_id=item.case.case_id, run=item.run, config=item.config
+        )
         if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
             reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
             if reason:
@@ -245,7 +247,8 @@ class Kernel:
                     item.config, "pytest_prob_run_finished", {"item": item, "record": record}
                 )
                 if failures:
-                    record["warnings"] = self.failures.add("pytest_prob_run_finished", failures)
+                    messages = self.failures.add("pytest_prob_run_finished", failures)
+                    record.setdefault("warnings", []).extend(messages)
                 # extensions may have added anything: make it fit to travel
                 record = jsonreport.jsonable(record)
             bus.attach(report, record)

@@ -22,6 +22,7 @@ PREFIX = "probability."
 BUNDLED: tuple[tuple[str, str], ...] = (
     ("fractions", "pytest_probability.extensions.fractions"),
     ("intervals", "pytest_probability.extensions.intervals"),
+    ("cost", "pytest_probability.extensions.cost"),
 )
 
 

@@ -410,16 +410,15 @@ def test_function_lines_are_deterministic_per_seed(pytester: pytest.Pytester) ->
     assert any("classify  N=12" in line for line in first)
 
 
-def test_function_line_cost_comes_from_the_cost_extension(pytester: pytest.Pytester) -> None:
+def test_function_line_cost_comes_from_recorded_cost(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
-        class FakeCost:
-            @staticmethod
-            def case_cost(case):
-                return 0.001 * case.total
+        import pytest
+        from pytest_probability import record_cost
 
-        def pytest_configure(config):
-            config.pluginmanager.register(FakeCost(), "probability.cost")
+        @pytest.fixture(autouse=True)
+        def spend():  # fixture setup runs inside the run: its cost counts
+            record_cost(0.001)
         """
     )
     pytester.makepyfile(bench_f=FUNCTION_BENCH)

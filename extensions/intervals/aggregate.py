@@ -9,7 +9,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .formatting import interval_cells, money, percent1, signed_percent
+from pytest_probability.extensions.cost.format import money
+
+from .formatting import interval_cells, percent1, signed_percent
 from .sampling import bootstrap_mean_interval
 
 EN_DASH = "\u2013"

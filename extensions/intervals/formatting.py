@@ -51,8 +51,3 @@ def signed_percent(change: float) -> str:
     if value == 0:
         return "0%"
     return f"{MINUS}{-value}%" if value < 0 else f"+{value}%"
-
-
-def money(amount: float) -> str:
-    """``$0.0400``: four decimals, half-up."""
-    return f"${Decimal(amount).quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP)}"

@@ -1,0 +1,10 @@
+"""The ``cost`` extension: ``record_cost``, ``record_usage`` and ``TokenUsage``; the ``$`` column,
+the ``Cost:`` and ``Tokens:`` lines, and cost and usage in the JSON report.
+
+Other extensions read recorded cost through :mod:`.service` (per run, per case, per function).
+"""
+
+from .recording import record_cost, record_usage
+from .usage import TokenUsage
+
+__all__ = ["TokenUsage", "record_cost", "record_usage"]

@@ -1,0 +1,64 @@
+"""Hooks of the ``cost`` extension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+
+    from .usage import TokenUsage
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec(firstresult=True)
+def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | Any | None:
+    """Read a usage value handed to ``record_usage`` (or found in a step's ``usage``).
+
+    Called in the executing process, inside the bench run, once for every usage value that
+    is not given as keywords or as a :class:`~pytest_probability.TokenUsage`; the first
+    non-``None`` result wins.
+
+    :param obj: what the bench passed: an SDK's usage object, a dict, anything.
+    :return: a :class:`~pytest_probability.TokenUsage`, or any dict or object with its field
+        names (``model``, ``input_tokens``, ``output_tokens``, ``cached_input_tokens``,
+        ``cost``), or ``None`` when the implementation does not know the shape.
+        A ``ValueError`` raised here becomes the run's error, so name the field.
+
+    The bundled implementation is ``trylast``: it reads our field names, OpenAI chat
+    completions (``prompt_tokens``, ``completion_tokens``,
+    ``prompt_tokens_details.cached_tokens``), OpenAI responses
+    (``input_tokens_details.cached_tokens``) and Anthropic (``cache_read_input_tokens``).
+    Implement this hook to add another SDK's shape.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_price_usage(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_input_tokens: int,
+    config: pytest.Config,
+) -> float | None:
+    """Price usage that was recorded without a ``cost``.
+
+    Called in the executing process, inside the bench run, once per usage entry whose
+    ``cost`` is ``None`` (only when some plugin implements it); the first non-``None``
+    result wins.
+
+    :param model: the entry's model name.
+    :param input_tokens: its input tokens.
+    :param output_tokens: its output tokens.
+    :param cached_input_tokens: its cached input tokens.
+    :param config: the pytest config (for your own settings).
+    :return: the cost (a finite number ≥ 0, in the unit of every other recorded cost), or
+        ``None`` to leave the entry unpriced. Anything else is a warning and the entry stays
+        unpriced.
+
+    No bundled implementation: the plugin never guesses prices.
+    ``contrib/pytest-probability-price-table`` prices from a TOML table through it.
+    """

@@ -1,0 +1,105 @@
+"""The ``cost`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+
+from .format import money, token_lines
+from .recording import LEDGER, Ledger, step_spend
+from .service import case_cost, case_usage, cases_cost, cases_usage
+from .usage import TokenUsage, merge_usage, read_usage, total_cost
+
+__all__ = ["case_cost"]  # read by other extensions through the plugin manager
+
+COST_ORDER = 300
+COST_SUMMARY_ORDER = 200
+TOKENS_SUMMARY_ORDER = 300
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | None:
+    """The bundled usage reader (our names, OpenAI, Anthropic); see :func:`read_usage`.
+
+    Called in the executing process for usage values passed to ``record_usage`` when another
+    plugin also implements the hook (otherwise the reader is called directly); returns a
+    ``TokenUsage`` or ``None`` for a shape it does not know.
+    """
+    return read_usage(obj)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Check the cost and usage of the steps a bench body returned or yielded.
+
+    Called in the executing process after the body ran without raising (later than pytest's
+    own implementation); raises ``ValueError`` naming the step, field and value, which makes
+    the run an error. Returns nothing.
+    """
+    if isinstance(item, BenchRun):
+        for step in item.stash.get(STEPS_KEY, ()):
+            step_spend(step, item.config)
+
+
+def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Move the run's recorded cost and usage into its record (``cost``, ``usage``, and
+    ``cost``/``usage`` on each step). Called in the executing process once per run."""
+    context = item.stash.get(CONTEXT_KEY, None)
+    ledger: Ledger | None = context.data.get(LEDGER) if context is not None else None
+    raw_steps = item.stash.get(STEPS_KEY, ()) if record["phase"] == "call" else ()
+    if ledger is None and not raw_steps:
+        record["cost"] = None
+        record["usage"] = {}
+        for step in record["steps"]:
+            step["cost"] = None
+            step["usage"] = []
+        return
+    if ledger is None:
+        ledger = Ledger()
+    ledger.sealed = True
+    run_level = total_cost([*ledger.amounts, *(entry.cost for entry in ledger.entries)])
+    costs: list[float | None] = [run_level]
+    entries = list(ledger.entries)
+    for index, step in enumerate(record["steps"]):
+        if index < len(raw_steps):
+            try:
+                step_cost, step_entries = step_spend(raw_steps[index], item.config)
+            except ValueError as exc:  # the run already failed before the check could run
+                record.setdefault("warnings", []).append(f"not counted: {exc}")
+                step_cost, step_entries = None, []
+            costs.append(step_cost)
+            entries.extend(step_entries)
+        elif raw_steps:  # the body raised after its steps: run-level spend stays on the run
+            step_cost, step_entries = None, []
+        else:  # the kernel's step for the body itself carries what the body recorded
+            step_cost, step_entries = run_level, ledger.entries
+        step["cost"] = step_cost
+        step["usage"] = [entry.to_json() for entry in step_entries]
+    record["cost"] = total_cost(costs)
+    record["usage"] = merge_usage(entry.to_json() for entry in entries)
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, and ``cost`` and
+    ``usage`` on JSON rows and totals. Called once in the aggregating process."""
+    cases = results.cases()
+    total = cases_cost(cases)
+    usage = cases_usage(cases)
+    cells: dict[str, str] = {}
+    for case in cases:
+        cost = case_cost(case)
+        report.add_row_json(case.key, {"cost": cost, "usage": case_usage(case)})
+        if cost is not None:
+            cells[case.key] = money(cost)
+    report.add_totals_json({"cost": total, "usage": usage})
+    if total is not None:
+        report.add_column("cost", cells, order=COST_ORDER)
+        report.add_summary("Cost:", money(total), order=COST_SUMMARY_ORDER)
+    if usage:
+        report.add_summary("Tokens:", token_lines(usage), order=TOKENS_SUMMARY_ORDER)

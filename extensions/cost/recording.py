@@ -1,0 +1,211 @@
+"""``record_cost`` and ``record_usage``: what a bench body calls to report spend.
+
+Entries go to a :class:`Ledger` in the current run's context; the extension moves them into
+the run record when the run is reported. Nothing here imports pytest: hooks are reached
+through the session's config that the run context carries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_probability.context import RunContext, current_run
+
+from .usage import TokenUsage, check_cost, read_usage, usage_from_fields
+
+LEDGER = "cost"
+OWN_PLUGIN = "probability.cost"
+
+
+class CostWarning(UserWarning):
+    """Recorded cost or usage that could not be counted, or a price that could not be used."""
+
+
+@dataclass
+class Ledger:
+    """What one run recorded through :func:`record_cost` and :func:`record_usage`.
+
+    :ivar amounts: the ``record_cost`` amounts.
+    :ivar entries: the ``record_usage`` entries, priced where a plugin could.
+    :ivar sealed: set once the run's record was built; later calls are not counted.
+    """
+
+    amounts: list[float] = field(default_factory=list)
+    entries: list[TokenUsage] = field(default_factory=list)
+    sealed: bool = False
+
+
+def ledger_of(context: RunContext) -> Ledger:
+    """The run's ledger (created on first use)."""
+    ledger = context.data.get(LEDGER)
+    if ledger is None:
+        ledger = context.data[LEDGER] = Ledger()
+    return ledger
+
+
+def _open_ledger(what: str) -> tuple[RunContext, Ledger | None]:
+    context = current_run(what)
+    ledger = ledger_of(context)
+    if ledger.sealed:
+        warnings.warn(
+            CostWarning(
+                f"{what} called after run {context.run} of {context.case_id} was reported "
+                "(from a fixture's teardown?): it is not counted; record inside the bench body"
+            ),
+            stacklevel=3,
+        )
+        return context, None
+    return context, ledger
+
+
+def record_cost(amount: Any) -> None:
+    """Add ``amount`` (a finite number ≥ 0, in your unit) to the current run's cost.
+
+    Raises ``RuntimeError`` outside a bench run and ``ValueError`` for a negative, NaN,
+    infinite or non-numeric amount (the run is then an error naming the value).
+    """
+    _, ledger = _open_ledger("record_cost()")
+    try:
+        checked = check_cost(amount, "amount")
+    except ValueError as exc:
+        raise ValueError(f"record_cost(): {exc}") from None
+    if ledger is not None:
+        ledger.amounts.append(checked)
+
+
+def record_usage(
+    usage: Any = None,
+    /,
+    *,
+    model: Any = None,
+    input_tokens: Any = None,
+    output_tokens: Any = None,
+    cached_input_tokens: Any = None,
+    cost: Any = None,
+) -> None:
+    """Record one model call's token usage (and cost) for the current run.
+
+    Pass the fields as keywords, or a :class:`TokenUsage`, a dict or any object with those
+    names (OpenAI- and Anthropic-style usage objects work as they are; a plugin can add other
+    shapes through ``pytest_prob_normalize_usage``). Keywords given alongside ``usage``
+    override its fields (``record_usage(response.usage, model=response.model)``). Usage
+    without a cost is priced by a ``pytest_prob_price_usage`` plugin if one is installed.
+
+    Raises ``RuntimeError`` outside a bench run, ``ValueError`` naming the field and value
+    for negative, fractional or non-numeric token counts and invalid costs, and ``TypeError``
+    for a value it cannot read.
+    """
+    context, ledger = _open_ledger("record_usage()")
+    fields = {
+        "model": model,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cached_input_tokens": cached_input_tokens,
+        "cost": cost,
+    }
+    try:
+        if usage is None:
+            entry = TokenUsage(**fields)
+        else:
+            entry = normalize(usage, context.config)
+            given = {name: value for name, value in fields.items() if value is not None}
+            if given:
+                entry = dataclasses.replace(entry, **given)
+    except ValueError as exc:
+        raise ValueError(f"record_usage(): {exc}") from None
+    if entry.cost is None:
+        entry = price(entry, context.config)
+    if ledger is not None:
+        ledger.entries.append(entry)
+
+
+def normalize(value: Any, config: Any) -> TokenUsage:
+    """``value`` as a :class:`TokenUsage`, through ``pytest_prob_normalize_usage``.
+
+    The bundled reader is called directly when no other plugin implements the hook.
+    """
+    if isinstance(value, TokenUsage):
+        return value
+    found: Any = None
+    hook = getattr(getattr(config, "hook", None), "pytest_prob_normalize_usage", None)
+    impls = hook.get_hookimpls() if hook is not None else []
+    if any(impl.plugin_name != OWN_PLUGIN for impl in impls):
+        found = hook(obj=value)  # type: ignore[misc]
+    else:
+        found = read_usage(value)
+    if found is None:
+        raise TypeError(
+            f"cannot read usage from a {type(value).__name__}: pass keywords (model=, "
+            "input_tokens=, output_tokens=, cached_input_tokens=, cost=), a TokenUsage, or a "
+            "dict or object with those names (OpenAI- and Anthropic-style usage objects work "
+            "too; a plugin can add other shapes through pytest_prob_normalize_usage)"
+        )
+    return usage_from_fields(found)
+
+
+def price(entry: TokenUsage, config: Any) -> TokenUsage:
+    """``entry`` priced by ``pytest_prob_price_usage`` when a plugin knows its price.
+
+    A pricing plugin that raises or answers something other than a finite amount ≥ 0 is
+    warned about (once per message and session) and the entry stays unpriced.
+    """
+    hook = getattr(getattr(config, "hook", None), "pytest_prob_price_usage", None)
+    if hook is None or not hook.get_hookimpls():
+        return entry
+    try:
+        found = hook(
+            model=entry.model,
+            input_tokens=entry.input_tokens,
+            output_tokens=entry.output_tokens,
+            cached_input_tokens=entry.cached_input_tokens,
+            config=config,
+        )
+        if found is None:
+            return entry
+        amount = check_cost(found, "price")
+    except Exception as exc:  # a pricing plugin's bug must not turn paid runs into errors
+        warn_once(config, f"pricing {entry.model!r} failed: {type(exc).__name__}: {exc}")
+        return entry
+    return dataclasses.replace(entry, cost=amount)
+
+
+_WARNED_ATTR = "_pytest_probability_cost_warned"
+
+
+def warn_once(config: Any, message: str) -> None:
+    """Warn with :class:`CostWarning` unless this session already did with ``message``."""
+    seen: set[str] | None = getattr(config, _WARNED_ATTR, None)
+    if seen is None:
+        seen = set()
+        setattr(config, _WARNED_ATTR, seen)
+    if message not in seen:
+        seen.add(message)
+        warnings.warn(CostWarning(message), stacklevel=3)
+
+
+def step_spend(step: Any, config: Any) -> tuple[float | None, list[TokenUsage]]:
+    """A step's own cost and usage entries (its ``cost`` field, its ``usage``: one value or
+    a list). The step's cost is its ``cost`` field when given, else the sum of its priced
+    usage. Raises ``ValueError`` naming the step and the field for invalid values."""
+    from pytest_probability.steps import step_field
+
+    from .usage import total_cost
+
+    label = step_field(step, "label")
+    raw_cost = step_field(step, "cost")
+    raw_usage = step_field(step, "usage")
+    try:
+        cost = None if raw_cost is None else check_cost(raw_cost, "cost")
+        values = [] if raw_usage is None else raw_usage
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        entries = [normalize(value, config) for value in values]
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"step {label!r}: {exc}") from None
+    entries = [entry if entry.cost is not None else price(entry, config) for entry in entries]
+    if cost is None:
+        cost = total_cost(entry.cost for entry in entries)
+    return cost, entries

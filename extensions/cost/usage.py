@@ -1,0 +1,220 @@
+"""Token usage and cost values: validation, reading duck-typed usage, merging per model.
+
+Pure module: never imports pytest. Every number that reaches a report passes through
+:func:`check_cost` or :func:`check_tokens`, so a report never holds NaN, a negative amount
+or 1.9 tokens silently truncated to 1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+UNKNOWN_MODEL = "unknown"
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """The usage of one model call (or several calls to one model).
+
+    :ivar model: the model name entries aggregate under (``"unknown"`` when not given).
+    :ivar input_tokens: prompt tokens.
+    :ivar output_tokens: completion tokens.
+    :ivar cached_input_tokens: prompt tokens served from a cache, reported as given (whether
+        they are part of ``input_tokens`` depends on the provider).
+    :ivar cost: what the call cost, in the unit you report everywhere; ``None`` when unknown
+        (a ``pytest_prob_price_usage`` implementation may price it).
+
+    Construction validates every field: ``ValueError`` (or ``TypeError``) naming the field
+    and the value given.
+    """
+
+    model: str = UNKNOWN_MODEL
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cost: float | None = None
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        set_field(self, "model", check_model(self.model))
+        for name in TOKEN_FIELDS:
+            set_field(self, name, check_tokens(getattr(self, name), name))
+        set_field(self, "cost", None if self.cost is None else check_cost(self.cost, "cost"))
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"model", "input_tokens", "output_tokens", "cached_input_tokens", "cost"}``."""
+        return {
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
+            "cost": self.cost,
+        }
+
+
+def _describe(value: Any) -> str:
+    return f"{value!r} (a {type(value).__name__})" if isinstance(value, str) else repr(value)
+
+
+def check_cost(value: Any, name: str = "cost") -> float:
+    """A finite amount ≥ 0 as a float; ``ValueError`` naming ``name`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal, Fraction)):
+        raise ValueError(f"{name} must be a finite number >= 0, got {_describe(value)}")
+    amount = float(value)
+    if not math.isfinite(amount) or amount < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return amount
+
+
+def check_tokens(value: Any, name: str) -> int:
+    """A whole token count ≥ 0 (``None`` is 0); ``ValueError`` naming ``name`` and the value.
+
+    ``3.0`` is accepted as 3; ``1.9`` is an error, never truncated.
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        count = int(value)
+    elif isinstance(value, (numbers.Real, Decimal)):
+        number = float(value)
+        if not math.isfinite(number) or number != int(number):
+            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        count = int(number)
+    else:
+        raise ValueError(f"{name} must be a whole number >= 0, got {_describe(value)}")
+    if count < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    return count
+
+
+def check_model(value: Any) -> str:
+    """The model name as text (``"unknown"`` for ``None`` or blank)."""
+    if value is None:
+        return UNKNOWN_MODEL
+    text = str(value).strip()
+    return text or UNKNOWN_MODEL
+
+
+def _get(source: Any, name: str) -> Any:
+    if isinstance(source, Mapping):
+        return source.get(name)
+    return getattr(source, name, None)
+
+
+def _first(source: Any, *names: str) -> Any:
+    for name in names:
+        value = _get(source, name)
+        if value is not None:
+            return value
+    return None
+
+
+#: Field names the default reader recognizes (ours, OpenAI chat and responses, Anthropic).
+KNOWN_NAMES = (
+    "model",
+    "cost",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "prompt_tokens_details",
+    "input_tokens_details",
+    "cache_read_input_tokens",
+)
+
+
+def read_usage(source: Any) -> TokenUsage | None:
+    """Read a usage-like value: a :class:`TokenUsage`, a mapping, or an object.
+
+    Recognized names: ours (``model``, ``input_tokens``, ``output_tokens``,
+    ``cached_input_tokens``, ``cost``); OpenAI chat completions (``prompt_tokens``,
+    ``completion_tokens``, ``prompt_tokens_details.cached_tokens``); OpenAI responses
+    (``input_tokens_details.cached_tokens``); Anthropic (``cache_read_input_tokens``).
+    Returns ``None`` when ``source`` carries none of them; raises ``ValueError`` for a
+    recognized field holding an invalid value.
+    """
+    if isinstance(source, TokenUsage):
+        return source
+    if source is None or isinstance(source, (str, bytes, numbers.Number)):
+        return None
+    if isinstance(source, Mapping):
+        if not any(name in source for name in KNOWN_NAMES):
+            return None
+    elif not any(getattr(source, name, None) is not None for name in KNOWN_NAMES):
+        return None
+    details = _first(source, "prompt_tokens_details", "input_tokens_details")
+    cached = _get(source, "cached_input_tokens")
+    if cached is None and details is not None:
+        cached = _get(details, "cached_tokens")
+    if cached is None:
+        cached = _get(source, "cache_read_input_tokens")
+    return TokenUsage(
+        model=_get(source, "model"),
+        input_tokens=_first(source, "input_tokens", "prompt_tokens"),
+        output_tokens=_first(source, "output_tokens", "completion_tokens"),
+        cached_input_tokens=cached,
+        cost=_get(source, "cost"),
+    )
+
+
+def usage_from_fields(source: Any) -> TokenUsage:
+    """A :class:`TokenUsage` from a value with exactly our field names (what a
+    ``pytest_prob_normalize_usage`` implementation may return instead of a ``TokenUsage``)."""
+    if isinstance(source, TokenUsage):
+        return source
+    return TokenUsage(
+        model=_get(source, "model"),
+        input_tokens=_get(source, "input_tokens"),
+        output_tokens=_get(source, "output_tokens"),
+        cached_input_tokens=_get(source, "cached_input_tokens"),
+        cost=_get(source, "cost"),
+    )
+
+
+def total_cost(amounts: Iterable[float | None]) -> float | None:
+    """The sum of the known amounts as written, ``None`` when none is known.
+
+    Each float is summed as its shortest decimal form (``0.0002``, not the binary value just
+    above it), exactly, then rounded once: thirty runs of ``0.0002`` total ``0.006``, never
+    ``0.006000000000000001``.
+    """
+    known = [Decimal(repr(amount)) for amount in amounts if amount is not None]
+    return float(sum(known, Decimal(0))) if known else None
+
+
+def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per-model totals of usage entries (``TokenUsage.to_json`` shapes or per-model totals
+    with a ``model`` key), models in order of first appearance."""
+    merged: dict[str, dict[str, Any]] = {}
+    costs: dict[str, list[float]] = {}
+    for entry in entries:
+        model = entry["model"]
+        totals = merged.get(model)
+        if totals is None:
+            totals = merged[model] = {name: 0 for name in TOKEN_FIELDS}
+            totals["cost"] = None
+            costs[model] = []
+        for name in TOKEN_FIELDS:
+            totals[name] += entry[name]
+        if entry["cost"] is not None:
+            costs[model].append(entry["cost"])
+    for model, totals in merged.items():
+        totals["cost"] = total_cost(costs[model])
+    return merged
+
+
+def merge_usage_maps(maps: Iterable[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Merge per-model usage maps (``records[].usage`` shapes) into one."""
+    return merge_usage(
+        {"model": model, **totals} for usage in maps for model, totals in usage.items()
+    )
