@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .context import RunContext, current_run
-from .extensions.cost import TokenUsage, record_cost, record_usage
+from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
 from .steps import Step
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "CostWarning",
     "RunContext",
     "Step",
     "TokenUsage",

@@ -17,6 +17,7 @@ import pytest
 from . import bus, jsonreport
 from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
 from .context import RunContext, enter_run, leave_run
+from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .ordering import transposed
 from .records import default_classify, make_record
@@ -68,6 +69,9 @@ class Kernel:
         self.patterns: tuple[str, ...] = ()
         self.failures = FailureLog()
         self.frozen = False
+        #: whether an implementation outside the bundled extensions adds to run records
+        #: (their values are then made JSON-able; bundled extensions add JSON values only)
+        self.foreign_run_data: bool | None = None
 
     # -- options ---------------------------------------------------------------------------
     def pytest_addoption(
@@ -185,6 +189,7 @@ class Kernel:
 
         Called once after collection in collecting processes; returns nothing.
         """
+        self.foreign_run_data = None  # conftests registered while collecting count too
         for item in session.items:
             if isinstance(item, BenchRun):
                 item._hook_proxy = None
@@ -242,15 +247,19 @@ class Kernel:
         ):
             outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
             record = make_record(item, call, report, outcome, self.case_order.get(item.case.key, 0))
-            if item.config.hook.pytest_prob_run_finished.get_hookimpls():
+            impls = item.config.hook.pytest_prob_run_finished.get_hookimpls()
+            if impls:
                 failures = call_each(
                     item.config, "pytest_prob_run_finished", {"item": item, "record": record}
                 )
                 if failures:
                     messages = self.failures.add("pytest_prob_run_finished", failures)
                     record.setdefault("warnings", []).extend(messages)
-                # extensions may have added anything: make it fit to travel
-                record = jsonreport.jsonable(record)
+                if self.foreign_run_data is None:
+                    self.foreign_run_data = any(i.plugin_name not in BUNDLED_NAMES for i in impls)
+                if self.foreign_run_data:
+                    # a third party may have added anything: make it fit to travel
+                    record = jsonreport.jsonable(record)
             bus.attach(report, record)
             for key in (STEPS_KEY, ELAPSED_KEY):  # keep no per-run objects alive past here
                 if key in item.stash:

@@ -24,6 +24,8 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("intervals", "pytest_probability.extensions.intervals"),
     ("cost", "pytest_probability.extensions.cost"),
 )
+#: Plugin names of the bundled extensions.
+BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)
 
 
 def add_bundled_hookspecs(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def _load_package(name: str, directory: Path) -> None:
-    """Import the package in ``directory`` under ``name`` and register it in sys.modules."""
+def _package(name: str, directory: Path) -> tuple[object, object]:
+    """Create (not yet execute) the package in ``directory`` as ``name`` in sys.modules."""
     spec = importlib.util.spec_from_file_location(
         name, directory / "__init__.py", submodule_search_locations=[str(directory)]
     )
@@ -27,10 +27,10 @@ def _load_package(name: str, directory: Path) -> None:
         raise ImportError(f"cannot load {name} from {directory}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[parent], child, module)
+    return module, spec.loader
 
 
 try:
@@ -38,9 +38,13 @@ try:
 except ImportError:
     for _name in [k for k in sys.modules if k.split(".")[0] == "pytest_probability"]:
         del sys.modules[_name]
-    _load_package("pytest_probability", ROOT / "core")
-    _load_package("pytest_probability.extensions", ROOT / "extensions")
+    # both packages exist before either runs: the core's façade imports from extensions
+    _core, _core_loader = _package("pytest_probability", ROOT / "core")
+    _extensions, _extensions_loader = _package("pytest_probability.extensions", ROOT / "extensions")
+    _extensions_loader.exec_module(_extensions)  # type: ignore[attr-defined]
+    _core_loader.exec_module(_core)  # type: ignore[attr-defined]
     import pytest_probability
+
 
 # Third-party modules the documented modules import; mocked only where they are absent, so
 # a docs-only environment (Sphinx and nothing else) still renders every docstring.

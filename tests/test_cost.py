@@ -528,3 +528,45 @@ def test_token_usage_validates_at_construction() -> None:
         TokenUsage(model="m", input_tokens=1.9)
     with pytest.raises(ValueError, match=r"^cost must be a finite number >= 0, got -1$"):
         TokenUsage(model="m", cost=-1)
+
+
+def test_each_usage_entry_is_priced_once(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+CALLS = []
+
+def pytest_prob_price_usage(model):
+    CALLS.append(model)
+    return 1.0
+
+def pytest_sessionfinish(session):
+    print(f"priced {sorted(CALLS)}")
+"""
+    )
+    source = """
+from pytest_probability import Step, record_usage
+
+def bench_once():
+    record_usage(model="direct", input_tokens=1)
+    return [Step("s", True, usage={"model": "step", "input_tokens": 1})]
+"""
+    result = _run(pytester, source, "--prob-runs=1", "-s", "--prob-no-intervals")
+    assert "priced ['direct', 'step']" in result.stdout.str()
+    assert "  Cost:    $2.0000" in section(result.outlines)
+
+
+def test_a_pricing_warning_points_at_the_bench_line(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("def pytest_prob_price_usage(model):\n    return float('nan')\n")
+    source = """
+from pytest_probability import record_usage
+
+def bench_priced():
+    record_usage(model="m", input_tokens=1)
+"""
+    result = _run(pytester, source, "--prob-runs=1")
+    result.stdout.fnmatch_lines(
+        [
+            "*/bench_cost.py:4: CostWarning: pricing 'm' failed: "
+            "ValueError: price must be a finite number >= 0, got nan"
+        ]
+    )

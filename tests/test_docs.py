@@ -112,6 +112,7 @@ def test_every_option_is_documented(
 # -- (c) JSON fields ------------------------------------------------------------------------
 JSON_BENCH = """
 import pytest
+from pytest_probability import record_cost, record_usage
 
 
 @pytest.mark.parametrize("kind", ["passing", "failing", "erroring"])
@@ -124,7 +125,8 @@ def bench_kinds(kind):
 
 @pytest.mark.parametrize("n", [1, 2])
 def bench_more(n):
-    pass
+    record_usage(model="m", input_tokens=3, output_tokens=1, cost=0.001)
+    record_cost(0.0001)
 """
 
 BROKEN_EXTENSION = """
@@ -143,6 +145,8 @@ JSON_SECTIONS = {
     "rows[]": "``rows[]``",
     "records[]": "``records[]``",
     "records[].steps[]": "``records[].steps[]``",
+    "records[].steps[].usage[]": "``records[].steps[].usage[]``",
+    "usage{}": "``usage`` objects",
     "rows[].ci": "``rows[].ci``",
     "aggregates[]": "``aggregates[]``",
     "aggregates[].ci": "``aggregates[].ci``",
@@ -172,12 +176,20 @@ def _report_keys(report: dict[str, Any]) -> dict[str, set[str]]:
     keys: dict[str, set[str]] = {part: set() for part in JSON_SECTIONS}
     keys["top level"] |= set(report)
     keys["totals"] |= set(report["totals"])
+    usage_maps = [report["totals"].get("usage") or {}]
     for row in report["rows"]:
         keys["rows[]"] |= set(row)
+        usage_maps.append(row.get("usage") or {})
     for record in report["records"]:
         keys["records[]"] |= set(record)
+        usage_maps.append(record.get("usage") or {})
         for step in record["steps"]:
             keys["records[].steps[]"] |= set(step)
+            for entry in step.get("usage") or []:
+                keys["records[].steps[].usage[]"] |= set(entry)
+    for usage in usage_maps:
+        for totals in usage.values():
+            keys["usage{}"] |= set(totals)
     for row in report["rows"]:
         keys["rows[].ci"] |= set(row.get("ci", {}))
     for line in report.get("aggregates", []):

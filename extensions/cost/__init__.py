@@ -4,7 +4,7 @@ the ``Cost:`` and ``Tokens:`` lines, and cost and usage in the JSON report.
 Other extensions read recorded cost through :mod:`.service` (per run, per case, per function).
 """
 
-from .recording import record_cost, record_usage
+from .recording import CostWarning, record_cost, record_usage
 from .usage import TokenUsage
 
-__all__ = ["TokenUsage", "record_cost", "record_usage"]
+__all__ = ["CostWarning", "TokenUsage", "record_cost", "record_usage"]

@@ -10,7 +10,7 @@ from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
 from .format import money, token_lines
-from .recording import LEDGER, Ledger, step_spend
+from .recording import LEDGER, Ledger, ledger_of, step_spend
 from .service import case_cost, case_usage, cases_cost, cases_usage
 from .usage import TokenUsage, merge_usage, read_usage, total_cost
 
@@ -40,9 +40,16 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     own implementation); raises ``ValueError`` naming the step, field and value, which makes
     the run an error. Returns nothing.
     """
-    if isinstance(item, BenchRun):
-        for step in item.stash.get(STEPS_KEY, ()):
-            step_spend(step, item.config)
+    if not isinstance(item, BenchRun):
+        return
+    steps = item.stash.get(STEPS_KEY, ())
+    context = item.stash.get(CONTEXT_KEY, None)
+    if not steps or context is None:
+        return
+    spends: list[Any] = [None] * len(steps)
+    ledger_of(context).step_spends = spends  # priced once: run_finished reuses them
+    for index, step in enumerate(steps):
+        spends[index] = step_spend(step, item.config)
 
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
@@ -61,16 +68,20 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     if ledger is None:
         ledger = Ledger()
     ledger.sealed = True
-    run_level = total_cost([*ledger.amounts, *(entry.cost for entry in ledger.entries)])
+    run_level = total_cost([*ledger.amounts, *(entry["cost"] for entry in ledger.entries)])
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)
+    checked = ledger.step_spends
     for index, step in enumerate(record["steps"]):
         if index < len(raw_steps):
-            try:
-                step_cost, step_entries = step_spend(raw_steps[index], item.config)
-            except ValueError as exc:  # the run already failed before the check could run
-                record.setdefault("warnings", []).append(f"not counted: {exc}")
-                step_cost, step_entries = None, []
+            if checked is not None:  # the check after the body priced them (or failed on one)
+                step_cost, step_entries = checked[index] or (None, [])
+            else:  # the body raised before the check: read them now, leniently
+                try:
+                    step_cost, step_entries = step_spend(raw_steps[index], item.config)
+                except ValueError as exc:
+                    record.setdefault("warnings", []).append(f"not counted: {exc}")
+                    step_cost, step_entries = None, []
             costs.append(step_cost)
             entries.extend(step_entries)
         elif raw_steps:  # the body raised after its steps: run-level spend stays on the run
@@ -78,9 +89,9 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
         else:  # the kernel's step for the body itself carries what the body recorded
             step_cost, step_entries = run_level, ledger.entries
         step["cost"] = step_cost
-        step["usage"] = [entry.to_json() for entry in step_entries]
+        step["usage"] = list(step_entries)
     record["cost"] = total_cost(costs)
-    record["usage"] = merge_usage(entry.to_json() for entry in entries)
+    record["usage"] = merge_usage(entries)
 
 
 def pytest_prob_build_report(

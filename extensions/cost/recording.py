@@ -7,14 +7,13 @@ through the session's config that the run context carries.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_probability.context import RunContext, current_run
 
-from .usage import TokenUsage, check_cost, read_usage, usage_from_fields
+from .usage import TokenUsage, check_cost, read_usage, usage_entry, usage_from_fields
 
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
@@ -34,8 +33,11 @@ class Ledger:
     """
 
     amounts: list[float] = field(default_factory=list)
-    entries: list[TokenUsage] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
     sealed: bool = False
+    #: the steps' spend once checked after the body (``None`` where a step was invalid);
+    #: ``None`` when the check did not run (the body raised first)
+    step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
 
 
 def ledger_of(context: RunContext) -> Ledger:
@@ -99,25 +101,25 @@ def record_usage(
     for a value it cannot read.
     """
     context, ledger = _open_ledger("record_usage()")
-    fields = {
-        "model": model,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "cached_input_tokens": cached_input_tokens,
-        "cost": cost,
-    }
     try:
         if usage is None:
-            entry = TokenUsage(**fields)
+            entry = usage_entry(model, input_tokens, output_tokens, cached_input_tokens, cost)
         else:
-            entry = normalize(usage, context.config)
-            given = {name: value for name, value in fields.items() if value is not None}
-            if given:
-                entry = dataclasses.replace(entry, **given)
+            entry = normalize(usage, context.config).to_json()
+            given = {
+                "model": model,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cached_input_tokens": cached_input_tokens,
+                "cost": cost,
+            }
+            if any(value is not None for value in given.values()):
+                entry.update({k: v for k, v in given.items() if v is not None})
+                entry = usage_entry(**entry)
     except ValueError as exc:
         raise ValueError(f"record_usage(): {exc}") from None
-    if entry.cost is None:
-        entry = price(entry, context.config)
+    if entry["cost"] is None:
+        entry = price(entry, context.config, stacklevel=3)
     if ledger is not None:
         ledger.entries.append(entry)
 
@@ -146,47 +148,52 @@ def normalize(value: Any, config: Any) -> TokenUsage:
     return usage_from_fields(found)
 
 
-def price(entry: TokenUsage, config: Any) -> TokenUsage:
-    """``entry`` priced by ``pytest_prob_price_usage`` when a plugin knows its price.
+def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, Any]:
+    """``entry`` (a usage entry without cost) priced by ``pytest_prob_price_usage`` when a
+    plugin knows its price.
 
     A pricing plugin that raises or answers something other than a finite amount ≥ 0 is
-    warned about (once per message and session) and the entry stays unpriced.
+    warned about (once per message and process) and the entry stays unpriced;
+    ``stacklevel`` counts from the caller of this function (3: the bench line that called
+    ``record_usage``).
     """
     hook = getattr(getattr(config, "hook", None), "pytest_prob_price_usage", None)
     if hook is None or not hook.get_hookimpls():
         return entry
     try:
         found = hook(
-            model=entry.model,
-            input_tokens=entry.input_tokens,
-            output_tokens=entry.output_tokens,
-            cached_input_tokens=entry.cached_input_tokens,
+            model=entry["model"],
+            input_tokens=entry["input_tokens"],
+            output_tokens=entry["output_tokens"],
+            cached_input_tokens=entry["cached_input_tokens"],
             config=config,
         )
         if found is None:
             return entry
         amount = check_cost(found, "price")
     except Exception as exc:  # a pricing plugin's bug must not turn paid runs into errors
-        warn_once(config, f"pricing {entry.model!r} failed: {type(exc).__name__}: {exc}")
+        message = f"pricing {entry['model']!r} failed: {type(exc).__name__}: {exc}"
+        warn_once(config, message, stacklevel=stacklevel + 1)
         return entry
-    return dataclasses.replace(entry, cost=amount)
+    return {**entry, "cost": amount}
 
 
 _WARNED_ATTR = "_pytest_probability_cost_warned"
 
 
-def warn_once(config: Any, message: str) -> None:
-    """Warn with :class:`CostWarning` unless this session already did with ``message``."""
+def warn_once(config: Any, message: str, stacklevel: int = 2) -> None:
+    """Warn with :class:`CostWarning` unless this process already did with ``message``
+    (``stacklevel`` as for :func:`warnings.warn`, counted from the caller)."""
     seen: set[str] | None = getattr(config, _WARNED_ATTR, None)
     if seen is None:
         seen = set()
         setattr(config, _WARNED_ATTR, seen)
     if message not in seen:
         seen.add(message)
-        warnings.warn(CostWarning(message), stacklevel=3)
+        warnings.warn(CostWarning(message), stacklevel=stacklevel)
 
 
-def step_spend(step: Any, config: Any) -> tuple[float | None, list[TokenUsage]]:
+def step_spend(step: Any, config: Any) -> tuple[float | None, list[dict[str, Any]]]:
     """A step's own cost and usage entries (its ``cost`` field, its ``usage``: one value or
     a list). The step's cost is its ``cost`` field when given, else the sum of its priced
     usage. Raises ``ValueError`` naming the step and the field for invalid values."""
@@ -202,10 +209,10 @@ def step_spend(step: Any, config: Any) -> tuple[float | None, list[TokenUsage]]:
         values = [] if raw_usage is None else raw_usage
         if not isinstance(values, (list, tuple)):
             values = [values]
-        entries = [normalize(value, config) for value in values]
+        entries = [normalize(value, config).to_json() for value in values]
     except (ValueError, TypeError) as exc:
         raise ValueError(f"step {label!r}: {exc}") from None
-    entries = [entry if entry.cost is not None else price(entry, config) for entry in entries]
+    entries = [entry if entry["cost"] is not None else price(entry, config) for entry in entries]
     if cost is None:
-        cost = total_cost(entry.cost for entry in entries)
+        cost = total_cost(entry["cost"] for entry in entries)
     return cost, entries

@@ -42,11 +42,11 @@ class TokenUsage:
     cost: float | None = None
 
     def __post_init__(self) -> None:
-        set_field = object.__setattr__
-        set_field(self, "model", check_model(self.model))
-        for name in TOKEN_FIELDS:
-            set_field(self, name, check_tokens(getattr(self, name), name))
-        set_field(self, "cost", None if self.cost is None else check_cost(self.cost, "cost"))
+        entry = usage_entry(
+            self.model, self.input_tokens, self.output_tokens, self.cached_input_tokens, self.cost
+        )
+        for name, value in entry.items():
+            object.__setattr__(self, name, value)
 
     def to_json(self) -> dict[str, Any]:
         """``{"model", "input_tokens", "output_tokens", "cached_input_tokens", "cost"}``."""
@@ -59,12 +59,28 @@ class TokenUsage:
         }
 
 
+def usage_entry(
+    model: Any, input_tokens: Any, output_tokens: Any, cached_input_tokens: Any, cost: Any
+) -> dict[str, Any]:
+    """A validated usage entry in its JSON form (what records and steps carry)."""
+    return {
+        "model": check_model(model),
+        "input_tokens": check_tokens(input_tokens, "input_tokens"),
+        "output_tokens": check_tokens(output_tokens, "output_tokens"),
+        "cached_input_tokens": check_tokens(cached_input_tokens, "cached_input_tokens"),
+        "cost": None if cost is None else check_cost(cost, "cost"),
+    }
+
+
 def _describe(value: Any) -> str:
     return f"{value!r} (a {type(value).__name__})" if isinstance(value, str) else repr(value)
 
 
 def check_cost(value: Any, name: str = "cost") -> float:
     """A finite amount ≥ 0 as a float; ``ValueError`` naming ``name`` and the value."""
+    kind = type(value)
+    if (kind is float or kind is int) and 0 <= value < math.inf:  # the common case, fast
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal, Fraction)):
         raise ValueError(f"{name} must be a finite number >= 0, got {_describe(value)}")
     amount = float(value)
@@ -78,6 +94,8 @@ def check_tokens(value: Any, name: str) -> int:
 
     ``3.0`` is accepted as 3; ``1.9`` is an error, never truncated.
     """
+    if type(value) is int and value >= 0:  # the common case, fast
+        return value
     if value is None:
         return 0
     if isinstance(value, bool):
@@ -100,7 +118,7 @@ def check_model(value: Any) -> str:
     """The model name as text (``"unknown"`` for ``None`` or blank)."""
     if value is None:
         return UNKNOWN_MODEL
-    text = str(value).strip()
+    text = (value if type(value) is str else str(value)).strip()
     return text or UNKNOWN_MODEL
 
 
@@ -182,18 +200,20 @@ def usage_from_fields(source: Any) -> TokenUsage:
 
 
 def total_cost(amounts: Iterable[float | None]) -> float | None:
-    """The sum of the known amounts as written, ``None`` when none is known.
+    """The sum of the known amounts, ``None`` when none is known.
 
-    Each float is summed as its shortest decimal form (``0.0002``, not the binary value just
-    above it), exactly, then rounded once: thirty runs of ``0.0002`` total ``0.006``, never
+    Summed exactly (``math.fsum``) and rounded once to 15 significant digits, the precision
+    a float holds for certain: thirty runs of ``0.0002`` total ``0.006``, never
     ``0.006000000000000001``.
     """
-    known = [Decimal(repr(amount)) for amount in amounts if amount is not None]
-    return float(sum(known, Decimal(0))) if known else None
+    known = [amount for amount in amounts if amount is not None]
+    if not known:
+        return None
+    return float(f"{math.fsum(known):.15g}")
 
 
 def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per-model totals of usage entries (``TokenUsage.to_json`` shapes or per-model totals
+    """Per-model totals of usage entries (``TokenUsage.to_json`` shapes, or per-model totals
     with a ``model`` key), models in order of first appearance."""
     merged: dict[str, dict[str, Any]] = {}
     costs: dict[str, list[float]] = {}
@@ -201,15 +221,22 @@ def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any
         model = entry["model"]
         totals = merged.get(model)
         if totals is None:
-            totals = merged[model] = {name: 0 for name in TOKEN_FIELDS}
-            totals["cost"] = None
+            merged[model] = {
+                "input_tokens": entry["input_tokens"],
+                "output_tokens": entry["output_tokens"],
+                "cached_input_tokens": entry["cached_input_tokens"],
+                "cost": None,
+            }
             costs[model] = []
-        for name in TOKEN_FIELDS:
-            totals[name] += entry[name]
+        else:
+            totals["input_tokens"] += entry["input_tokens"]
+            totals["output_tokens"] += entry["output_tokens"]
+            totals["cached_input_tokens"] += entry["cached_input_tokens"]
         if entry["cost"] is not None:
             costs[model].append(entry["cost"])
-    for model, totals in merged.items():
-        totals["cost"] = total_cost(costs[model])
+    for model, known in costs.items():
+        if known:
+            merged[model]["cost"] = known[0] if len(known) == 1 else total_cost(known)
     return merged
 
 
