@@ -85,12 +85,24 @@ class BenchRun(pytest.Function):
 
 
 class VerdictItem(pytest.Item):
-    """A verdict (``identify_pii[gate]``) judged after the case's last run."""
+    """A verdict (``identify_pii[gate]``) judged after the case's last run.
 
-    def __init__(self, *, case: Case, request: VerdictRequest, **kwargs: Any) -> None:
+    :ivar runs: the run items of its case, which the kernel puts back into the session when
+        the verdict item is selected without them (``-k gate``, ``--lf``).
+    """
+
+    def __init__(
+        self,
+        *,
+        case: Case,
+        request: VerdictRequest,
+        runs: list[pytest.Item] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.request = request
+        self.runs: list[pytest.Item] = list(runs or [])
         self.extra_keyword_matches.add(case.case_id)
 
     def runtest(self) -> None:
@@ -194,13 +206,25 @@ def make_case_items(
         for run in range(1, case.runs + 1)
     ]
     requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
-    for request in _flatten(requests):
+    wanted = _flatten(requests)
+    runs = list(items)
+    for request in wanted:
         name = case.verdict_item_name(request.kind)
         items.append(
             VerdictItem.from_parent(
-                parent, name=name, nodeid=f"{parent.nodeid}::{name}", case=case, request=request
+                parent,
+                name=name,
+                nodeid=f"{parent.nodeid}::{name}",
+                case=case,
+                request=request,
+                runs=runs,
             )
         )
+    option = parent.config.option
+    grouped = getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup"
+    if wanted and grouped:
+        for item in items:  # one group per case (co-location is still checked at run time)
+            item.add_marker(pytest.mark.xdist_group(case.key))
     return items
 
 

@@ -19,7 +19,7 @@ from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun,
 from .context import RunContext, enter_run, leave_run
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
-from .ordering import transposed
+from .ordering import transposed, with_verdict_runs
 from .records import default_classify, make_record
 from .report import ReportBuilder, render_main
 from .results import ERROR, Results
@@ -184,11 +184,16 @@ class Kernel:
             gc.freeze()
             self.frozen = True
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Forget hook proxies looked up during collection (every conftest is known now).
+        """Put back the runs of selected verdict items, and forget hook proxies looked up
+        during collection (every conftest is known now).
 
-        Called once after collection in collecting processes; returns nothing.
+        Called once after collection in collecting processes, before pytest-xdist reports
+        the collection to the controller; changes ``session.items`` in place, returns
+        nothing.
         """
+        session.items[:] = with_verdict_runs(session.items, session.config)
         self.foreign_run_data = None  # conftests registered while collecting count too
         for item in session.items:
             if isinstance(item, BenchRun):
@@ -276,16 +281,19 @@ class Kernel:
 
     # -- aggregating -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Feed arriving records into the results (aggregating process only).
+        """Feed arriving records into the results.
 
-        Called for every report; on xdist workers it does nothing, since the controller
-        aggregates what the workers send. Returns nothing.
+        Called for every report. The aggregating process (the only process, or the xdist
+        controller) also calls ``pytest_prob_logrecord``; an xdist worker only keeps its own
+        runs, so that verdict items it executes can see them. Returns nothing.
         """
-        if self.config is None or _is_worker(self.config):
+        if self.config is None:
             return
         record = bus.extract(report)
         if record is not None:
             self.results.add(record)
+            if _is_worker(self.config):
+                return
             failures = call_each(
                 self.config, "pytest_prob_logrecord", {"record": record, "config": self.config}
             )

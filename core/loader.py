@@ -23,6 +23,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("fractions", "pytest_probability.extensions.fractions"),
     ("intervals", "pytest_probability.extensions.intervals"),
     ("cost", "pytest_probability.extensions.cost"),
+    ("gates", "pytest_probability.extensions.gates"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

@@ -1,4 +1,5 @@
-"""Item order: ``--prob-transpose`` turns case-major order into run-major order."""
+"""Item order: ``--prob-transpose`` turns case-major order into run-major order; a selected
+verdict item brings back its case's runs."""
 
 from __future__ import annotations
 
@@ -36,3 +37,36 @@ def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.I
     head = [i for i in others if position[id(i)] < first]
     tail = [i for i in others if position[id(i)] > first]
     return head + arranged + tail
+
+
+def with_verdict_runs(items: list[pytest.Item], config: pytest.Config) -> list[pytest.Item]:
+    """``items`` with the missing runs of every selected verdict item put back just before it.
+
+    A verdict judges all of its case's runs, so ``-k gate`` or ``--lf`` (a failed ``[gate]``)
+    selects them again. Re-selected runs leave pytest's ``deselected`` count.
+    """
+    selected = {id(item) for item in items}
+    restored: list[pytest.Item] = []
+    arranged: list[pytest.Item] = []
+    for item in items:
+        if isinstance(item, VerdictItem):
+            missing = [run for run in item.runs if id(run) not in selected]
+            selected.update(id(run) for run in missing)
+            restored.extend(missing)
+            arranged.extend(missing)
+        arranged.append(item)
+    if restored:
+        _forget_deselected(config, restored)
+    return arranged
+
+
+def _forget_deselected(config: pytest.Config, restored: list[pytest.Item]) -> None:
+    """Remove re-selected items from the terminal's ``deselected`` tally (best effort)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    deselected = getattr(reporter, "stats", {}).get("deselected")
+    if not deselected:
+        return
+    back = {id(item) for item in restored}
+    deselected[:] = [item for item in deselected if id(item) not in back]
+    if not deselected:
+        del reporter.stats["deselected"]

@@ -144,6 +144,10 @@ class Results:
     def __len__(self) -> int:
         return len(self._cases)
 
+    def get(self, key: str) -> CaseResult | None:
+        """The case with this key (its node id without the run suffix), if any run arrived."""
+        return self._cases.get(key)
+
     def __iter__(self) -> Iterator[CaseResult]:
         return iter(self.cases())
 

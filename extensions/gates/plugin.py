@@ -1,0 +1,341 @@
+"""The ``gates`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+from pytest_probability import bus
+from pytest_probability.cases import Case
+from pytest_probability.collect import BenchRun, VerdictItem
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import ERROR, FAIL, Results
+from pytest_probability.values import parse_bool, parse_positive_int
+from pytest_probability.verdicts import VerdictRequest
+
+from . import rate
+from .registry import PASS, UNDECIDED
+from .state import state_of
+
+GATE_KIND = "gate"
+GATES_SUMMARY_ORDER = 150
+GATES_SECTION_ORDER = 100
+XFAIL_PLUGIN = "probability.gates.runs"
+
+
+class GateWarning(pytest.PytestWarning):
+    """A gate cannot pass with the runs its case has (filter with ``-W``)."""
+
+
+def parse_rate(value: Any) -> float:
+    """A pass rate strictly between 0 and 1; ``90`` gets a did-you-mean for ``0.9``."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0.0 < number < 1.0:
+        hint = ""
+        if 1.0 < number <= 100.0:
+            hint = f"; did you mean {number / 100:g} ({number:g}%)?"
+        raise ValueError(f"expected a rate between 0 and 1 (exclusive), got {value!r}{hint}")
+    return number
+
+
+def _choice(*valid: str) -> Any:
+    def parse(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in valid:
+            raise ValueError(f"expected one of {', '.join(valid)}, got {value!r}")
+        return text
+
+    return parse
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the gate settings. Called by the kernel's historic hook; returns nothing."""
+    owner = "gates"
+    options.add(
+        "min_rate",
+        parse=parse_rate,
+        cli="--prob-min-rate",
+        ini="prob_min_rate",
+        mark=True,
+        metavar="RATE",
+        help="gate every case on its pass rate: PASS when the whole interval lies above RATE",
+        owner=owner,
+    )
+    options.add(
+        "min_passes",
+        parse=parse_positive_int,
+        mark=True,
+        help="gate a case on a pass count: PASS when at least this many runs pass",
+        owner=owner,
+    )
+    options.add(
+        "undecided",
+        parse=_choice("fail", "pass"),
+        default="fail",
+        cli="--prob-undecided",
+        ini="prob_undecided",
+        metavar="{fail,pass}",
+        choices=("fail", "pass"),
+        help="whether an UNDECIDED gate fails the session (default fail)",
+        owner=owner,
+    )
+    options.add(
+        "errors",
+        parse=_choice("count", "exclude"),
+        default="count",
+        ini="prob_errors",
+        choices=("count", "exclude"),
+        help="errored runs in gated cases: count as non-passes (default), or exclude",
+        owner=owner,
+    )
+    options.add(
+        "gate_items",
+        parse=parse_bool,
+        default=True,
+        cli="--prob-no-gate-items",
+        ini="prob_gate_items",
+        flag_value=False,
+        help="don't add a [gate] item per gated case (the verdicts still set the exit status)",
+        ini_help="add a [gate] item per gated case (default true; false leaves them out)",
+        owner=owner,
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
+    """Register the ``rate`` and ``count`` kinds (first, so they lead the section).
+    Called once per session through the historic hook; returns nothing."""
+    register(
+        "rate",
+        configure=rate.configure_rate,
+        judge=rate.judge_rate,
+        minimum_runs=rate.minimum_runs_rate,
+        describe=rate.describe_rate,
+        render=rate.render,
+    )
+    register(
+        "count",
+        configure=rate.configure_count,
+        judge=rate.judge_count,
+        minimum_runs=rate.minimum_runs_count,
+        describe=rate.describe_count,
+        render=rate.render,
+    )
+
+
+# -- collection (collecting processes) --------------------------------------------------------
+def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[VerdictRequest]:
+    """A ``[gate]`` item for a gated case, and a warning when its gates cannot pass.
+
+    Called once per case at collection in collecting processes; returns the verdict
+    requests (none for an ungated case or with ``--prob-no-gate-items``).
+    """
+    state = state_of(config)
+    gates = state.case_gates(case.key, case.mark)
+    if not gates:
+        return []
+    _warn_infeasible(case, gates, config)
+    if case.key in state.deciding and config.pluginmanager.get_plugin(XFAIL_PLUGIN) is None:
+        config.pluginmanager.register(GatedRuns(config), XFAIL_PLUGIN)
+    if not kernel_of(config).options.session_value("gate_items"):
+        return []
+    rules = ", ".join(kind.describe(spec) for kind, spec in gates)
+    return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
+
+
+def _warn_infeasible(case: Case, gates: list[Any], config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("workerid") != "gw0":
+        return  # every worker collects the same cases: warn once, from the first
+    for kind, spec in gates:
+        if kind.minimum_runs is None:
+            continue
+        needed = kind.minimum_runs(spec, config)
+        if needed is not None and case.runs < needed:
+            level = getattr(getattr(spec, "interval", None), "level", None)
+            at = f" at {level * 100:g}%" if level is not None and kind.name == "rate" else ""
+            warnings.warn(
+                GateWarning(
+                    f"{case.case_id}: the gate cannot pass with {case.runs} runs: "
+                    f"{kind.describe(spec)} needs at least {needed}{at}"
+                ),
+                stacklevel=2,
+            )
+
+
+# -- running (executing processes) -------------------------------------------------------------
+def judge_item(item: VerdictItem) -> None:
+    """The ``[gate]`` item's body: judge the case from the runs this process ran.
+
+    Passes for PASS (and UNDECIDED with ``--prob-undecided=pass``), fails with the verdict
+    lines otherwise; skips, leaving the verdict to the end of the session, when its runs
+    ran in other processes too (pytest-xdist without case grouping).
+    """
+    config = item.config
+    case = kernel_of(config).results.get(item.case.key)
+    ran = set(case.records) if case is not None else set()
+    missing = [run for run in range(1, item.case.runs + 1) if run not in ran]
+    if missing:
+        here = item.case.runs - len(missing)
+        pytest.skip(
+            f"judged at session end: this process ran {here} of the case's "
+            f"{item.case.runs} runs (under pytest-xdist, keep a case on one worker)"
+        )
+    assert case is not None
+    verdict = state_of(config).judge(case)
+    if verdict is None:
+        return
+    undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
+    if verdict.failing(undecided_fails):
+        raise AssertionError(
+            "\n".join(f"{item.case.case_id}  {result.line}" for result in verdict.results)
+        )
+
+
+class GatedRuns:
+    """Reports the failing runs of cases whose gate decides as xfailed, so that ``-x``
+    does not stop on them and only the verdicts decide the exit status.
+
+    Registered (as ``probability.gates.runs``) only when the session has such a case, so
+    ungated sessions pay nothing for it.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.state = state_of(config)
+        self.exclude_errors = kernel_of(config).options.session_value("errors") == "exclude"
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Turn a failed run of a deciding-gated case into an xfail.
+
+        Wraps report creation in the executing process, outside the kernel's wrapper (so
+        the run record keeps the real outcome); returns the report.
+        """
+        report = yield
+        if not report.failed or not isinstance(item, BenchRun):
+            return report
+        if item.case.key not in self.state.deciding:
+            return report
+        record = bus.extract(report)
+        outcome = record["outcome"] if record is not None else None
+        if outcome == FAIL or (outcome == ERROR and self.exclude_errors):
+            report.outcome = "skipped"
+            report.wasxfail = "gated case: its [gate] verdict decides"  # type: ignore[attr-defined]
+        return report
+
+
+# -- aggregating process ------------------------------------------------------------------------
+class GateItemOutcomes:
+    """Remembers how each ``[gate]`` item ended (registered per session as
+    ``probability.gates.items``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.state = state_of(config)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep a gate item's outcome. Called for every report in the aggregating process;
+        returns nothing."""
+        suffix = f"[{GATE_KIND}]"
+        at = report.nodeid.rfind(suffix)  # pytest-xdist's loadgroup may append "@group"
+        rest = report.nodeid[at + len(suffix) :] if at >= 0 else None
+        ours = rest is not None and (rest == "" or rest.startswith("@"))
+        if ours and (report.when == "call" or not report.passed):
+            self.state.item_outcomes[report.nodeid[:at]] = report.outcome
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Track gate items in the aggregating process. Called once per process; returns
+    nothing."""
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(GateItemOutcomes(config), "probability.gates.items")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Judge every gated case on all its runs and let failing verdicts set the exit status.
+
+    Called once at the end of the session, before the report is built; in the aggregating
+    process only. Returns nothing.
+    """
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    state = state_of(config)
+    results = kernel_of(config).results
+    undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
+    failing = False
+    for case in results.cases():
+        verdict = state.judge(case)
+        if verdict is None:
+            continue
+        ended = state.item_outcomes.get(case.key)
+        verdict.judged = "item" if ended in ("passed", "failed") else "session"
+        state.verdicts[case.key] = verdict
+        failing = failing or verdict.failing(undecided_fails)
+    if failing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``Gates:`` line, the ``probability: gates`` section, ``rows[].gate``
+    and the top-level ``gates`` object. Called once in the aggregating process."""
+    state = state_of(config)
+    if not state.verdicts:
+        return
+    undecided = kernel_of(config).options.session_value("undecided")
+    counts = {PASS: 0, "fail": 0, UNDECIDED: 0}
+    groups: dict[Any, list[tuple[str, Any]]] = {}
+    for case in results.cases():
+        verdict = state.verdicts.get(case.key)
+        if verdict is None:
+            continue
+        counts[verdict.verdict] += 1
+        checks = []
+        for (kind, _), result in zip(state.gates[case.key], verdict.results, strict=True):
+            checks.append({"kind": result.kind, "verdict": result.verdict, **result.data})
+            if kind.render is not None and result.verdict != PASS:  # the section lists problems
+                groups.setdefault(kind.render, []).append((case.display, result))
+        report.add_row_json(
+            case.key,
+            {
+                "gate": {
+                    "verdict": verdict.verdict,
+                    "fails_session": verdict.failing(undecided == "fail"),
+                    "judged": verdict.judged,
+                    "checks": checks,
+                }
+            },
+        )
+    words = [("passed", PASS), ("failed", "fail"), ("undecided", UNDECIDED)]
+    text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])
+    report.add_summary("Gates:", text, order=GATES_SUMMARY_ORDER)
+    lines = [line for render, rows in groups.items() for line in render(rows)]
+    at_end = [key for key, ended in state.item_outcomes.items() if ended == "skipped"]
+    if at_end:
+        lines.append(
+            f"  {len(at_end)} gate item(s) skipped and judged at session end: their runs ran "
+            "in several processes (keep each case on one pytest-xdist worker)"
+        )
+    if lines:
+        report.add_section("gates", lines, order=GATES_SECTION_ORDER)
+    report.set_json(
+        "gates",
+        {
+            "passed": counts[PASS],
+            "failed": counts["fail"],
+            "undecided": counts[UNDECIDED],
+            "undecided_fails": undecided == "fail",
+            "errors": kernel_of(config).options.session_value("errors"),
+        },
+    )

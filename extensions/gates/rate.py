@@ -1,0 +1,181 @@
+"""The bundled gate kinds: ``rate`` (``min_rate``) and ``count`` (``min_passes``).
+
+STATISTICS.md, "Gates": a rate gate compares its interval (its own method, level and prior)
+with the bar, unrounded; a count gate compares the pass count with ``min_passes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pytest_probability.extensions.intervals.formatting import interval_cells
+from pytest_probability.extensions.intervals.service import Settings, interval_methods, settings
+from pytest_probability.kernel import kernel_of
+from pytest_probability.results import CaseResult
+
+from .registry import FAIL, PASS, UNDECIDED, WORDS, GateResult
+
+#: the largest run count searched for a rate gate's minimum
+MAX_RUNS = 10_000_000
+
+
+@dataclass(frozen=True)
+class RateSpec:
+    min_rate: float
+    interval: Settings
+
+
+@dataclass(frozen=True)
+class CountSpec:
+    min_passes: int
+    interval: Settings
+
+
+def bar_percent(rate: float) -> str:
+    """``0.9`` → ``90%``, ``0.975`` → ``97.5%`` (the bar as written)."""
+    value = (Decimal(repr(rate)) * 100).normalize()
+    text = format(value, "f")
+    return f"{text}%"
+
+
+def judged_runs(case: CaseResult, config: pytest.Config) -> tuple[int, int]:
+    """``(passes, n)`` a gate judges: errors count as non-passes unless ``prob_errors`` is
+    ``exclude``."""
+    exclude = kernel_of(config).options.session_value("errors") == "exclude"
+    n = case.passes + case.fails + (0 if exclude else case.errors)
+    return case.passes, n
+
+
+def configure_rate(mark: Mapping[str, Any], config: pytest.Config) -> RateSpec | None:
+    """A rate gate from ``min_rate=`` (mark or session), unless the case's own mark sets
+    ``min_passes`` and no ``min_rate`` (the closer rule wins)."""
+    options = kernel_of(config).options
+    if "min_passes" in mark and "min_rate" not in mark:
+        return None
+    rate = options.case_value("min_rate", mark)
+    return None if rate is None else RateSpec(rate, settings(config, mark))
+
+
+def configure_count(mark: Mapping[str, Any], config: pytest.Config) -> CountSpec | None:
+    """A count gate from the mark's ``min_passes=``."""
+    if mark.get("min_passes") is None:
+        return None
+    return CountSpec(int(mark["min_passes"]), settings(config, mark))
+
+
+def _bounds(
+    spec: RateSpec | CountSpec, passes: int, n: int, config: pytest.Config
+) -> tuple[float, float] | None:
+    if n == 0:
+        return None
+    chosen = spec.interval
+    found = interval_methods(config).compute(chosen.method, passes, n, chosen.level, chosen.prior)
+    return found.low, found.high
+
+
+def _result(
+    kind: str,
+    verdict: str,
+    passes: int,
+    n: int,
+    bounds: tuple[float, float] | None,
+    bar: str,
+    spec: RateSpec | CountSpec,
+    data: dict[str, Any],
+) -> GateResult:
+    fraction = f"{passes}/{n}"
+    cell = interval_cells({"x": bounds})["x"] if bounds else ""
+    line = "  ".join(part for part in (fraction, cell, bar, WORDS[verdict]) if part)
+    chosen = spec.interval
+    data = {
+        **data,
+        "passes": passes,
+        "n": n,
+        "method": chosen.method,
+        "level": chosen.level,
+        "low": bounds[0] if bounds else None,
+        "high": bounds[1] if bounds else None,
+    }
+    return GateResult(kind, verdict, line, data, (fraction, bounds, bar, WORDS[verdict]))
+
+
+def judge_rate(spec: RateSpec, case: CaseResult, config: pytest.Config) -> GateResult:
+    """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED."""
+    passes, n = judged_runs(case, config)
+    bounds = _bounds(spec, passes, n, config)
+    if bounds is None:
+        verdict = UNDECIDED
+    elif bounds[0] > spec.min_rate:
+        verdict = PASS
+    elif bounds[1] < spec.min_rate:
+        verdict = FAIL
+    else:
+        verdict = UNDECIDED
+    bar = f"≥{bar_percent(spec.min_rate)}"
+    return _result("rate", verdict, passes, n, bounds, bar, spec, {"min_rate": spec.min_rate})
+
+
+def judge_count(spec: CountSpec, case: CaseResult, config: pytest.Config) -> GateResult:
+    """PASS iff passes ≥ min_passes, else FAIL."""
+    passes, n = judged_runs(case, config)
+    verdict = PASS if passes >= spec.min_passes else FAIL
+    bar = f"≥{spec.min_passes}/{case.planned}"
+    data = {"min_passes": spec.min_passes}
+    return _result("count", verdict, passes, n, _bounds(spec, passes, n, config), bar, spec, data)
+
+
+def minimum_runs_rate(spec: RateSpec, config: pytest.Config) -> int | None:
+    """The fewest runs whose all-pass outcome is PASS (exact, 95%: 0.9 → 36)."""
+
+    def passes_with(n: int) -> bool:
+        return _bounds(spec, n, n, config)[0] > spec.min_rate  # type: ignore[index]
+
+    high = 1
+    while not passes_with(high):
+        if high >= MAX_RUNS:
+            return None
+        high = min(high * 2, MAX_RUNS)
+    low = high // 2  # fails (or 0)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if passes_with(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def minimum_runs_count(spec: CountSpec, config: pytest.Config) -> int:
+    return spec.min_passes
+
+
+def describe_rate(spec: RateSpec) -> str:
+    return f"min_rate={spec.min_rate:g}"
+
+
+def describe_count(spec: CountSpec) -> str:
+    return f"min_passes={spec.min_passes}"
+
+
+def render(rows: list[tuple[str, GateResult]]) -> list[str]:
+    """The rate and count lines of the gates section, aligned as the spec prints them."""
+    width = max(len(display) for display, _ in rows)
+    fraction_width = max(len(result.cells[0]) for _, result in rows)
+    cells = interval_cells(
+        {str(i): result.cells[1] for i, (_, result) in enumerate(rows) if result.cells[1]}
+    )
+    interval_width = max((len(cell) for cell in cells.values()), default=0)
+    bar_width = max(len(result.cells[2]) for _, result in rows)
+    lines = []
+    for index, (display, result) in enumerate(rows):
+        fraction, _, bar, word = result.cells
+        parts = [display.ljust(width), fraction.rjust(fraction_width)]
+        if interval_width:
+            parts.append(cells.get(str(index), "").ljust(interval_width))
+        parts += [bar.ljust(bar_width), word]
+        lines.append(("  " + "  ".join(parts)).rstrip())
+    return lines

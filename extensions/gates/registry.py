@@ -1,0 +1,118 @@
+"""Gate kinds: what a gate needs from a case, how it is judged, how it is printed.
+
+Pure module: never imports pytest (callables receive the config as an opaque value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One gate's verdict on one case.
+
+    :ivar kind: the gate kind's name.
+    :ivar verdict: ``"pass"``, ``"fail"`` or ``"undecided"``.
+    :ivar line: the verdict as one line (``37/40  [80%, 98%]  ≥90%  UNDECIDED``), used as
+        the ``[gate]`` item's failure message.
+    :ivar data: JSON-able details for ``rows[].gate.checks[]`` (the kind adds ``kind`` and
+        ``verdict`` itself).
+    :ivar cells: values a renderer aligns into the ``probability: gates`` section.
+    """
+
+    kind: str
+    verdict: str
+    line: str
+    data: dict[str, Any] = field(default_factory=dict)
+    cells: tuple[Any, ...] = ()
+
+
+class RegisterGate(Protocol):
+    def __call__(
+        self,
+        name: str,
+        *,
+        configure: Callable[[Mapping[str, Any], Any], Any],
+        judge: Callable[[Any, Any, Any], GateResult],
+        minimum_runs: Callable[[Any, Any], int | None] | None = None,
+        describe: Callable[[Any], str] | None = None,
+        decides_runs: bool = True,
+        render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None,
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class GateKind:
+    """A registered gate kind.
+
+    :ivar configure: ``(mark, config) -> spec | None``: the gate's settings for a case whose
+        merged ``probability`` mark arguments are ``mark`` (session settings apply where
+        the mark is silent), or ``None`` when the case has no gate of this kind.
+    :ivar judge: ``(spec, case, config) -> GateResult`` for a
+        :class:`~pytest_probability.results.CaseResult`.
+    :ivar minimum_runs: ``(spec, config) -> int | None``: the fewest runs with which the
+        gate can pass (``None``: no minimum); a case planned with fewer gets a warning.
+    :ivar describe: ``spec -> str``: the rule as the user wrote it (``min_rate=0.9``).
+    :ivar decides_runs: when true, the gate's verdict replaces the runs' own: failing runs
+        of the case are reported as xfailed. A latency gate judges speed only (false).
+    :ivar render: ``[(case id, result), …] -> lines`` for the ``probability: gates``
+        section (kinds sharing a renderer are printed as one aligned table); ``None``
+        prints nothing there (the kind's own section shows it).
+    """
+
+    name: str
+    configure: Callable[[Mapping[str, Any], Any], Any]
+    judge: Callable[[Any, Any, Any], GateResult]
+    minimum_runs: Callable[[Any, Any], int | None] | None = None
+    describe: Callable[[Any], str] = str
+    decides_runs: bool = True
+    render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None
+
+
+class GateKinds:
+    """The session's gate kinds, in registration order."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, GateKind] = {}
+
+    def register(
+        self,
+        name: str,
+        *,
+        configure: Callable[[Mapping[str, Any], Any], Any],
+        judge: Callable[[Any, Any, Any], GateResult],
+        minimum_runs: Callable[[Any, Any], int | None] | None = None,
+        describe: Callable[[Any], str] | None = None,
+        decides_runs: bool = True,
+        render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None,
+    ) -> None:
+        """Add a kind; a name registered twice is a ``ValueError``."""
+        if name in self._kinds:
+            raise ValueError(f"gate kind {name!r} is registered twice")
+        self._kinds[name] = GateKind(
+            name=name,
+            configure=configure,
+            judge=judge,
+            minimum_runs=minimum_runs,
+            describe=describe or str,
+            decides_runs=decides_runs,
+            render=render,
+        )
+
+    def kinds(self) -> list[GateKind]:
+        return list(self._kinds.values())
+
+
+def combine(verdicts: list[str]) -> str:
+    """A case's verdict over its gates: any FAIL fails, else any UNDECIDED, else PASS."""
+    if FAIL in verdicts:
+        return FAIL
+    if UNDECIDED in verdicts:
+        return UNDECIDED
+    return PASS

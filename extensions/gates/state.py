@@ -1,0 +1,82 @@
+"""The gates of a session: kinds (filled through the historic hook), each case's gates,
+verdicts, and how each verdict was reached."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from pytest_probability.results import CaseResult
+
+from .registry import FAIL, UNDECIDED, GateKind, GateKinds, GateResult, combine
+
+STATE_KEY = pytest.StashKey["GateState"]()
+
+
+@dataclass
+class CaseVerdict:
+    """A gated case's verdict: the combination of its gates' results."""
+
+    verdict: str
+    results: list[GateResult]
+    #: ``"item"`` when its ``[gate]`` item judged it, else ``"session"``
+    judged: str = "session"
+
+    def failing(self, undecided_fails: bool) -> bool:
+        return self.verdict == FAIL or (self.verdict == UNDECIDED and undecided_fails)
+
+
+@dataclass
+class GateState:
+    config: pytest.Config
+    _kinds: GateKinds | None = None
+    #: case key → [(kind, spec)]
+    gates: dict[str, list[tuple[GateKind, Any]]] = field(default_factory=dict)
+    #: case keys whose gate decides for their runs (failing runs are xfailed)
+    deciding: set[str] = field(default_factory=set)
+    #: aggregating process: case key → verdict
+    verdicts: dict[str, CaseVerdict] = field(default_factory=dict)
+    #: gate item node id → "passed" / "failed" / "skipped" as reported
+    item_outcomes: dict[str, str] = field(default_factory=dict)
+
+    def kinds(self) -> GateKinds:
+        if self._kinds is None:
+            self._kinds = GateKinds()
+            try:
+                self.config.hook.pytest_prob_register_gates.call_historic(
+                    kwargs={"register": self._kinds.register, "config": self.config}
+                )
+            except ValueError as exc:
+                raise pytest.UsageError(f"registering gate kinds failed: {exc}") from None
+        return self._kinds
+
+    def case_gates(self, key: str, mark: Mapping[str, Any]) -> list[tuple[GateKind, Any]]:
+        """The gates of a case (cached by case key)."""
+        found = self.gates.get(key)
+        if found is None:
+            found = []
+            for kind in self.kinds().kinds():
+                spec = kind.configure(mark, self.config)
+                if spec is not None:
+                    found.append((kind, spec))
+            self.gates[key] = found
+            if any(kind.decides_runs for kind, _ in found):
+                self.deciding.add(key)
+        return found
+
+    def judge(self, case: CaseResult) -> CaseVerdict | None:
+        """The verdict on ``case`` from the runs it has (``None`` when it is not gated)."""
+        gates = self.case_gates(case.key, case.mark)
+        if not gates:
+            return None
+        results = [kind.judge(spec, case, self.config) for kind, spec in gates]
+        return CaseVerdict(combine([r.verdict for r in results]), results)
+
+
+def state_of(config: pytest.Config) -> GateState:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
+        state = config.stash[STATE_KEY] = GateState(config)
+    return state
