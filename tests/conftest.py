@@ -71,15 +71,23 @@ def spec_bench(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-#: Kernel tests look at the kernel's own output: the bundled intervals and cost extensions
-#: (tested in test_intervals.py and test_cost.py) are switched off the way a user would,
+#: Kernel tests look at the kernel's own output: the bundled intervals, cost and gates
+#: extensions (tested in their own test modules) are switched off the way a user would,
 #: with ``-p no:``.
-KERNEL_ONLY = ("-p", "no:probability.intervals", "-p", "no:probability.cost")
+KERNEL_ONLY = (
+    "-p",
+    "no:probability.intervals",
+    "-p",
+    "no:probability.cost",
+    "-p",
+    "no:probability.gates",
+)
 
 
 @pytest.fixture
 def kernel_only(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every pytester session of the test without the intervals and cost extensions."""
+    """Run every pytester session of the test without the intervals, cost and gates
+    extensions."""
     for name in ("runpytest", "runpytest_subprocess"):
         original = getattr(pytester, name)
 

@@ -57,7 +57,15 @@ class GateState:
         found = self.gates.get(key)
         if found is None:
             found = []
+            intervals = self.config.pluginmanager.get_plugin("probability.intervals")
             for kind in self.kinds().kinds():
+                if intervals is None and kind.name in ("rate", "count"):
+                    if any(mark.get(k) is not None for k in ("min_rate", "min_passes")):
+                        raise pytest.UsageError(
+                            "min_rate and min_passes gates need the bundled intervals "
+                            "extension: remove -p no:probability.intervals"
+                        )
+                    continue
                 spec = kind.configure(mark, self.config)
                 if spec is not None:
                     found.append((kind, spec))

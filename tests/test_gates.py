@@ -1,0 +1,287 @@
+"""The gates extension: rate and count gates, verdicts, [gate] items, exit status."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import load_json, section
+from pytest_probability.extensions.gates import rate
+from pytest_probability.extensions.intervals.service import settings
+
+#: The spec's gates example: 40/40, 37/40 and 3/40 against a 90% bar.
+GATED_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.9)
+@pytest.mark.parametrize("kind", ["is_question", "identify_pii", "never"])
+def bench_classify(kind):
+    run = current_run().run
+    if kind == "identify_pii":
+        assert run not in (5, 17, 33)
+    elif kind == "never":
+        assert run in (1, 2, 3)
+"""
+
+
+def test_spec_gates_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-runs=40")
+    lines = section(result.outlines)
+    assert lines[-2:] == [
+        "  Overall: 80/120 passed (67%)",
+        "  Gates:   1 passed, 1 failed, 1 undecided",
+    ]
+    assert section(result.outlines, "probability: gates") == [
+        "  classify::identify_pii  37/40  [80%, 98%]  ≥90%  UNDECIDED",
+        "  classify::never          3/40  [ 2%, 20%]  ≥90%  FAIL",
+    ]
+    # failing runs are xfailed; the two failing verdicts are the failures
+    result.assert_outcomes(passed=81, failed=2, xfailed=40)
+    assert result.ret == 1
+    # the item's failure is the verdict line, without a traceback
+    failures = result.outlines[result.outlines.index("=" * 35 + " FAILURES " + "=" * 35) :]
+    assert failures[1:5] == [
+        "______________________ bench_classify::identify_pii[gate] ______________________",
+        "classify::identify_pii  37/40  [80%, 98%]  ≥90%  UNDECIDED",
+        "_________________________ bench_classify::never[gate] __________________________",
+        "classify::never  3/40  [2%, 20%]  ≥90%  FAIL",
+    ]
+
+
+def test_failing_runs_do_not_stop_x(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "-x")
+    # never's failing runs are xfailed; -x stops at the first failing verdict
+    result.assert_outcomes(passed=78, failed=1, xfailed=3)
+    result.stdout.fnmatch_lines(["*stopping after 1 failures*"])
+
+
+def test_passing_gates_pass_the_session_despite_failing_runs(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_ok="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_mostly():
+    assert current_run().run != 3
+"""
+    )
+    result = pytester.runpytest("--prob-runs=40")
+    result.assert_outcomes(passed=40, xfailed=1)
+    assert result.ret == 0
+    assert section(result.outlines)[-1] == "  Gates:   1 passed"
+    assert section(result.outlines, "probability: gates") == []
+
+
+def test_undecided_pass_and_no_gate_items(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    relaxed = pytester.runpytest("--prob-runs=40", "-k", "pii", "--prob-undecided=pass")
+    assert relaxed.ret == 0
+    relaxed.assert_outcomes(passed=38, xfailed=3, deselected=82)
+    without = pytester.runpytest("--prob-runs=40", "--prob-no-gate-items", "--prob-json=r.json")
+    without.assert_outcomes(passed=80, xfailed=40)
+    assert without.ret == 1  # the failing verdicts still set the exit status
+    report = load_json(pytester.path / "r.json")
+    assert report["exit_status"] == 1
+    assert report["gates"] == {
+        "passed": 1,
+        "failed": 1,
+        "undecided": 1,
+        "undecided_fails": True,
+        "errors": "count",
+    }
+    gate = report["rows"][1]["gate"]
+    assert gate["verdict"] == "undecided"
+    assert gate["fails_session"] is True
+    assert gate["judged"] == "session"
+    check = gate["checks"][0]
+    assert (check["kind"], check["min_rate"], check["passes"], check["n"]) == ("rate", 0.9, 37, 40)
+    assert check["low"] == pytest.approx(0.796135251267101, abs=1e-12)
+
+
+def test_count_gate(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_count="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_passes=19, runs=20)
+@pytest.mark.parametrize("bad", [pytest.param((7,), id="one"), pytest.param((3, 9), id="two")])
+def bench_counted(bad):
+    assert current_run().run not in bad
+"""
+    )
+    result = pytester.runpytest("--prob-json=r.json")
+    assert section(result.outlines, "probability: gates") == [
+        "  counted::two  18/20  [68%, 99%]  ≥19/20  FAIL"
+    ]
+    result.assert_outcomes(passed=38, failed=1, xfailed=3)
+    assert [row["gate"]["verdict"] for row in load_json(pytester.path / "r.json")["rows"]] == [
+        "pass",
+        "fail",
+    ]
+
+
+def test_errors_count_or_are_excluded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_err="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_flaky_harness():
+    if current_run().run <= 2:
+        raise ConnectionError("dropped")
+"""
+    )
+    counted = pytester.runpytest("--prob-runs=4")
+    # errors still fail the session, and count as non-passes: 2/4 is UNDECIDED at 50%
+    counted.assert_outcomes(passed=2, failed=3)
+    assert section(counted.outlines, "probability: gates") == [
+        "  flaky_harness  2/4  [7%, 93%]  ≥50%  UNDECIDED"
+    ]
+    excluded = pytester.runpytest("--prob-runs=4", "-o", "prob_errors=exclude")
+    excluded.assert_outcomes(passed=2, failed=1, xfailed=2)
+    assert section(excluded.outlines, "probability: gates") == [
+        "  flaky_harness  2/2  [16%, 100%]  ≥50%  UNDECIDED"
+    ]
+
+
+def test_case_level_gate_and_closest_mark(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_cases="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.99)
+@pytest.mark.parametrize("x", [
+    pytest.param(1, id="strict"),
+    pytest.param(2, id="lenient", marks=pytest.mark.probability(min_rate=0.5)),
+])
+def bench_f(x):
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-runs=10", "--prob-json=r.json")
+    rows = load_json(pytester.path / "r.json")["rows"]
+    assert [r["gate"]["checks"][0]["min_rate"] for r in rows] == [0.99, 0.5]
+    assert [r["gate"]["verdict"] for r in rows] == ["undecided", "pass"]
+    result.stdout.fnmatch_lines(
+        [
+            "*GateWarning: f::strict: the gate cannot pass with 10 runs: "
+            "min_rate=0.99 needs at least 368 at 95%"
+        ]
+    )
+    assert "f::lenient: the gate" not in result.stdout.str()
+
+
+def test_session_min_rate_and_mark_count_gate(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_s="""
+import pytest
+
+@pytest.mark.probability(min_passes=2)
+def bench_counted():
+    pass
+
+def bench_rated():
+    pass
+"""
+    )
+    pytester.runpytest("--prob-runs=3", "--prob-min-rate=0.2", "--prob-json=r.json")
+    rows = load_json(pytester.path / "r.json")["rows"]
+    assert [[c["kind"] for c in r["gate"]["checks"]] for r in rows] == [["count"], ["rate"]]
+
+
+def test_min_rate_90_is_a_collection_error_with_a_hint(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_bad="""
+import pytest
+
+@pytest.mark.probability(min_rate=90)
+def bench_x():
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*bench_bad.py::bench_x: probability mark argument min_rate=90: expected a rate "
+            "between 0 and 1 (exclusive), got 90; did you mean 0.9 (90%)?*"
+        ]
+    )
+
+
+def test_bad_undecided_option(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-undecided=maybe")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--prob-undecided=maybe*expected one of fail, pass*"])
+
+
+@pytest.mark.parametrize(("rate_bar", "runs"), [(0.8, 17), (0.9, 36), (0.95, 72), (0.99, 368)])
+def test_minimum_runs_exact_at_95(pytestconfig: pytest.Config, rate_bar: float, runs: int) -> None:
+    spec = rate.RateSpec(rate_bar, settings(pytestconfig, {"method": "exact", "confidence": 0.95}))
+    assert rate.minimum_runs_rate(spec, pytestconfig) == runs
+
+
+def test_gate_item_reselects_its_runs_and_lf_reruns_them(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    alone = pytester.runpytest("--prob-runs=40", "-k", "never and gate")
+    alone.assert_outcomes(passed=3, failed=1, xfailed=37, deselected=82)
+    pytester.runpytest("--prob-runs=40")
+    rerun = pytester.runpytest("--prob-runs=40", "--lf", "-v")
+    rerun.assert_outcomes(passed=40, failed=2, xfailed=40, deselected=41)
+    assert any(
+        line.startswith("bench_classify.py::bench_classify::identify_pii[run40] PASSED")
+        for line in rerun.outlines
+    )
+
+
+def test_gate_item_order_and_junit(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    collected = pytester.runpytest("--prob-runs=2", "--prob-transpose", "--collect-only", "-q")
+    ids = [line for line in collected.outlines if line.startswith("bench_classify.py::")]
+    assert ids == [
+        "bench_classify.py::bench_classify::is_question[run1]",
+        "bench_classify.py::bench_classify::identify_pii[run1]",
+        "bench_classify.py::bench_classify::never[run1]",
+        "bench_classify.py::bench_classify::is_question[run2]",
+        "bench_classify.py::bench_classify::is_question[gate]",
+        "bench_classify.py::bench_classify::identify_pii[run2]",
+        "bench_classify.py::bench_classify::identify_pii[gate]",
+        "bench_classify.py::bench_classify::never[run2]",
+        "bench_classify.py::bench_classify::never[gate]",
+    ]
+    pytester.runpytest("--prob-runs=40", "--junitxml=j.xml")
+    cases = ET.parse(pytester.path / "j.xml").getroot().iter("testcase")
+    gates = {c.get("name"): c for c in cases if c.get("name", "").endswith("[gate]")}
+    assert gates["is_question[gate]"].find("failure") is None
+    failure = gates["never[gate]"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "classify::never  3/40  [2%, 20%]  ≥90%  FAIL"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]])
+def test_xdist_gives_the_same_verdicts(pytester: pytest.Pytester, dist: list[str]) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    serial = pytester.runpytest_subprocess("--prob-runs=40", "--prob-json=s.json")
+    parallel = pytester.runpytest_subprocess(
+        "--prob-runs=40", "-n", "2", *dist, "--prob-json=p.json"
+    )
+    assert serial.ret == parallel.ret == 1
+    assert section(serial.outlines) == section(parallel.outlines)
+    one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
+    assert one["gates"] == two["gates"]
+    assert [r["gate"]["verdict"] for r in one["rows"]] == [
+        r["gate"]["verdict"] for r in two["rows"]
+    ]
+    gates = section(parallel.outlines, "probability: gates")
+    assert gates[:2] == section(serial.outlines, "probability: gates")
+    judged_on_workers = all(r["gate"]["judged"] == "item" for r in two["rows"])
+    if not judged_on_workers:  # the fallback says so
+        assert "judged at session end" in gates[-1]
