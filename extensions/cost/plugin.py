@@ -12,7 +12,7 @@ from pytest_probability.results import Results
 from .format import money, token_lines
 from .recording import LEDGER, Ledger, ledger_of, step_spend
 from .service import case_cost, case_usage, cases_cost, cases_usage
-from .usage import TokenUsage, merge_usage, read_usage, total_cost
+from .usage import TokenUsage, merge_usage, read_usage, rounded, total_cost
 
 __all__ = ["case_cost"]  # read by other extensions through the plugin manager
 
@@ -68,11 +68,23 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     if ledger is None:
         ledger = Ledger()
     ledger.sealed = True
-    run_level = total_cost([*ledger.amounts, *(entry["cost"] for entry in ledger.entries)])
+    run_level = None if ledger.total is None else rounded(ledger.total)
+    if not raw_steps:  # the usual run: the kernel's one step carries what the body recorded
+        for step in record["steps"]:
+            step["cost"] = run_level
+            step["usage"] = ledger.entries
+        record["cost"] = run_level
+        record["usage"] = {
+            model: {**totals, "cost": None if totals["cost"] is None else rounded(totals["cost"])}
+            for model, totals in ledger.usage.items()
+        }
+        return
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)
     checked = ledger.step_spends
     for index, step in enumerate(record["steps"]):
+        step_cost: float | None = None
+        step_entries: list[dict[str, Any]] = []
         if index < len(raw_steps):
             if checked is not None:  # the check after the body priced them (or failed on one)
                 step_cost, step_entries = checked[index] or (None, [])
@@ -81,13 +93,9 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
                     step_cost, step_entries = step_spend(raw_steps[index], item.config)
                 except ValueError as exc:
                     record.setdefault("warnings", []).append(f"not counted: {exc}")
-                    step_cost, step_entries = None, []
             costs.append(step_cost)
             entries.extend(step_entries)
-        elif raw_steps:  # the body raised after its steps: run-level spend stays on the run
-            step_cost, step_entries = None, []
-        else:  # the kernel's step for the body itself carries what the body recorded
-            step_cost, step_entries = run_level, ledger.entries
+        # else: the body raised after its steps; run-level spend stays on the run
         step["cost"] = step_cost
         step["usage"] = list(step_entries)
     record["cost"] = total_cost(costs)

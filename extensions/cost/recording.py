@@ -27,17 +27,42 @@ class CostWarning(UserWarning):
 class Ledger:
     """What one run recorded through :func:`record_cost` and :func:`record_usage`.
 
-    :ivar amounts: the ``record_cost`` amounts.
+    :ivar total: the running sum of every known amount (``None`` until one is recorded).
     :ivar entries: the ``record_usage`` entries, priced where a plugin could.
+    :ivar usage: the entries merged per model as they arrive (what the record carries).
     :ivar sealed: set once the run's record was built; later calls are not counted.
     """
 
-    amounts: list[float] = field(default_factory=list)
+    total: float | None = None
     entries: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
     sealed: bool = False
     #: the steps' spend once checked after the body (``None`` where a step was invalid);
     #: ``None`` when the check did not run (the body raised first)
     step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
+
+    def add_cost(self, amount: float) -> None:
+        self.total = amount if self.total is None else self.total + amount
+
+    def add_usage(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+        cost = entry["cost"]
+        totals = self.usage.get(entry["model"])
+        if totals is None:
+            self.usage[entry["model"]] = {
+                "input_tokens": entry["input_tokens"],
+                "output_tokens": entry["output_tokens"],
+                "cached_input_tokens": entry["cached_input_tokens"],
+                "cost": cost,
+            }
+        else:
+            totals["input_tokens"] += entry["input_tokens"]
+            totals["output_tokens"] += entry["output_tokens"]
+            totals["cached_input_tokens"] += entry["cached_input_tokens"]
+            if cost is not None:
+                totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
+        if cost is not None:
+            self.add_cost(cost)
 
 
 def ledger_of(context: RunContext) -> Ledger:
@@ -50,8 +75,10 @@ def ledger_of(context: RunContext) -> Ledger:
 
 def _open_ledger(what: str) -> tuple[RunContext, Ledger | None]:
     context = current_run(what)
-    ledger = ledger_of(context)
-    if ledger.sealed:
+    ledger = context.data.get(LEDGER)
+    if ledger is None:
+        ledger = context.data[LEDGER] = Ledger()
+    elif ledger.sealed:
         warnings.warn(
             CostWarning(
                 f"{what} called after run {context.run} of {context.case_id} was reported "
@@ -75,7 +102,7 @@ def record_cost(amount: Any) -> None:
     except ValueError as exc:
         raise ValueError(f"record_cost(): {exc}") from None
     if ledger is not None:
-        ledger.amounts.append(checked)
+        ledger.add_cost(checked)
 
 
 def record_usage(
@@ -121,7 +148,7 @@ def record_usage(
     if entry["cost"] is None:
         entry = price(entry, context.config, stacklevel=3)
     if ledger is not None:
-        ledger.entries.append(entry)
+        ledger.add_usage(entry)
 
 
 def normalize(value: Any, config: Any) -> TokenUsage:

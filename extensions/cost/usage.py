@@ -209,7 +209,12 @@ def total_cost(amounts: Iterable[float | None]) -> float | None:
     known = [amount for amount in amounts if amount is not None]
     if not known:
         return None
-    return float(f"{math.fsum(known):.15g}")
+    return rounded(math.fsum(known))
+
+
+def rounded(amount: float) -> float:
+    """``amount`` to 15 significant digits (sums of amounts as written come out as written)."""
+    return float(f"{amount:.15g}")
 
 
 def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
