@@ -114,7 +114,9 @@ class VerdictItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.nodeid.split("::", 1)[1]
+        code = getattr(self.runs[0], "obj", None) if self.runs else None
+        line = getattr(getattr(code, "__code__", None), "co_firstlineno", 1) - 1
+        return self.path, line, self.nodeid.split("::", 1)[1]
 
 
 class BenchFunction(pytest.Collector):
@@ -220,6 +222,9 @@ def make_case_items(
                 runs=runs,
             )
         )
+        # the case's own marks (function and pytest.param marks): skip/skipif/xfail and -m
+        # treat the verdict like its runs; module marks reach it through its parents
+        items[-1].own_markers.extend(generated.own_markers)
     option = parent.config.option
     grouped = getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup"
     if wanted and grouped:

@@ -65,8 +65,8 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
         named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
 
-    No bundled implementation yet; the gates and comparisons extensions add ``[gate]``,
-    ``[compare:ARM]`` and ``[baseline]`` items through it.
+    The bundled ``gates`` extension adds ``[gate]`` items through it; the comparisons
+    extension will add ``[compare:ARM]`` and ``[baseline]`` items the same way.
     """
 
 

@@ -123,6 +123,7 @@ def bench_kinds(kind):
         raise ConnectionError("upstream timed out")
 
 
+@pytest.mark.probability(min_rate=0.5, min_passes=1)
 @pytest.mark.parametrize("n", [1, 2])
 def bench_more(n):
     record_usage(model="m", input_tokens=3, output_tokens=1, cost=0.001)
@@ -151,6 +152,9 @@ JSON_SECTIONS = {
     "aggregates[]": "``aggregates[]``",
     "aggregates[].ci": "``aggregates[].ci``",
     "aggregates[].width_factor": "``aggregates[].width_factor``",
+    "rows[].gate": "``rows[].gate``",
+    "rows[].gate.checks[]": "``rows[].gate.checks[]``",
+    "gates": "``gates``",
 }
 
 
@@ -196,6 +200,13 @@ def _report_keys(report: dict[str, Any]) -> dict[str, set[str]]:
         keys["aggregates[]"] |= set(line)
         keys["aggregates[].ci"] |= set(line["ci"])
         keys["aggregates[].width_factor"] |= set(line["width_factor"])
+    gated = [row["gate"] for row in report["rows"] if "gate" in row]
+    assert gated, "no row has a gate: JSON_BENCH must gate a function"
+    for gate in gated:
+        keys["rows[].gate"] |= set(gate)
+        for check in gate["checks"]:
+            keys["rows[].gate.checks[]"] |= set(check)
+    keys["gates"] |= set(report["gates"])
     return keys
 
 

@@ -285,3 +285,35 @@ def test_xdist_gives_the_same_verdicts(pytester: pytest.Pytester, dist: list[str
     judged_on_workers = all(r["gate"]["judged"] == "item" for r in two["rows"])
     if not judged_on_workers:  # the fallback says so
         assert "judged at session end" in gates[-1]
+
+
+def test_marks_reach_the_gate_item(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_s="""
+import pytest
+pytestmark = pytest.mark.skip("off")
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_a():
+    pass
+""",
+        bench_t="""
+import pytest
+
+@pytest.mark.slow
+@pytest.mark.probability(min_rate=0.5)
+def bench_b():
+    pass
+
+@pytest.mark.skipif(True, reason="no")
+@pytest.mark.probability(min_rate=0.5)
+def bench_c():
+    pass
+""",
+    )
+    pytester.makeini("[pytest]\nmarkers = slow\nfilterwarnings = ignore::pytest.PytestWarning\n")
+    skipped = pytester.runpytest("--prob-runs=3", "-m", "not slow")
+    skipped.assert_outcomes(skipped=8, deselected=4)  # gate items skip with their cases
+    assert skipped.ret == 0
+    slow = pytester.runpytest("--prob-runs=3", "-m", "slow")
+    slow.assert_outcomes(passed=3, failed=1, deselected=8)  # 3/3 is UNDECIDED at 50%

@@ -30,6 +30,6 @@ def pytest_prob_register_gates(register: RegisterGate, config: pytest.Config) ->
     :return: nothing.
 
     The bundled ``gates`` extension registers ``rate`` (``min_rate``) and ``count``
-    (``min_passes``) through it; the ``latency`` extension registers ``latency``
-    (``max_latency``).
+    (``min_passes``) through it, exactly as a third party would (the planned ``latency``
+    extension will add ``max_latency`` the same way).
     """

@@ -25,6 +25,7 @@ GATE_KIND = "gate"
 GATES_SUMMARY_ORDER = 150
 GATES_SECTION_ORDER = 100
 XFAIL_PLUGIN = "probability.gates.runs"
+DEFERRED = "judged at session end"
 
 
 class GateWarning(pytest.PytestWarning):
@@ -163,7 +164,8 @@ def _warn_infeasible(case: Case, gates: list[Any], config: pytest.Config) -> Non
             at = f" at {level * 100:g}%" if level is not None and kind.name == "rate" else ""
             warnings.warn(
                 GateWarning(
-                    f"{case.case_id}: the gate cannot pass with {case.runs} runs: "
+                    f"{case.case_id}: the gate cannot pass with {case.runs} "
+                    f"run{'s' if case.runs != 1 else ''}: "
                     f"{kind.describe(spec)} needs at least {needed}{at}"
                 ),
                 stacklevel=2,
@@ -185,10 +187,12 @@ def judge_item(item: VerdictItem) -> None:
     if missing:
         here = item.case.runs - len(missing)
         pytest.skip(
-            f"judged at session end: this process ran {here} of the case's "
+            f"{DEFERRED}: this process ran {here} of the case's "
             f"{item.case.runs} runs (under pytest-xdist, keep a case on one worker)"
         )
     assert case is not None
+    if case.total == 0:
+        pytest.skip("every run of the case was skipped: there is nothing to judge")
     verdict = state_of(config).judge(case)
     if verdict is None:
         return
@@ -249,7 +253,10 @@ class GateItemOutcomes:
         rest = report.nodeid[at + len(suffix) :] if at >= 0 else None
         ours = rest is not None and (rest == "" or rest.startswith("@"))
         if ours and (report.when == "call" or not report.passed):
-            self.state.item_outcomes[report.nodeid[:at]] = report.outcome
+            deferred = report.skipped and DEFERRED in str(report.longrepr)
+            self.state.item_outcomes[report.nodeid[:at]] = (
+                "deferred" if deferred else report.outcome
+            )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -274,6 +281,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
     failing = False
     for case in results.cases():
+        if case.total == 0:  # every run skipped: the case is skipped, not judged
+            continue
         verdict = state.judge(case)
         if verdict is None:
             continue
@@ -321,7 +330,7 @@ def pytest_prob_build_report(
     text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])
     report.add_summary("Gates:", text, order=GATES_SUMMARY_ORDER)
     lines = [line for render, rows in groups.items() for line in render(rows)]
-    at_end = [key for key, ended in state.item_outcomes.items() if ended == "skipped"]
+    at_end = [key for key, ended in state.item_outcomes.items() if ended == "deferred"]
     if at_end:
         lines.append(
             f"  {len(at_end)} gate item(s) skipped and judged at session end: their runs ran "
