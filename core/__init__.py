@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import RunContext, current_run
 from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
+from .extensions.latency import record_latency
 from .steps import Step
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ __all__ = [
     "current_run",
     "option_value",
     "record_cost",
+    "record_latency",
     "record_usage",
 ]
 

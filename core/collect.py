@@ -207,7 +207,10 @@ def make_case_items(
         )
         for run in range(1, case.runs + 1)
     ]
-    requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
+    try:
+        requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
+    except OptionError as exc:  # an extension refused the case's settings: name the case
+        raise parent.CollectError(f"{case.key}: {exc}") from None
     wanted = _flatten(requests)
     runs = list(items)
     for request in wanted:

@@ -24,6 +24,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("intervals", "pytest_probability.extensions.intervals"),
     ("cost", "pytest_probability.extensions.cost"),
     ("gates", "pytest_probability.extensions.gates"),
+    ("latency", "pytest_probability.extensions.latency"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

@@ -81,6 +81,8 @@ KERNEL_ONLY = (
     "no:probability.cost",
     "-p",
     "no:probability.gates",
+    "-p",
+    "no:probability.latency",
 )
 
 

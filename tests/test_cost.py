@@ -506,7 +506,7 @@ def test_parallel_cost_equals_serial(pytester: pytest.Pytester) -> None:
     assert [(r["cost"], r["usage"]) for r in one["rows"]] == [
         (r["cost"], r["usage"]) for r in two["rows"]
     ]
-    strip = ("elapsed", "worker")
+    strip = ("elapsed", "latency", "worker")
 
     def runs(report: dict) -> list:
         return sorted(

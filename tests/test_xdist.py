@@ -9,7 +9,7 @@ from conftest import SPEC_BENCH, load_json, section
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("kernel_only")]
 
-VOLATILE = {"elapsed", "worker", "created"}
+VOLATILE = {"elapsed", "latency", "worker", "created"}
 
 
 def _stable(value: Any) -> Any:

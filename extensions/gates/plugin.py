@@ -160,8 +160,8 @@ def _warn_infeasible(case: Case, gates: list[Any], config: pytest.Config) -> Non
             continue
         needed = kind.minimum_runs(spec, config)
         if needed is not None and case.runs < needed:
-            level = getattr(getattr(spec, "interval", None), "level", None)
-            at = f" at {level * 100:g}%" if level is not None and kind.name == "rate" else ""
+            level = getattr(spec, "level", None)  # where the minimum depends on a level
+            at = f" at {level * 100:g}%" if level is not None else ""
             warnings.warn(
                 GateWarning(
                     f"{case.case_id}: the gate cannot pass with {case.runs} "

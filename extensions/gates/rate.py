@@ -28,6 +28,11 @@ class RateSpec:
     min_rate: float
     interval: Settings
 
+    @property
+    def level(self) -> float:
+        """The level its minimum runs depend on (named in the too-few-runs warning)."""
+        return self.interval.level
+
 
 @dataclass(frozen=True)
 class CountSpec:

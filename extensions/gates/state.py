@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from pytest_probability.options import OptionError
 from pytest_probability.results import CaseResult
 
 from .registry import FAIL, UNDECIDED, GateKind, GateKinds, GateResult, combine
@@ -61,7 +62,7 @@ class GateState:
             for kind in self.kinds().kinds():
                 if intervals is None and kind.name in ("rate", "count"):
                     if any(mark.get(k) is not None for k in ("min_rate", "min_passes")):
-                        raise pytest.UsageError(
+                        raise OptionError(
                             "min_rate and min_passes gates need the bundled intervals "
                             "extension: remove -p no:probability.intervals"
                         )

@@ -27,6 +27,7 @@ Pure module: never imports pytest.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -272,8 +273,7 @@ def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQ
     _half_alpha(level)  # validates the level
     ordered = sorted(_check_time(t) for t in times)
     n = len(ordered)
-    low_rank, high_rank = interval_ranks(n, q, level)
-    rank = estimate_rank(n, q) if n else None
+    low_rank, high_rank, rank, covered = _ranks(n, q, float(level))
 
     def at(k: int | None) -> float | None:
         return None if k is None else ordered[k - 1]
@@ -288,8 +288,17 @@ def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQ
         rank=rank,
         low_rank=low_rank,
         high_rank=high_rank,
-        coverage=coverage(n, q, low_rank, high_rank),
+        coverage=covered,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _ranks(n: int, q: float, level: float) -> tuple[int | None, int | None, int | None, float]:
+    """``(low rank, high rank, estimate rank, coverage)``, cached: a session's cases mostly
+    share their run count, so thousands of cases cost a handful of rank searches."""
+    low_rank, high_rank = interval_ranks(n, q, level)
+    rank = estimate_rank(n, q) if n else None
+    return low_rank, high_rank, rank, coverage(n, q, low_rank, high_rank)
 
 
 def _check_time(value: float) -> float:

@@ -1,0 +1,40 @@
+"""Hooks of the ``latency`` extension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+
+    from .methods import RegisterLatencyMethod
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec(historic=True)
+def pytest_prob_register_latency_methods(
+    register: RegisterLatencyMethod, config: pytest.Config
+) -> None:
+    """Register latency quantile methods by name.
+
+    Called once per session, historically, the first time a method is needed (while options
+    are validated at ``pytest_configure``), in every process; implementations registered
+    later (a conftest) are called on registration.
+
+    :param register: ``register(name, compute, *, description="")``;
+        ``compute(times, quantile, level)`` receives a case's run times in seconds (sorted
+        ascending, finite, ``>= 0``), the quantile (``0.95`` for p95) and the two-sided level,
+        and returns a
+        :class:`~pytest_probability.extensions.latency.quantiles.LatencyQuantile` (its
+        ``estimate``, ``low`` and ``high`` may be ``None`` where they do not exist).
+        Registering a name twice is an error.
+    :param config: the pytest config.
+    :return: nothing.
+
+    The bundled ``latency`` extension registers ``order-statistic`` (the distribution-free
+    interval of STATISTICS.md) through it; ``prob_latency_method`` (or the mark key
+    ``latency_method``) selects one.
+    """

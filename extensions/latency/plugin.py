@@ -1,0 +1,291 @@
+"""The ``latency`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from pytest_probability.cases import Case
+from pytest_probability.collect import CONTEXT_KEY
+from pytest_probability.extensions.gates.registry import GateResult
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionError, OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import SKIP, Results
+from pytest_probability.values import parse_bool
+
+from .format import MISSING, duration, limit, quantile_label
+from .methods import ORDER_STATISTIC, order_statistic
+from .quantiles import min_runs_for_upper
+from .recording import RECORDED
+from .service import CaseLatency, LatencySettings, case_latency, case_settings, latency_methods
+from .service import minimum_runs as settings_minimum_runs
+
+LATENCY_SECTION_ORDER = 300
+GATES_PLUGIN = "probability.gates"
+WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
+
+
+def parse_quantile(value: Any) -> float:
+    """A quantile strictly between 0 and 1; ``95`` gets a did-you-mean for ``0.95``."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0.0 < number < 1.0:
+        hint = ""
+        if 1.0 < number < 100.0:
+            hint = f"; did you mean {number / 100:g} (p{number:g})?"
+        raise ValueError(
+            f"expected a quantile between 0 and 1 (exclusive) such as 0.95 for p95, "
+            f"got {value!r}{hint}"
+        )
+    return number
+
+
+def parse_seconds(value: Any) -> float:
+    """A latency limit: a finite number of seconds greater than 0."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
+        raise ValueError(
+            f"expected a number of seconds greater than 0 such as 2.0 (0.5 for 500 ms), "
+            f"got {value!r}"
+        )
+    return number
+
+
+def parse_latency_method(value: Any, config: pytest.Config) -> str:
+    """A registered latency method name."""
+    return latency_methods(config).check(value)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the latency settings. Called by the kernel's historic hook; returns nothing."""
+    owner = "latency"
+    options.add(
+        "latency",
+        parse=parse_bool,
+        default=False,
+        cli="--prob-latency",
+        ini="prob_latency",
+        flag_value=True,
+        help="show each case's latency quantile and its interval",
+        ini_help="show each case's latency quantile and its interval (default false)",
+        owner=owner,
+    )
+    options.add(
+        "latency_quantile",
+        parse=parse_quantile,
+        default=0.95,
+        ini="prob_latency_quantile",
+        mark=True,
+        help="latency quantile for cases whose mark sets none (default 0.95, p95)",
+        owner=owner,
+    )
+    options.add(
+        "max_latency",
+        parse=parse_seconds,
+        mark=True,
+        help="gate a case on its latency quantile: PASS when the whole interval is below "
+        "this many seconds",
+        owner=owner,
+    )
+    options.add(
+        "latency_method",
+        parse=parse_latency_method,
+        with_config=True,
+        default=ORDER_STATISTIC,
+        ini="prob_latency_method",
+        mark=True,
+        help="latency quantile method (default order-statistic, distribution-free)",
+        owner=owner,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the latency methods now, so that a broken registration is a usage error
+    before anything runs. Called once per process; returns nothing."""
+    latency_methods(config)
+
+
+def pytest_prob_register_latency_methods(register: Any, config: pytest.Config) -> None:
+    """Register the bundled ``order-statistic`` method. Called once per session through the
+    historic hook; returns nothing."""
+    register(
+        ORDER_STATISTIC,
+        order_statistic,
+        description="the ⌈nq⌉-th smallest time; distribution-free order-statistic interval",
+    )
+
+
+# -- the latency gate kind ------------------------------------------------------------------------
+def configure_gate(mark: dict[str, Any], config: pytest.Config) -> LatencySettings | None:
+    """A latency gate for a case whose merged mark sets ``max_latency=``."""
+    if mark.get("max_latency") is None:
+        return None
+    return case_settings(config, mark)
+
+
+def judge_gate(chosen: LatencySettings, case: Any, config: pytest.Config) -> GateResult:
+    """The latency gate's result on a case's runs (lower is better)."""
+    found = case_latency(config, case)
+    verdict = found.verdict or "undecided"
+    cells = latency_cells(found)
+    return GateResult(
+        kind="latency",
+        verdict=verdict,
+        line="  ".join(cells[1:]),
+        data=found.to_json(),
+        cells=cells,
+    )
+
+
+def describe_gate(chosen: LatencySettings) -> str:
+    """``max_latency=2.0 (p95)``."""
+    assert chosen.limit is not None
+    return f"max_latency={chosen.limit:g} ({quantile_label(chosen.quantile)})"
+
+
+def gate_minimum_runs(chosen: LatencySettings, config: pytest.Config) -> int | None:
+    """The fewest runs with which the interval has an upper end (so the gate can pass)."""
+    return settings_minimum_runs(chosen)
+
+
+def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
+    """Register the ``latency`` gate kind (``max_latency=``): it judges speed only, so it
+    does not take over the runs' outcomes, and its section is ``probability: latency``.
+    Called once per session through the gates extension's historic hook; returns nothing."""
+    register(
+        "latency",
+        configure=configure_gate,
+        judge=judge_gate,
+        minimum_runs=gate_minimum_runs,
+        describe=describe_gate,
+        decides_runs=False,
+        render=None,
+    )
+
+
+def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Any]:
+    """Refuse a ``max_latency=`` gate when the gates extension is disabled. Called once per
+    case at collection in collecting processes; returns no verdict requests (the gates
+    extension adds the ``[gate]`` item)."""
+    if case.mark.get("max_latency") is not None and (
+        config.pluginmanager.get_plugin(GATES_PLUGIN) is None
+    ):
+        raise OptionError(
+            "max_latency= needs the bundled gates extension: remove -p no:probability.gates"
+        )
+    return []
+
+
+# -- executing process --------------------------------------------------------------------------
+def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Put the run's latency into its record: the value given to ``record_latency`` or the
+    measured body time (``latency``, with ``latency_source`` ``"recorded"`` or
+    ``"measured"``; both ``None`` for a skipped run or a failed setup). Called in the
+    executing process once per run; returns nothing."""
+    if record["outcome"] == SKIP:  # a skipped run is not a sample
+        record["latency"] = record["latency_source"] = None
+        return
+    context = item.stash.get(CONTEXT_KEY, None)
+    recorded = context.data.get(RECORDED) if context is not None else None
+    if recorded is not None and record["phase"] == "call":
+        record["latency"] = recorded
+        record["latency_source"] = "recorded"
+    else:
+        record["latency"] = record["elapsed"]
+        record["latency_source"] = None if record["elapsed"] is None else "measured"
+
+
+# -- aggregating process -------------------------------------------------------------------------
+def latency_cells(found: CaseLatency) -> list[str]:
+    """``[runs, label, estimate, interval, limit, verdict]`` (no limit or verdict without a
+    gate); the interval's ends are padded by :func:`render_rows`."""
+    q = found.quantile
+    n = q.n
+    cells = [
+        f"{n} run{'' if n == 1 else 's'}",
+        quantile_label(found.settings.quantile),
+        duration(q.estimate),
+        f"[{duration(q.low)}, {duration(q.high)}]",
+    ]
+    if found.settings.limit is not None and found.verdict is not None:
+        cells += [f"≤{limit(found.settings.limit)}", WORDS[found.verdict]]
+    return cells
+
+
+def render_rows(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
+    """The ``probability: latency`` lines, aligned column by column."""
+    table: list[list[str]] = []
+    ends: list[tuple[str, str]] = []
+    for display, found in rows:
+        q = found.quantile
+        ends.append((duration(q.low), duration(q.high)))
+        table.append([display, *latency_cells(found)])
+    low_width = max(len(low) for low, _ in ends)
+    high_width = max(len(high) for _, high in ends)
+    for cells, (low, high) in zip(table, ends, strict=True):
+        cells[4] = f"[{low:>{low_width}}, {high:>{high_width}}]"
+    runs_width = max(len(cells[1].split()[0]) for cells in table)
+    for cells in table:
+        count, word = cells[1].split()
+        cells[1] = f"{count:>{runs_width}} {word}"
+    columns = max(len(cells) for cells in table)
+    widths = [max(len(cells[i]) for cells in table if len(cells) > i) for i in range(columns)]
+    aligned = {3, 4}  # durations read best right-aligned
+    lines = []
+    for cells in table:
+        parts = [
+            cell.rjust(widths[i]) if i in aligned else cell.ljust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        lines.append(("  " + "  ".join(parts)).rstrip())
+    return lines
+
+
+def open_end_notes(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
+    """One note per quantile and level whose interval lacks an upper end somewhere."""
+    notes: dict[tuple[float, float], list[CaseLatency]] = {}
+    for _, found in rows:
+        chosen = found.settings
+        if found.quantile.high is None and chosen.method == ORDER_STATISTIC:
+            notes.setdefault((chosen.quantile, chosen.level), []).append(found)
+    lines = []
+    for (q, level), open_rows in notes.items():
+        needed = min_runs_for_upper(q, level)
+        what = "1 row has" if len(open_rows) == 1 else f"{len(open_rows)} rows have"
+        gated = any(found.settings.limit is not None for found in open_rows)
+        lines.append(
+            f"  {what} no upper end ({MISSING}): {quantile_label(q)} at {level * 100:g}% "
+            f"needs at least {needed} runs"
+            + (", and a max_latency gate cannot pass without one" if gated else "")
+        )
+    return lines
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``probability: latency`` section (every timed case with
+    ``--prob-latency``, else only latency-gated cases) and ``rows[].latency``. Called once
+    in the aggregating process; returns nothing."""
+    show_all = kernel_of(config).options.session_value("latency")
+    shown: list[tuple[str, CaseLatency]] = []
+    for case in results.cases():
+        found = case_latency(config, case)
+        if found.quantile.n == 0:
+            report.add_row_json(case.key, {"latency": None})
+            continue
+        report.add_row_json(case.key, {"latency": found.to_json()})
+        if show_all or found.settings.limit is not None:
+            shown.append((case.display, found))
+    if shown:
+        report.add_section(
+            "latency", render_rows(shown) + open_end_notes(shown), order=LATENCY_SECTION_ORDER
+        )

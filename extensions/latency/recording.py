@@ -1,0 +1,34 @@
+"""``record_latency``: a bench body reports its own latency for the run.
+
+The value goes into the current run's context; the extension puts it into the run record
+(``records[].latency``) in place of the measured body time. Pure module: never imports
+pytest.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from pytest_probability.context import current_run
+
+#: the key of the recorded latency in :attr:`RunContext.data`
+RECORDED = "latency"
+
+
+def record_latency(seconds: float) -> None:
+    """Use ``seconds`` as this run's latency instead of the measured body time.
+
+    For a latency the body knows better than a stopwatch around it: time to first token,
+    the server's own timing, one call among several. Call it from inside a bench function
+    while it runs (``RuntimeError`` otherwise); a later call replaces an earlier one. The
+    value must be a finite number of seconds ``>= 0`` (``ValueError`` otherwise, which makes
+    the run an error naming the value).
+    """
+    context = current_run("record_latency()")
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+        raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
+    value = float(seconds)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
+    context.data[RECORDED] = value
