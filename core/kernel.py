@@ -23,7 +23,7 @@ from .ordering import transposed, with_verdict_runs
 from .records import default_classify, make_record
 from .report import ReportBuilder, render_main
 from .results import ERROR, Results
-from .safecall import FailureLog, build_report, call_each
+from .safecall import FailureLog, HookPlans, build_report, call_each
 from .steps import truncate
 from .values import (
     parse_bool,
@@ -72,6 +72,16 @@ class Kernel:
         #: whether an implementation outside the bundled extensions adds to run records
         #: (their values are then made JSON-able; bundled extensions add JSON values only)
         self.foreign_run_data: bool | None = None
+        self.plans = HookPlans()
+
+    def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
+        """Forget the cached hook implementation lists (a conftest or an extension arrived).
+
+        Called for every plugin registered after the kernel, in every process; returns
+        nothing.
+        """
+        self.plans.clear()
+        self.foreign_run_data = None
 
     # -- options ---------------------------------------------------------------------------
     def pytest_addoption(
@@ -252,16 +262,21 @@ class Kernel:
         ):
             outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
             record = make_record(item, call, report, outcome, self.case_order.get(item.case.key, 0))
-            impls = item.config.hook.pytest_prob_run_finished.get_hookimpls()
-            if impls:
+            plan = self.plans.plan(item.config, "pytest_prob_run_finished")
+            if plan:
                 failures = call_each(
-                    item.config, "pytest_prob_run_finished", {"item": item, "record": record}
+                    item.config,
+                    "pytest_prob_run_finished",
+                    {"item": item, "record": record},
+                    self.plans,
                 )
                 if failures:
                     messages = self.failures.add("pytest_prob_run_finished", failures)
                     record.setdefault("warnings", []).extend(messages)
                 if self.foreign_run_data is None:
-                    self.foreign_run_data = any(i.plugin_name not in BUNDLED_NAMES for i in impls)
+                    self.foreign_run_data = any(
+                        impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan
+                    )
                 if self.foreign_run_data:
                     # a third party may have added anything: make it fit to travel
                     record = jsonreport.jsonable(record)
@@ -295,9 +310,13 @@ class Kernel:
             if _is_worker(self.config):
                 return
             failures = call_each(
-                self.config, "pytest_prob_logrecord", {"record": record, "config": self.config}
+                self.config,
+                "pytest_prob_logrecord",
+                {"record": record, "config": self.config},
+                self.plans,
             )
-            self.failures.add("pytest_prob_logrecord", failures)
+            if failures:
+                self.failures.add("pytest_prob_logrecord", failures)
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"

@@ -22,19 +22,49 @@ class ProbabilityExtensionWarning(pytest.PytestWarning):
     """An extension's hook implementation raised; the session went on without it."""
 
 
+Plan = tuple[tuple[Any, tuple[str, ...], Any], ...]
+
+
+class HookPlans:
+    """Each hook's non-wrapper implementations in pluggy's call order, looked up once.
+
+    The kernel clears the cache whenever a plugin is registered (a conftest, a late
+    extension), so a run pays a dictionary lookup instead of pluggy's list copies.
+    """
+
+    def __init__(self) -> None:
+        self._plans: dict[str, Plan] = {}
+
+    def clear(self) -> None:
+        self._plans.clear()
+
+    def plan(self, config: pytest.Config, hook_name: str) -> Plan:
+        found = self._plans.get(hook_name)
+        if found is None:
+            found = self._plans[hook_name] = tuple(
+                (impl.function, tuple(impl.argnames), impl)
+                for impl in reversed(getattr(config.hook, hook_name).get_hookimpls())
+                if not (getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False))
+            )
+        return found
+
+
 def call_each(
-    config: pytest.Config, hook_name: str, kwargs: Mapping[str, Any]
+    config: pytest.Config,
+    hook_name: str,
+    kwargs: Mapping[str, Any],
+    plans: HookPlans | None = None,
 ) -> list[tuple[str, Exception]]:
-    """Call every non-wrapper implementation of ``hook_name`` in pluggy's order.
+    """Call every non-wrapper implementation of ``hook_name`` in pluggy's order (looked up
+    through ``plans`` when given).
 
     Returns ``(plugin name, exception)`` for each implementation that raised.
     """
+    plan = (plans or HookPlans()).plan(config, hook_name)
     failures: list[tuple[str, Exception]] = []
-    for impl in reversed(getattr(config.hook, hook_name).get_hookimpls()):
-        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
-            continue
+    for function, argnames, impl in plan:
         try:
-            impl.function(*[kwargs[name] for name in impl.argnames])
+            function(*[kwargs[name] for name in argnames])
         except Exception as exc:  # an extension's bug must not lose the session's results
             name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
             failures.append((name, exc))

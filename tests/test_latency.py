@@ -52,10 +52,13 @@ def test_spec_latency_example(pytester: pytest.Pytester) -> None:
     # the latency gate takes part in the exit status and the [gate] items
     result.assert_outcomes(passed=301, failed=2)
     assert result.ret == 1
-    assert (
-        "FAILED bench_api.py::bench_api::translate[gate] - api::translate  p95  3.00s ..."
-        in result.outlines
-    )
+    failures = result.outlines[result.outlines.index("=" * 35 + " FAILURES " + "=" * 35) :]
+    assert failures[1:5] == [  # the failure is the verdict line, without a traceback
+        "__________________________ bench_api::summarize[gate] __________________________",
+        "api::summarize  p95  2.00s  [1.71s, 4.84s]  ≤2s  UNDECIDED",
+        "__________________________ bench_api::translate[gate] __________________________",
+        "api::translate  p95  3.00s  [2.60s, 3.25s]  ≤2s  FAIL",
+    ]
     assert section(result.outlines, "probability: gates") == []  # the latency section shows it
     report = load_json(pytester.path / "r.json")
     latency = report["rows"][0]["latency"]

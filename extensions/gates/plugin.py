@@ -22,6 +22,7 @@ from .registry import PASS, UNDECIDED
 from .state import state_of
 
 GATE_KIND = "gate"
+GATE_SUFFIX = f"[{GATE_KIND}]"
 GATES_SUMMARY_ORDER = 150
 GATES_SECTION_ORDER = 100
 XFAIL_PLUGIN = "probability.gates.runs"
@@ -248,7 +249,9 @@ class GateItemOutcomes:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a gate item's outcome. Called for every report in the aggregating process;
         returns nothing."""
-        suffix = f"[{GATE_KIND}]"
+        if GATE_SUFFIX not in report.nodeid:  # most reports: a run, not a gate item
+            return
+        suffix = GATE_SUFFIX
         at = report.nodeid.rfind(suffix)  # pytest-xdist's loadgroup may append "@group"
         rest = report.nodeid[at + len(suffix) :] if at >= 0 else None
         ours = rest is not None and (rest == "" or rest.startswith("@"))
