@@ -376,3 +376,40 @@ def test_xdist_gives_the_same_latency(pytester: pytest.Pytester, dist: list[str]
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
     assert [r["latency"] for r in one["rows"]] == [r["latency"] for r in two["rows"]]
     assert [r["gate"]["verdict"] for r in two["rows"]] == ["pass", "undecided", "fail"]
+
+
+def test_a_failing_method_on_a_gated_case_is_undecided(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+def pytest_prob_register_latency_methods(register, config):
+    def broken(times, q, level):
+        raise ZeroDivisionError("oops")
+    register("broken", broken)
+"""
+    )
+    pytester.makepyfile(
+        bench_a="""
+import pytest
+
+@pytest.mark.probability(max_latency=1.0, latency_method="broken")
+def bench_a():
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-runs=3", "--prob-json=r.json")
+    assert result.ret == 1
+    assert "  Gates:   1 undecided" in section(result.outlines)
+    assert "  ZeroDivisionError: oops" in section(
+        result.outlines, "probability: probability.latency (failed)"
+    )
+    result.stdout.fnmatch_lines(
+        ["*GateJudgeWarning: latency gate could not be judged: ZeroDivisionError: oops"]
+    )
+    row = load_json(pytester.path / "r.json")["rows"][0]
+    assert row["gate"]["checks"] == [
+        {
+            "kind": "latency",
+            "verdict": "undecided",
+            "error": "latency gate could not be judged: ZeroDivisionError: oops",
+        }
+    ]

@@ -30,6 +30,9 @@ def pytest_prob_register_gates(register: RegisterGate, config: pytest.Config) ->
     :return: nothing.
 
     The bundled ``gates`` extension registers ``rate`` (``min_rate``) and ``count``
-    (``min_passes``) through it, exactly as a third party would (the planned ``latency``
-    extension will add ``max_latency`` the same way).
+    (``min_passes``) through it, exactly as a third party would; the ``latency`` extension
+    adds ``latency`` (``max_latency``) the same way.
+
+    A kind whose ``judge`` raises does not stop the session: the case's check becomes
+    UNDECIDED with the error as its line, and a warning names the kind.
     """

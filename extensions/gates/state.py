@@ -3,6 +3,7 @@ verdicts, and how each verdict was reached."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,10 @@ from pytest_probability.results import CaseResult
 from .registry import FAIL, UNDECIDED, GateKind, GateKinds, GateResult, combine
 
 STATE_KEY = pytest.StashKey["GateState"]()
+
+
+class GateJudgeWarning(pytest.PytestWarning):
+    """A gate kind raised while judging a case; the check was counted as UNDECIDED."""
 
 
 @dataclass
@@ -41,6 +46,8 @@ class GateState:
     verdicts: dict[str, CaseVerdict] = field(default_factory=dict)
     #: gate item node id → "passed" / "failed" / "skipped" as reported
     item_outcomes: dict[str, str] = field(default_factory=dict)
+    #: kinds whose judge raised (warned about once)
+    broken_kinds: set[str] = field(default_factory=set)
 
     def kinds(self) -> GateKinds:
         if self._kinds is None:
@@ -80,8 +87,20 @@ class GateState:
         gates = self.case_gates(case.key, case.mark)
         if not gates:
             return None
-        results = [kind.judge(spec, case, self.config) for kind, spec in gates]
+        results = [self._judge_one(kind, spec, case) for kind, spec in gates]
         return CaseVerdict(combine([r.verdict for r in results]), results)
+
+    def _judge_one(self, kind: GateKind, spec: Any, case: CaseResult) -> GateResult:
+        """One gate's result; a kind that raises makes the check UNDECIDED (and warns once
+        per kind), because the runs it would judge may have cost real money."""
+        try:
+            return kind.judge(spec, case, self.config)
+        except Exception as exc:
+            message = f"{kind.name} gate could not be judged: {type(exc).__name__}: {exc}"
+            if kind.name not in self.broken_kinds:
+                self.broken_kinds.add(kind.name)
+                warnings.warn(GateJudgeWarning(message), stacklevel=2)
+            return GateResult(kind.name, UNDECIDED, f"{message}  UNDECIDED", {"error": message})
 
 
 def state_of(config: pytest.Config) -> GateState:
