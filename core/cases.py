@@ -38,8 +38,11 @@ class Case:
     :ivar module: the bench file's node id.
     :ivar runs: planned number of runs.
     :ivar params: the parameter values by argument name (for comparison axes).
-    :ivar param_ids: each argument's own id segment, when pytest exposes it.
     :ivar mark: the merged ``probability(...)`` mark arguments (closest mark wins per key).
+    :ivar param_ids: the id segment of each ``parametrize`` call, in the order pytest joins
+        them with ``-`` (``("refund", "terse")``); empty when pytest does not expose them.
+    :ivar param_indices: each argument's position in its ``parametrize`` list (arguments of
+        one call share it).
     """
 
     key: str
@@ -51,6 +54,8 @@ class Case:
     runs: int
     params: Mapping[str, Any] = field(default_factory=dict)
     mark: Mapping[str, Any] = field(default_factory=dict)
+    param_ids: tuple[str, ...] = ()
+    param_indices: Mapping[str, int] = field(default_factory=dict)
 
     def run_item_name(self, run: int) -> str:
         """Run item name: ``identify_pii[run3]``, ``bench_smoke[run3]``; no suffix at 1 run."""
@@ -61,3 +66,34 @@ class Case:
         """Name of a verdict item: ``identify_pii[gate]``."""
         base = self.param_id if self.param_id is not None else self.function
         return f"{base}[{kind}]"
+
+
+@dataclass(frozen=True)
+class FunctionCases:
+    """A bench function with all of its collected cases (for function-level verdicts).
+
+    :ivar key: the function's node id without parameters (``bench_x.py::bench_triage``).
+    :ivar function: the function's name (``bench_triage``).
+    :ivar label: the function label (``triage``).
+    :ivar module: the bench file's node id.
+    :ivar cases: its cases in collection order.
+    """
+
+    key: str
+    function: str
+    label: str
+    module: str
+    cases: tuple[Case, ...]
+
+    def as_case(self) -> Case:
+        """A :class:`Case` standing for the whole function, for its verdict items
+        (``bench_triage[compare:chain_of_thought]``): no parameters, every run."""
+        return Case(
+            key=self.key,
+            case_id=self.label,
+            label=self.label,
+            function=self.function,
+            param_id=None,
+            module=self.module,
+            runs=sum(case.runs for case in self.cases),
+        )

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .cases import BENCH_PREFIX, Case, case_id, function_label
+from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
 from .options import OptionError
 from .steps import StepErrored, StepFailed, raise_for_failed_step, run_body
@@ -130,7 +130,9 @@ class BenchFunction(pytest.Collector):
         items: list[pytest.Item] = []
         for generated, case in self._entries:
             items.extend(make_case_items(self, generated, case))
-        return items
+        module = self.parent
+        assert module is not None
+        return [*items, *make_function_items(self, module, self.name, self._entries, items)]
 
 
 class BrokenBench(pytest.Collector):
@@ -179,14 +181,16 @@ class BenchModule(pytest.Module):
                 runs=kernel.options.case_value("runs", mark),
                 params=dict(callspec.params) if callspec is not None else {},
                 mark=mark,
+                param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
+                param_indices=dict(getattr(callspec, "indices", {}) or {}),
             )
             entries.append((generated, case))
         if any(case.param_id is not None for _, case in entries):
             return [BenchFunction.from_parent(self, name=name, entries=entries)]
-        items: list[pytest.Item | pytest.Collector] = []
+        items: list[pytest.Item] = []
         for generated, case in entries:
             items.extend(make_case_items(self, generated, case))
-        return items
+        return [*items, *make_function_items(self, self, name, entries, items)]
 
 
 def make_case_items(
@@ -234,6 +238,65 @@ def make_case_items(
         for item in items:  # one group per case (co-location is still checked at run time)
             item.add_marker(pytest.mark.xdist_group(case.key))
     return items
+
+
+def make_function_items(
+    collector: pytest.Collector,
+    module: pytest.Collector,
+    name: str,
+    entries: list[tuple[pytest.Function, Case]],
+    items: list[pytest.Item],
+) -> list[pytest.Item]:
+    """The function-level verdict items of one bench function (``bench_triage[compare:x]``),
+    children of the module, judging every run of the function."""
+    if not entries:
+        return []
+    function = FunctionCases(
+        key=f"{module.nodeid}::{name}",
+        function=name,
+        label=function_label(name),
+        module=module.nodeid,
+        cases=tuple(case for _, case in entries),
+    )
+    config = collector.config
+    try:
+        requests = config.hook.pytest_prob_collect_function_verdicts(
+            function=function, config=config
+        )
+    except OptionError as exc:  # an extension refused the function's settings: name it
+        raise collector.CollectError(f"{function.key}: {exc}") from None
+    wanted = _flatten(requests)
+    if not wanted:
+        return []
+    runs = [item for item in items if isinstance(item, BenchRun)]
+    stand_in = function.as_case()
+    made: list[pytest.Item] = []
+    generated = entries[0][0]  # any case: the function object is shared
+    for request in wanted:
+        item_name = stand_in.verdict_item_name(request.kind)
+        made.append(
+            VerdictItem.from_parent(
+                module,
+                name=item_name,
+                nodeid=f"{module.nodeid}::{item_name}",
+                case=stand_in,
+                request=request,
+                runs=runs,
+            )
+        )
+        # the function's own marks (skip/skipif, -m); parametrize-case marks stay with cases
+        made[-1].own_markers.extend(
+            m
+            for m in getattr(generated.obj, "pytestmark", [])
+            if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
+        )
+    option = config.option
+    if getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup":
+        group = pytest.mark.xdist_group(function.key)
+        for item in [*items, *made]:  # the whole function on one worker (checked at run time)
+            item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
+            item.add_marker(group)
+    return made
 
 
 def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:

@@ -24,7 +24,7 @@ import pluggy
 if TYPE_CHECKING:
     import pytest
 
-    from .cases import Case
+    from .cases import Case, FunctionCases
     from .options import OptionRegistry
     from .report import ReportBuilder
     from .results import Results
@@ -65,8 +65,30 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
         named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
 
-    The bundled ``gates`` extension adds ``[gate]`` items through it; the comparisons
-    extension will add ``[compare:ARM]`` and ``[baseline]`` items the same way.
+    The bundled ``gates`` extension adds ``[gate]`` items through it. Items that judge a
+    whole function come from :func:`pytest_prob_collect_function_verdicts`.
+    """
+
+
+@hookspec
+def pytest_prob_collect_function_verdicts(
+    function: FunctionCases, config: pytest.Config
+) -> list[VerdictRequest] | None:
+    """Ask which verdict items a bench function needs after the last run of its last case.
+
+    Called at collection time in every collecting process (never the xdist controller),
+    once per bench function, after every case's items (and case verdict items) were
+    created; an ``OptionError`` raised here becomes a collection error naming the function.
+
+    :param function: the :class:`~pytest_probability.cases.FunctionCases` (the function and
+        all of its collected cases, with their parameter ids and indices).
+    :param config: the pytest config.
+    :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
+        named ``<function>[<kind>]``, e.g. ``bench_triage[compare:chain_of_thought]``, whose
+        runs are all of the function's runs), or ``None``.
+
+    The bundled ``comparisons`` extension adds ``[compare:ARM]`` and ``[baseline]`` items
+    through it.
     """
 
 

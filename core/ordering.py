@@ -9,7 +9,8 @@ from .collect import BenchRun, VerdictItem
 
 
 def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.Item]:
-    """Run-major order for bench items; verdict items right after their case's last run."""
+    """Run-major order for bench items; each verdict item right after the last of its runs
+    (a case's for ``[gate]``, a function's for ``[compare:ARM]``)."""
     bench = [i for i in items if isinstance(i, (BenchRun, VerdictItem))]
     if not bench:
         return items
@@ -18,21 +19,21 @@ def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.I
     runs = sorted(
         (i for i in bench if isinstance(i, BenchRun)), key=lambda i: (i.run, order[i.case.key])
     )
-    verdicts: dict[str, list[pytest.Item]] = {}
+    where = {id(item): index for index, item in enumerate(runs)}
+    after: dict[int, list[pytest.Item]] = {}
+    leftovers: list[pytest.Item] = []
     for item in bench:
         if isinstance(item, VerdictItem):
-            verdicts.setdefault(item.case.key, []).append(item)
-    remaining: dict[str, int] = {}
-    for item in runs:
-        remaining[item.case.key] = remaining.get(item.case.key, 0) + 1
+            spots = [where[id(run)] for run in item.runs if id(run) in where]
+            if spots:
+                after.setdefault(max(spots), []).append(item)
+            else:
+                leftovers.append(item)
     arranged: list[pytest.Item] = []
-    for item in runs:
+    for index, item in enumerate(runs):
         arranged.append(item)
-        remaining[item.case.key] -= 1
-        if remaining[item.case.key] == 0:
-            arranged.extend(verdicts.pop(item.case.key, []))
-    for leftover in verdicts.values():
-        arranged.extend(leftover)
+        arranged.extend(after.get(index, ()))
+    arranged.extend(leftovers)
     position = {id(item): index for index, item in enumerate(items)}
     head = [i for i in others if position[id(i)] < first]
     tail = [i for i in others if position[id(i)] > first]
