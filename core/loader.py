@@ -25,6 +25,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("cost", "pytest_probability.extensions.cost"),
     ("gates", "pytest_probability.extensions.gates"),
     ("latency", "pytest_probability.extensions.latency"),
+    ("comparisons", "pytest_probability.extensions.comparisons"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

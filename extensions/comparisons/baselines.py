@@ -1,0 +1,398 @@
+"""Baselines for regression checks: reading one, and writing the compact TOML form.
+
+:func:`read_baseline` reads an earlier ``--prob-json`` report or a baseline saved by
+:func:`write_baseline_toml`, told apart by content, never by file name: a first non-blank
+``{`` means a JSON report, anything else is read as TOML. Cases are keyed by node id (the
+report's ``rows[].nodeid``). Anything wrong with the file is one :class:`BaselineError` naming
+the file and the first bad field in document order (row indices are 0-based):
+``main.json: rows[3].passes: expected a whole number >= 0, got -1``; the caller adds the
+option name. The TOML form lists ``format``, ``version``, ``[settings]``, then one
+``[cases."<node id>"]`` table per case sorted by node id, so it diffs well when committed.
+
+Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import json
+import math
+import os
+import re
+import secrets
+import stat
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pytest_probability.jsonreport import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
+
+#: The ``format`` value that marks a TOML file as a baseline.
+BASELINE_FORMAT = "pytest-probability baseline"
+#: The TOML baseline layout this module writes and the newest it reads.
+BASELINE_VERSION = 1
+
+_COUNTS = ("passes", "fails", "errors", "total")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class BaselineError(ValueError):
+    """A baseline that cannot be used: ``"{path}: {field}: {problem}"``, where ``field`` is
+    the path of the first bad field (``rows[3].passes``, ``cases."a.py::bench_a".cost``), or
+    ``"{path}: {problem}"`` when the file as a whole is at fault (missing, not JSON or TOML)."""
+
+    def __init__(self, path: str, field: str | None, problem: str) -> None:
+        self.path = path
+        self.field = field
+        self.problem = problem
+        where = f"{path}: {field}" if field else path
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class BaselineCase:
+    """One case of a baseline: ``key`` is its node id (unique in a session), ``case`` its
+    displayed id (``classify::identify_pii``), ``label`` its function label; ``total`` is
+    ``passes + fails + errors``; ``cost`` is ``None`` when no known cost was recorded.
+    Inconsistent values raise :class:`ValueError`."""
+
+    key: str
+    case: str
+    label: str
+    passes: int
+    fails: int
+    errors: int
+    total: int
+    cost: float | None = None
+
+    def __post_init__(self) -> None:
+        checks = [(f, _CHECKS[f](getattr(self, f))) for f in ("key", "case", "label", *_COUNTS)]
+        checks.append(("total", _total_problem(self.passes, self.fails, self.errors, self.total)))
+        checks.append(("cost", _cost(self.cost, nullable=True)))
+        for field, problem in checks:
+            if problem:
+                raise ValueError(f"baseline case {self.key!r}: {field}: {problem}")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline read from ``path``: ``format`` ``"json"`` (a ``--prob-json`` report) or
+    ``"toml"``; ``cases`` by node id, in the file's order; ``settings``, what the file recorded
+    about how it was made: a report's ``schema_version``, ``created``, ``runs``, ``exit_status``
+    (and ``confidence``, ``seed``, ``resamples`` from its ``aggregates``, if any), or a TOML
+    baseline's ``[settings]`` table as written."""
+
+    path: str
+    format: Literal["json", "toml"]
+    cases: dict[str, BaselineCase]
+    settings: dict[str, Any]
+
+    def by_case_id(self) -> dict[str, BaselineCase]:
+        """The cases keyed by their displayed case id (``classify::identify_pii``); a read
+        baseline never has two cases with the same id."""
+        return {case.case: case for case in self.cases.values()}
+
+
+def _show(value: Any) -> str:
+    """A value as a message shows it: JSON spelling for scalars, a word for containers."""
+    if isinstance(value, (dict, list, tuple)):
+        return "an object" if isinstance(value, dict) else "an array"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:56] + '..."'
+    if isinstance(value, float):
+        return repr(value)
+    return json.dumps(value) if value is None or isinstance(value, (bool, int)) else str(value)
+
+
+def _whole(value: Any, minimum: int = 0) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+        return None
+    return f"expected a whole number >= {minimum}, got {_show(value)}"
+
+
+def _text(value: Any, empty: bool = True) -> str | None:
+    if isinstance(value, str) and (empty or value):
+        return None
+    return f"expected a {'' if empty else 'non-empty '}string, got {_show(value)}"
+
+
+_name = functools.partial(_text, empty=False)
+_positive = functools.partial(_whole, minimum=1)
+
+
+def _cost(value: Any, nullable: bool) -> str | None:
+    if value is None and nullable:
+        return None
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and math.isfinite(value) and value >= 0:
+        return None
+    return f"expected a finite number >= 0{' or null' if nullable else ''}, got {_show(value)}"
+
+
+def _total_problem(passes: int, fails: int, errors: int, total: int) -> str | None:
+    expected = passes + fails + errors
+    if total == expected:
+        return None
+    return f"expected passes + fails + errors = {expected}, got {total}"
+
+
+_CHECKS = {"key": _name, "case": _name, "label": _text, **dict.fromkeys(_COUNTS, _whole)}
+
+
+def read_baseline(path: str | os.PathLike[str]) -> Baseline:
+    """Read a ``--prob-json`` report or a TOML baseline, told apart by content; raises
+    :class:`BaselineError` naming the file and the first bad field."""
+    name = os.fspath(path)
+    text = _read_text(name)
+    start = text.lstrip()
+    if not start:
+        raise BaselineError(name, None, "empty file")
+    if start[0] == "{":
+        return _from_report(name, _parse_json(name, text))
+    try:
+        document = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        try:  # a JSON array, string or number: say what it is rather than how TOML failed
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            raise BaselineError(name, None, f"invalid TOML: {exc}") from None
+        raise BaselineError(
+            name, "top level", f"expected an object (a --prob-json report), got {_show(value)}"
+        ) from None
+    return _from_toml(name, document)
+
+
+def _read_text(name: str) -> str:
+    try:
+        data = Path(name).read_bytes()
+    except OSError as exc:
+        problem = {
+            FileNotFoundError: "no such file",
+            IsADirectoryError: "is a directory, not a baseline file",
+            PermissionError: "cannot read: permission denied",
+        }.get(type(exc), f"cannot read: {exc.strerror or exc}")
+        raise BaselineError(name, None, problem) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        raise BaselineError(name, None, problem) from None
+    return text.removeprefix("\ufeff")
+
+
+def _parse_json(name: str, text: str) -> Any:
+    def refuse(token: str) -> Any:
+        raise ValueError(f"non-standard number {token}")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except json.JSONDecodeError as exc:
+        problem = f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        raise BaselineError(name, None, problem) from None
+    except ValueError as exc:
+        raise BaselineError(name, None, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise BaselineError(name, None, "invalid JSON: nested too deeply") from None
+
+
+def _check(name: str, field: str, problem: str | None) -> None:
+    if problem:
+        raise BaselineError(name, field, problem)
+
+
+def _from_report(name: str, document: dict[str, Any]) -> Baseline:
+    """A ``--prob-json`` report: its rows, and the session settings it recorded."""
+    settings: dict[str, Any] = {}
+    for field, check in (
+        ("schema_version", _positive),
+        ("created", _text),
+        ("runs", _positive),
+        ("exit_status", _whole),
+    ):
+        if field in document:
+            _check(name, field, check(document[field]))
+            settings[field] = document[field]
+    if settings.get("schema_version", 1) > REPORT_SCHEMA_VERSION:
+        problem = f"report schema {settings['schema_version']} is newer than this plugin reads"
+        raise BaselineError(name, "schema_version", f"{problem} ({REPORT_SCHEMA_VERSION})")
+    settings.update(_aggregate_settings(document.get("aggregates")))
+    rows = _field(name, "", document, "rows", _kind(list, "an array of rows"), "--prob-json report")
+    found = [(f"rows[{index}]", None, row) for index, row in enumerate(rows)]
+    return Baseline(name, "json", _cases(name, found, nullable=True), settings)
+
+
+def _aggregate_settings(aggregates: Any) -> dict[str, Any]:
+    """The session's confidence, seed and resamples, which every function-level or Overall
+    line repeats (read leniently: ``aggregates`` belongs to the ``intervals`` extension)."""
+    lines = [x for x in aggregates if isinstance(x, dict)] if isinstance(aggregates, list) else []
+    if not lines:
+        return {}
+    ci, found = lines[0].get("ci"), {}
+    level = ci.get("level") if isinstance(ci, dict) else None
+    if isinstance(level, float) and 0 < level < 1:
+        found["confidence"] = level
+    found.update((f, lines[0][f]) for f in ("seed", "resamples") if not _whole(lines[0].get(f)))
+    return found
+
+
+def _from_toml(name: str, document: dict[str, Any]) -> Baseline:
+    """A baseline written by :func:`write_baseline_toml`."""
+    found = _field(name, "", document, "format", lambda _: None, "pytest-probability baseline")
+    if found != BASELINE_FORMAT:
+        raise BaselineError(name, "format", f'expected "{BASELINE_FORMAT}", got {_show(found)}')
+    version = _field(name, "", document, "version", _positive)
+    if version > BASELINE_VERSION:
+        problem = f"baseline version {version} is newer than this plugin reads"
+        raise BaselineError(name, "version", f"{problem} ({BASELINE_VERSION})")
+    settings = document.get("settings", {})
+    _check(name, "settings", _kind(dict, "a table")(settings))
+    table = _field(name, "", document, "cases", _kind(dict, "a table of cases"))
+    found = [(f"cases.{_toml_key(key)}", key, raw) for key, raw in table.items()]
+    return Baseline(name, "toml", _cases(name, found, nullable=False), dict(settings))
+
+
+def _toml_key(key: str) -> str:
+    """``key`` as TOML would spell it in a table header: bare when it can be, else quoted."""
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+
+
+def _cases(
+    name: str, found: list[tuple[str, str | None, Any]], *, nullable: bool
+) -> dict[str, BaselineCase]:
+    """Check and convert each ``(where, key, raw)`` entry in order: ``key`` is the TOML table
+    name, or ``None`` for a report row (keyed by its ``nodeid``). ``nullable``: JSON's
+    ``cost`` may be ``null``; TOML has no null."""
+    cases: dict[str, BaselineCase] = {}
+    first: dict[tuple[str, str], str] = {}  # ("key" | "id", value) -> where it was first seen
+    kind = "an object" if nullable else "a table"
+    for where, key, raw in found:
+        if not isinstance(raw, dict):
+            raise BaselineError(name, where, f"expected {kind}, got {_show(raw)}")
+        if key is None:
+            key = _field(name, where, raw, "nodeid", _name)
+        _check(name, where, None if key else "empty case key")
+        values: dict[str, Any] = {"key": key}
+        for field in ("case", "label", *_COUNTS):
+            values[field] = _field(name, where, raw, field, _CHECKS[field])
+        _check(name, f"{where}.total", _total_problem(*(values[f] for f in _COUNTS)))
+        cost = raw.get("cost")
+        _check(name, f"{where}.cost", _cost(cost, nullable) if "cost" in raw else None)
+        values["cost"] = None if cost is None else float(cost)
+        for field, what, value in (("nodeid", "key", key), ("case", "id", values["case"])):
+            if (what, value) in first:  # (a TOML file cannot repeat a key)
+                problem = f"duplicate case {what} {_show(value)} (first in {first[what, value]})"
+                raise BaselineError(name, f"{where}.{field}", problem)
+            first[what, value] = where
+        cases[key] = BaselineCase(**values)
+    return cases
+
+
+def _field(
+    name: str, where: str, raw: dict[str, Any], field: str, check: Any, what: str = ""
+) -> Any:
+    """``raw[field]`` once ``check`` accepts it; ``what`` names the file kind it proves."""
+    path = f"{where}.{field}" if where else field
+    if field not in raw:
+        raise BaselineError(name, path, f"missing, not a {what}" if what else "missing")
+    _check(name, path, check(raw[field]))
+    return raw[field]
+
+
+def _kind(kind: type, expected: str) -> Any:
+    """A check that the value is a ``kind`` (``expected`` says so in words)."""
+    return lambda value: (
+        None if isinstance(value, kind) else f"expected {expected}, got {_show(value)}"
+    )
+
+
+def baseline_toml(cases: Iterable[BaselineCase], settings: Mapping[str, Any]) -> str:
+    """The TOML text of a baseline: ``format``, ``version``, ``[settings]`` (keys sorted,
+    ``None`` left out: TOML has no null), then the cases sorted by node id, without ``cost``
+    when it is ``None``. Raises :class:`ValueError` for a repeated node id or case id (the
+    file could not be read back), :class:`TypeError` for a setting TOML cannot hold."""
+    table: dict[str, dict[str, Any]] = {}
+    ids: set[str] = set()
+    for case in sorted(cases, key=lambda case: case.key):
+        if case.key in table or case.case in ids:
+            raise ValueError(f"duplicate case key or id: {case.key!r}, {case.case!r}")
+        ids.add(case.case)
+        entry: dict[str, Any] = {"case": case.case, "label": case.label}
+        entry.update((field, getattr(case, field)) for field in _COUNTS)
+        if case.cost is not None:
+            entry["cost"] = float(case.cost)
+        table[case.key] = entry
+    head = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION}
+    return tomli_w.dumps({**head, "settings": _tomlable(settings), "cases": table})
+
+
+def _tomlable(settings: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        str(key): _tomlable(value) if isinstance(value, Mapping) else value
+        for key, value in sorted(settings.items(), key=lambda item: str(item[0]))
+        if value is not None
+    }
+
+
+def write_baseline_toml(
+    path: str | os.PathLike[str], cases: Iterable[BaselineCase], settings: Mapping[str, Any]
+) -> None:
+    """Write a TOML baseline (:func:`baseline_toml`) to ``path`` atomically.
+
+    The text goes to a temporary file in the target's directory, is flushed to disk, then
+    renamed over the target, so an existing baseline is only ever replaced by a complete one.
+    An existing file keeps its permissions; a symlink stays a symlink (its target is
+    replaced). A device or pipe (``/dev/stdout``) is written directly: renaming would replace
+    it. Raises :class:`OSError` naming ``path``; no temporary file is left behind.
+    """
+    name = os.fspath(path)
+    data = baseline_toml(cases, settings).encode("utf-8")
+    target = os.path.realpath(name)
+    temp: str | None = None
+    try:
+        mode = os.stat(target).st_mode if os.path.lexists(target) else None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a directory")
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(target, "wb") as handle:
+                handle.write(data)
+            return
+        directory = os.path.dirname(target)
+        if not os.path.isdir(directory):
+            shown = repr(os.path.dirname(name))
+            missing = not os.path.lexists(directory)
+            problem = (
+                f"directory {shown} does not exist" if missing else f"{shown} is not a directory"
+            )
+            raise FileNotFoundError(errno.ENOENT, problem)
+        temp, descriptor = _create_temp(directory, os.path.basename(target))
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, stat.S_IMODE(mode))
+        os.replace(temp, target)
+    except BaseException as exc:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        if isinstance(exc, OSError):
+            reason = exc.strerror or str(exc)
+            raise OSError(f"could not write the baseline to {name}: {reason}") from exc
+        raise
+
+
+def _create_temp(directory: str, base: str) -> tuple[str, int]:
+    """A new ``.<base>.<random>.tmp`` next to the target, with the umask's permissions."""
+    while True:
+        temp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+        try:
+            return temp, os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue

@@ -1,0 +1,201 @@
+"""The bundled comparison test and the assembly of a session's comparisons.
+
+STATISTICS.md, "Comparisons": one paired input → Newcombe interval and Fisher's exact p;
+2 … ``min_inputs − 1`` → mean difference and the sign-flip p, no interval, a line per input;
+``≥ min_inputs`` → paired bootstrap interval and sign-flip p. Pure module: never imports
+pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .paired import fisher_two_sided, margin_verdict, newcombe_difference
+from .registry import InputLine, Pair, Side, TestOutcome, TestSettings
+from .signflip import bootstrap_difference, sign_flip_test
+
+PAIRED = "paired"
+
+
+def _difference(pair: Pair) -> Fraction:
+    return Fraction(pair.arm.passes, pair.arm.total) - Fraction(pair.base.passes, pair.base.total)
+
+
+def paired_test(pairs: Sequence[Pair], settings: TestSettings) -> TestOutcome:
+    """The bundled test (``paired``): the three regimes of STATISTICS.md."""
+    if not pairs:
+        raise ValueError("a comparison needs at least one paired input")
+    differences = [_difference(pair) for pair in pairs]
+    mean = sum(differences, Fraction(0)) / len(differences)
+    if len(pairs) == 1:
+        (pair,) = pairs
+        low, high = newcombe_difference(
+            pair.arm.passes, pair.arm.total, pair.base.passes, pair.base.total, settings.level
+        )
+        p = fisher_two_sided(pair.arm.passes, pair.arm.total, pair.base.passes, pair.base.total)
+        return TestOutcome(
+            float(mean), low, high, p, "one pair", {"interval": "newcombe", "test": "fisher"}
+        )
+    flip = sign_flip_test(differences, resamples=settings.resamples, seed=settings.seed)
+    detail: dict[str, Any] = {
+        "test": "sign-flip",
+        "exact": flip.exact,
+        "test_resamples": flip.resamples,
+        "nonzero": flip.nonzero,
+    }
+    if len(pairs) < settings.min_inputs:
+        lines = tuple(
+            InputLine(
+                pair.input,
+                float(d),
+                *newcombe_difference(
+                    pair.arm.passes,
+                    pair.arm.total,
+                    pair.base.passes,
+                    pair.base.total,
+                    settings.level,
+                ),
+            )
+            for pair, d in zip(pairs, differences, strict=True)
+        )
+        return TestOutcome(float(mean), None, None, flip.p, "few pairs", detail, lines)
+    low, high = bootstrap_difference(differences, settings.level, settings.resamples, settings.seed)
+    detail.update({"interval": "paired bootstrap", "resamples": settings.resamples})
+    return TestOutcome(float(mean), low, high, flip.p, "bootstrap", detail)
+
+
+@dataclass
+class Comparison:
+    """One arm against the baseline in one function (or a function against a baseline
+    report): the pairs, what the test said, and the verdict when it is a gate."""
+
+    function: str
+    label: str
+    axis: str
+    arm: str
+    baseline: str
+    pairs: list[Pair]
+    #: inputs that only one side ran: (input, the side it has)
+    unpaired: list[tuple[str, str]]
+    test: str
+    level: float
+    margin: float | None = None
+    equivalence: bool = False
+    outcome: TestOutcome | None = None
+    p_adjusted: float | None = None
+    adjust: str = "none"
+    cost_ratio: float | None = None
+    verdict: str | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def p(self) -> float | None:
+        """The p-value as reported: adjusted when an adjustment applies."""
+        if self.outcome is None:
+            return None
+        return self.p_adjusted if self.p_adjusted is not None else self.outcome.p
+
+    def judge(self) -> None:
+        """Set the margin verdict (interval only: adjustments change p, not intervals)."""
+        if self.margin is None:
+            self.verdict = None
+            return
+        outcome = self.outcome
+        low = outcome.low if outcome is not None else None
+        high = outcome.high if outcome is not None else None
+        self.verdict = margin_verdict(low, high, self.margin, self.equivalence)
+
+    def to_json(self) -> dict[str, Any]:
+        outcome = self.outcome
+        return {
+            "function": self.function,
+            "label": self.label,
+            "axis": self.axis,
+            "arm": self.arm,
+            "baseline": self.baseline,
+            "test": self.test,
+            "level": self.level,
+            "regime": outcome.regime if outcome else None,
+            "difference": outcome.difference if outcome else None,
+            "low": outcome.low if outcome else None,
+            "high": outcome.high if outcome else None,
+            "p": outcome.p if outcome else None,
+            "p_adjusted": self.p_adjusted,
+            "adjust": self.adjust,
+            "paired": len(self.pairs),
+            "unpaired": [{"input": name, "only": side} for name, side in self.unpaired],
+            "cost_ratio": self.cost_ratio,
+            "margin": self.margin,
+            "equivalence": self.equivalence,
+            "verdict": self.verdict,
+            "error": self.error,
+            "detail": dict(outcome.detail) if outcome else {},
+            "inputs": [
+                {"input": i.input, "difference": i.difference, "low": i.low, "high": i.high}
+                for i in (outcome.inputs if outcome else ())
+            ],
+            "pairs": [
+                {
+                    "input": pair.input,
+                    "arm": _side_json(pair.arm),
+                    "baseline": _side_json(pair.base),
+                    "difference": float(_difference(pair)),
+                }
+                for pair in self.pairs
+            ],
+            **self.extra,
+        }
+
+
+def _side_json(side: Side) -> dict[str, Any]:
+    return {"key": side.key, "passes": side.passes, "total": side.total, "cost": side.cost}
+
+
+def cost_ratio(pairs: Sequence[Pair]) -> float | None:
+    """(arm cost per run) / (baseline cost per run) over the paired inputs; ``None`` when
+    either side recorded no cost or the baseline's cost is zero."""
+    arm_cost = [p.arm.cost for p in pairs]
+    base_cost = [p.base.cost for p in pairs]
+    if any(c is None for c in arm_cost) or any(c is None for c in base_cost):
+        return None
+    arm_runs = sum(p.arm.runs for p in pairs)
+    base_runs = sum(p.base.runs for p in pairs)
+    base_total = sum(c for c in base_cost if c is not None)
+    if arm_runs == 0 or base_runs == 0 or base_total <= 0:
+        return None
+    arm_total = sum(c for c in arm_cost if c is not None)
+    return (arm_total / arm_runs) / (base_total / base_runs)
+
+
+def run_test(
+    comparison: Comparison,
+    compute: Callable[[Sequence[Pair], TestSettings], TestOutcome],
+    settings: TestSettings,
+) -> None:
+    """Fill ``comparison.outcome`` (left ``None`` without pairs) and its cost ratio."""
+    comparison.cost_ratio = cost_ratio(comparison.pairs)
+    if comparison.pairs:
+        comparison.outcome = compute(comparison.pairs, settings)
+
+
+def adjust_family(
+    comparisons: Sequence[Comparison], name: str, adjust: Callable[[Sequence[float]], list[float]]
+) -> None:
+    """Adjust the p-values of every comparison that has one, as one family."""
+    family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
+    for comparison in comparisons:
+        comparison.adjust = name
+        comparison.p_adjusted = None
+    if name == "none" or not family:
+        return
+    adjusted = adjust(
+        [c.outcome.p for c in family if c.outcome is not None and c.outcome.p is not None]
+    )
+    if len(adjusted) != len(family):
+        raise ValueError(f"p adjustment {name!r} returned {len(adjusted)} values for {len(family)}")
+    for comparison, value in zip(family, adjusted, strict=True):
+        comparison.p_adjusted = min(1.0, max(0.0, float(value)))

@@ -1,0 +1,340 @@
+"""The ``comparisons`` extension's pytest hooks: A/B arms on a parametrize axis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_probability.cases import FunctionCases
+from pytest_probability.collect import VerdictItem
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionError, OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+from pytest_probability.values import parse_bool
+from pytest_probability.verdicts import VerdictRequest
+
+from . import render
+from .axes import analyse_axis
+from .engine import PAIRED, Comparison
+from .session import RECORD_FIELD, build, register_bundled, state_of
+
+KIND_PREFIX = "compare:"
+SECTION_ORDER = 120
+DEFERRED = "judged at session end"
+#: the per-function keys: every case of a function must agree on them
+FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
+
+
+def parse_axis(value: Any) -> str:
+    """A parametrize argument name."""
+    text = str(value).strip() if isinstance(value, str) else ""
+    if not text.isidentifier():
+        raise ValueError(
+            f"expected the name of a parametrize argument such as 'style', got {value!r}"
+        )
+    return text
+
+
+def parse_margin(value: Any) -> float:
+    """A margin strictly between 0 and 1; ``2`` gets a did-you-mean for ``0.02``."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0.0 < number < 1.0:
+        hint = f"; did you mean {number / 100:g} ({number:g} points)?" if 1 <= number < 100 else ""
+        raise ValueError(
+            f"expected a margin between 0 and 1 (exclusive) such as 0.02 for 2 points, "
+            f"got {value!r}{hint}"
+        )
+    return number
+
+
+def parse_flag(value: Any) -> bool:
+    """``True`` or ``False`` (a mark argument)."""
+    if isinstance(value, bool):
+        return value
+    return parse_bool(value)
+
+
+def parse_test(value: Any, config: pytest.Config) -> str:
+    return state_of(config).tests().check(value)
+
+
+def parse_adjust(value: Any, config: pytest.Config) -> str:
+    return state_of(config).adjustments().check(value)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the comparison settings. Called by the kernel's historic hook; returns
+    nothing."""
+    owner = "comparisons"
+    options.add(
+        "compare",
+        parse=parse_axis,
+        cli="--prob-compare",
+        ini="prob_compare",
+        mark=True,
+        metavar="AXIS",
+        help="compare the values of parametrize argument AXIS, each against the first",
+        owner=owner,
+    )
+    options.add(
+        "compare_baseline",
+        parse=lambda value: value,
+        mark="baseline",
+        help="the axis value the others are compared with (default: the first)",
+        owner=owner,
+    )
+    options.add(
+        "margin",
+        parse=parse_margin,
+        mark=True,
+        help="make the comparison a gate: an arm may be at most MARGIN worse",
+        owner=owner,
+    )
+    options.add(
+        "equivalence",
+        parse=parse_flag,
+        default=False,
+        mark=True,
+        help="with margin=: the arm must be within ±MARGIN of the baseline",
+        owner=owner,
+    )
+    options.add(
+        "compare_test",
+        parse=parse_test,
+        with_config=True,
+        default=PAIRED,
+        ini="prob_compare_test",
+        mark=True,
+        help="comparison test (default paired: Newcombe/Fisher, sign-flip, paired bootstrap)",
+        owner=owner,
+    )
+    options.add(
+        "adjust",
+        parse=parse_adjust,
+        with_config=True,
+        default="none",
+        cli="--prob-adjust",
+        ini="prob_adjust",
+        metavar="M",
+        help="adjust comparison p-values: none (exploratory), holm, bonferroni, bh",
+        owner=owner,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Fill the registries now (a broken registration is a usage error before anything
+    runs) and track ``[compare:ARM]`` items in the aggregating process. Called once per
+    process; returns nothing."""
+    state = state_of(config)
+    state.tests()
+    state.adjustments()
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
+
+
+def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
+    """Register the bundled ``paired`` test. Called once per session; returns nothing."""
+    register_bundled(register, lambda *args, **kwargs: None)
+
+
+def pytest_prob_register_p_adjustments(register: Any, config: pytest.Config) -> None:
+    """Register ``none``, ``holm``, ``bonferroni`` and ``bh``. Called once per session;
+    returns nothing."""
+    register_bundled(lambda *args, **kwargs: None, register)
+
+
+# -- collection (collecting processes) --------------------------------------------------------
+def _function_mark(function: FunctionCases) -> dict[str, Any]:
+    """The function's comparison keys, the same in every case (else an error)."""
+    first = function.cases[0].mark
+    chosen = {key: first[key] for key in FUNCTION_KEYS if key in first}
+    for case in function.cases[1:]:
+        other = {key: case.mark[key] for key in FUNCTION_KEYS if key in case.mark}
+        if other != chosen:
+            raise OptionError(
+                "compare, baseline, margin, equivalence and compare_test are per-function "
+                f"settings: put them on {function.function}, not on some of its cases"
+            )
+    return chosen
+
+
+def pytest_prob_collect_function_verdicts(
+    function: FunctionCases, config: pytest.Config
+) -> list[VerdictRequest]:
+    """Work out each case's arm and input when the function is compared, and ask for a
+    ``[compare:ARM]`` item per arm when it has a ``margin=``.
+
+    Called once per bench function at collection in collecting processes; returns the
+    verdict requests. Raises ``OptionError`` (a collection error naming the function) for an
+    axis that is not a parametrize argument, a ``baseline=`` that is not one of its values,
+    ``equivalence`` without ``margin``, or ``margin`` without an axis.
+    """
+    mark = _function_mark(function)
+    options = kernel_of(config).options
+    if mark.get("equivalence") and mark.get("margin") is None:
+        raise OptionError("equivalence=True needs margin= (how close counts as equivalent)")
+    axis = mark.get("compare") or options.session_value("compare")
+    if axis is None:
+        for key in ("margin", "baseline"):
+            if mark.get(key) is not None:
+                raise OptionError(f"{key}= needs compare= (or --prob-compare) to name the axis")
+        return []
+    if "compare" not in mark and all(axis not in case.param_indices for case in function.cases):
+        return []  # a session-wide axis applies to the functions that have it
+    try:
+        arms = analyse_axis(function, axis, mark.get("baseline"))
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+    state = state_of(config)
+    state.arms.update(arms)
+    state.arm_json.update({key: info.to_json() for key, info in arms.items()})
+    state.planned[function.key] = {case.key: case.runs for case in function.cases}
+    if mark.get("margin") is None or not _gate_items(config):
+        return []
+    baseline = next(iter(arms.values())).baseline
+    ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
+    rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
+    return [
+        VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
+        for _, arm in ordered
+        if arm != baseline
+    ]
+
+
+def _gate_items(config: pytest.Config) -> bool:
+    options = kernel_of(config).options
+    return "gate_items" not in options.specs or bool(options.session_value("gate_items"))
+
+
+# -- running (executing processes) -------------------------------------------------------------
+def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Tag the run record of a compared case with its arm and input (``compare``). Called in
+    the executing process once per run; returns nothing."""
+    data = state_of(item.config).arm_json.get(record["key"])
+    if data is not None:
+        record[RECORD_FIELD] = data
+
+
+def judge_item(item: VerdictItem) -> None:
+    """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran; skip
+    (judged at session end) when some of the function's runs ran elsewhere."""
+    config = item.config
+    state = state_of(config)
+    results = kernel_of(config).results
+    planned = state.planned.get(item.case.key, {})
+    here = 0
+    for key, runs in planned.items():
+        case = results.get(key)
+        have = len(case.records) if case is not None else 0
+        here += min(have, runs)
+    total = sum(planned.values())
+    if here < total:
+        pytest.skip(
+            f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
+            "pytest-xdist, keep a function on one worker: --dist loadgroup)"
+        )
+    arm = item.request.kind[len(KIND_PREFIX) :]
+    cases = [c for key in planned if (c := results.get(key)) is not None]
+    found = [c for c in build(config, cases, item.case.key) if c.arm == arm]
+    if not found or found[0].verdict is None:
+        pytest.skip("no paired inputs ran: there is nothing to judge")
+    comparison = found[0]
+    if _failing(comparison, config):
+        cells = render.comparison_cells(
+            comparison,
+            f"{comparison.label}[{comparison.axis}]",
+            f"{comparison.arm} − {comparison.baseline}",
+        )
+        raise AssertionError("  ".join(cell for cell in cells if cell))
+
+
+def _failing(comparison: Comparison, config: pytest.Config) -> bool:
+    if comparison.verdict == "fail":
+        return True
+    if comparison.verdict != "undecided":
+        return False
+    options = kernel_of(config).options
+    return "undecided" not in options.specs or options.session_value("undecided") == "fail"
+
+
+# -- aggregating process ------------------------------------------------------------------------
+class CompareItemOutcomes:
+    """Remembers how each ``[compare:ARM]`` item ended (``probability.comparisons.items``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.state = state_of(config)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep a compare item's outcome. Called for every report in the aggregating
+        process; returns nothing."""
+        if "[compare:" not in report.nodeid:
+            return
+        if report.when == "call" or not report.passed:
+            deferred = report.skipped and DEFERRED in str(report.longrepr)
+            self.state.item_outcomes[report.nodeid] = "deferred" if deferred else report.outcome
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Build every comparison from the records; failing margin verdicts fail the session.
+    Called once at the end, before the report is built, in the aggregating process only."""
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    state = state_of(config)
+    state.comparisons = build(config, kernel_of(config).results.cases())
+    failing = any(_failing(c, config) for c in state.comparisons)
+    if failing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``probability: comparisons`` section, ``comparisons[]`` and
+    ``rows[].comparison``. Called once in the aggregating process; returns nothing."""
+    state = state_of(config)
+    for case in results.cases():
+        for record in case.records.values():
+            if record.get(RECORD_FIELD):
+                report.add_row_json(case.key, {"comparison": record[RECORD_FIELD]})
+                break
+    comparisons = state.comparisons
+    if not comparisons:
+        return
+    report.set_json("comparisons", [c.to_json() for c in comparisons])
+    report.add_section(
+        "comparisons", section_lines(comparisons, state.item_outcomes), order=SECTION_ORDER
+    )
+
+
+def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) -> list[str]:
+    """The aligned comparison lines, each followed by its details, then the notes."""
+    rows = [
+        render.comparison_cells(c, f"{c.label}[{c.axis}]", f"{c.arm} − {c.baseline}")
+        for c in comparisons
+    ]
+    lines: list[str] = []
+    for line, comparison in zip(render.align(rows), comparisons, strict=True):
+        lines.append(line)
+        lines.extend(render.detail_lines(comparison))
+    family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
+    adjust = comparisons[0].adjust
+    if adjust != "none" and family:
+        lines.append(f"  p adjusted with {adjust} over {len(family)} comparisons")
+    elif len(family) > 1:
+        lines.append(
+            f"  {len(family)} comparisons, p not adjusted for multiplicity: treat them as "
+            "exploratory (--prob-adjust=holm adjusts them)"
+        )
+    deferred = sum(1 for ended in item_outcomes.values() if ended == "deferred")
+    if deferred:
+        lines.append(
+            f"  {deferred} compare item(s) skipped and judged at session end: their runs ran "
+            "in several processes (keep each function on one pytest-xdist worker)"
+        )
+    return lines

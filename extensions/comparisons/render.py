@@ -1,0 +1,113 @@
+"""Printing comparisons: signed percentage points, p-values, aligned lines.
+
+STATISTICS.md, "Printing": differences in percentage points with a real minus sign (U+2212);
+p as ``1``, ``<0.001``, 3 decimals below 0.01, else 2 decimals. Pure module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
+
+from .engine import Comparison
+
+MINUS = "\u2212"
+WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
+
+
+def _half_up(value: Decimal, places: int) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def signed_pp(fraction: float) -> str:
+    """A difference of fractions in whole percentage points: ``+20``, ``−11``, ``0``."""
+    points = _half_up(Decimal(repr(float(fraction))) * 100, 0)
+    if points == 0:
+        return "0"
+    sign = "+" if points > 0 else MINUS
+    return f"{sign}{abs(points):f}"
+
+
+def margin_pp(margin: float) -> str:
+    """A margin in percentage points as written: ``0.02`` → ``2``, ``0.025`` → ``2.5``."""
+    return f"{(Decimal(repr(float(margin))) * 100).normalize():f}"
+
+
+def p_value(p: float) -> str:
+    """``1``, ``<0.001``, ``0.004`` (3 decimals below 0.01), ``0.47``."""
+    if p >= 1.0:
+        return "1"
+    if p < 0.001:
+        return "<0.001"
+    exact = Decimal(repr(float(p)))
+    if p < 0.01:
+        return f"{_half_up(exact, 3):f}"
+    rounded = _half_up(exact, 2)
+    return "1" if rounded >= 1 else f"{rounded:f}"
+
+
+def ratio(value: float) -> str:
+    """A cost ratio with one decimal: ``×4.0``."""
+    return f"×{_half_up(Decimal(repr(float(value))), 1):f}"
+
+
+def difference_cell(difference: float, low: float | None, high: float | None) -> str:
+    """``+20 pp [−11, +51]``, or ``+20 pp`` without an interval."""
+    text = f"{signed_pp(difference)} pp"
+    if low is not None and high is not None:
+        text += f" [{signed_pp(low)}, {signed_pp(high)}]"
+    return text
+
+
+def rule_cell(margin: float, equivalence: bool) -> str:
+    """``≥−2 pp`` (non-inferiority) or ``±2 pp`` (equivalence)."""
+    shown = margin_pp(margin)
+    return f"±{shown} pp" if equivalence else f"≥{MINUS}{shown} pp"
+
+
+def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str]:
+    """The cells of one comparison line (without the leading indent)."""
+    outcome = comparison.outcome
+    cells = [name, versus]
+    if comparison.error is not None:
+        return [*cells, f"could not be computed: {comparison.error}"]
+    if outcome is None:
+        return [*cells, "no paired inputs"]
+    cells.append(difference_cell(outcome.difference, outcome.low, outcome.high))
+    p = comparison.p
+    cells.append("" if p is None else f"p={p_value(p)}")
+    cells.append(f"{len(comparison.pairs)} paired")
+    cells.append("" if comparison.cost_ratio is None else f"cost {ratio(comparison.cost_ratio)}")
+    if comparison.margin is not None and comparison.verdict is not None:
+        cells.append(rule_cell(comparison.margin, comparison.equivalence))
+        cells.append(WORDS[comparison.verdict])
+    return cells
+
+
+def align(rows: Sequence[list[str]], indent: str = "  ") -> list[str]:
+    """Left-aligned columns separated by two spaces; empty cells keep their column."""
+    if not rows:
+        return []
+    columns = max(len(row) for row in rows)
+    widths = [max((len(row[i]) for row in rows if len(row) > i), default=0) for i in range(columns)]
+    lines = []
+    for row in rows:
+        parts = [cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        lines.append((indent + "  ".join(parts)).rstrip())
+    return lines
+
+
+def detail_lines(comparison: Comparison) -> list[str]:
+    """Per-input lines (few pairs) and the inputs left out, under a comparison line."""
+    lines: list[str] = []
+    outcome = comparison.outcome
+    if outcome is not None and outcome.inputs:
+        rows = [
+            [line.input, difference_cell(line.difference, line.low, line.high)]
+            for line in outcome.inputs
+        ]
+        lines += align(rows, indent="      ")
+    if comparison.unpaired:
+        shown = ", ".join(f"{name} ({side} only)" for name, side in comparison.unpaired)
+        lines.append(f"      not compared (one side missing): {shown}")
+    return lines

@@ -1,0 +1,211 @@
+"""A session's comparisons: settings per function, registries, and building the comparisons
+from run records (in the aggregating process, or in a worker for a ``[compare:ARM]`` item)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from pytest_probability.kernel import kernel_of
+from pytest_probability.results import CaseResult
+
+from .adjust import benjamini_hochberg, bonferroni, holm
+from .axes import ArmInfo
+from .engine import PAIRED, Comparison, adjust_family, paired_test, run_test
+from .registry import Named, Pair, Side, TestSettings
+
+STATE_KEY = pytest.StashKey["CompareState"]()
+RECORD_FIELD = "compare"
+#: defaults when the intervals extension (which owns these settings) is disabled
+DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
+
+
+class ComparisonWarning(pytest.PytestWarning):
+    """A comparison test or p adjustment raised; the comparison is marked as failed."""
+
+
+@dataclass(frozen=True)
+class FunctionSettings:
+    """How one function is compared (from its mark and the session's settings)."""
+
+    axis: str
+    margin: float | None
+    equivalence: bool
+    test: str
+
+
+@dataclass
+class CompareState:
+    config: pytest.Config
+    _tests: Named | None = None
+    _adjustments: Named | None = None
+    #: collecting processes: case key → its arm and input
+    arms: dict[str, ArmInfo] = field(default_factory=dict)
+    #: the JSON form of ``arms`` (what run records carry)
+    arm_json: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: collecting processes: function key → its case keys and planned runs
+    planned: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: aggregating process: the session's comparisons, in report order
+    comparisons: list[Comparison] = field(default_factory=list)
+    #: compare item node id (without the kind) → how it ended
+    item_outcomes: dict[str, str] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set)
+
+    def tests(self) -> Named:
+        if self._tests is None:
+            self._tests = Named("comparison test")
+            self._register("pytest_prob_register_comparison_tests", self._tests)
+        return self._tests
+
+    def adjustments(self) -> Named:
+        if self._adjustments is None:
+            self._adjustments = Named("p adjustment")
+            self._register("pytest_prob_register_p_adjustments", self._adjustments)
+        return self._adjustments
+
+    def _register(self, hook_name: str, registry: Named) -> None:
+        try:
+            getattr(self.config.hook, hook_name).call_historic(
+                kwargs={"register": registry.register, "config": self.config}
+            )
+        except ValueError as exc:
+            raise pytest.UsageError(f"registering a {registry.what} failed: {exc}") from None
+
+    def warn_once(self, key: str, message: str) -> None:
+        if key not in self.warned:
+            self.warned.add(key)
+            warnings.warn(ComparisonWarning(message), stacklevel=3)
+
+
+def state_of(config: pytest.Config) -> CompareState:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
+        state = config.stash[STATE_KEY] = CompareState(config)
+    return state
+
+
+def register_bundled(tests: Any, adjustments: Any) -> None:
+    """The bundled test and adjustments (called through the registration hooks)."""
+    tests(PAIRED, paired_test, description="Newcombe/Fisher, sign-flip, paired bootstrap")
+    adjustments("none", list, description="no adjustment (exploratory)")
+    adjustments("holm", holm, description="Holm step-down")
+    adjustments("bonferroni", bonferroni, description="Bonferroni")
+    adjustments("bh", benjamini_hochberg, description="Benjamini–Hochberg step-up")
+
+
+def setting(config: pytest.Config, name: str, mark: Mapping[str, Any] | None = None) -> Any:
+    """A setting owned by another extension, or its default when that one is disabled."""
+    options = kernel_of(config).options
+    if name not in options.specs:
+        return DEFAULTS[name]
+    return options.case_value(name, mark or {})
+
+
+def test_settings(config: pytest.Config, mark: Mapping[str, Any]) -> TestSettings:
+    return TestSettings(
+        level=setting(config, "confidence", mark),
+        min_inputs=setting(config, "min_inputs"),
+        resamples=setting(config, "bootstrap"),
+        seed=setting(config, "seed"),
+    )
+
+
+def arm_of(case: CaseResult) -> ArmInfo | None:
+    """The case's arm and input, from its records."""
+    for record in case.records.values():
+        data = record.get(RECORD_FIELD)
+        if data:
+            return ArmInfo.from_json(data)
+    return None
+
+
+def _side(case: CaseResult, cost_of: Any) -> Side:
+    cost = cost_of(case) if cost_of is not None else None
+    return Side(case.key, case.passes, case.total, cost, len(case.records))
+
+
+def build(
+    config: pytest.Config, cases: Iterable[CaseResult], function: str | None = None
+) -> list[Comparison]:
+    """Every comparison of the given cases (only ``function``'s when given), tested, with
+    verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
+    options = kernel_of(config).options
+    state = state_of(config)
+    cost_of = None
+    if config.pluginmanager.get_plugin("probability.cost") is not None:
+        from pytest_probability.extensions.cost.service import case_cost
+
+        cost_of = case_cost
+    grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
+    for case in cases:
+        info = arm_of(case)
+        if info is not None and (function is None or info.function == function):
+            grouped.setdefault(info.function, []).append((info, case))
+    comparisons: list[Comparison] = []
+    for members in grouped.values():
+        first_info, first_case = members[0]
+        mark = first_case.mark
+        margin = mark.get("margin")
+        equivalence = bool(mark.get("equivalence", False))
+        test = options.case_value("compare_test", mark)
+        settings = test_settings(config, mark)
+        arms = sorted({(i.arm_index, i.arm) for i, _ in members})
+        inputs: dict[str, dict[str, CaseResult]] = {}
+        names: dict[str, str] = {}
+        for info, case in members:
+            inputs.setdefault(info.input_key, {})[info.arm] = case
+            names.setdefault(info.input_key, info.input)
+        base = first_info.baseline
+        for _, arm in arms:
+            if arm == base:
+                continue
+            pairs: list[Pair] = []
+            unpaired: list[tuple[str, str]] = []
+            for key, by_arm in inputs.items():
+                here = by_arm.get(arm)
+                there = by_arm.get(base)
+                ran_here = here is not None and here.total > 0
+                ran_there = there is not None and there.total > 0
+                if ran_here and ran_there:
+                    assert here is not None and there is not None
+                    pairs.append(Pair(names[key], _side(here, cost_of), _side(there, cost_of)))
+                elif ran_here or ran_there:
+                    unpaired.append((names[key], arm if ran_here else base))
+            comparison = Comparison(
+                function=first_info.function,
+                label=first_info.label,
+                axis=first_info.axis,
+                arm=arm,
+                baseline=base,
+                pairs=pairs,
+                unpaired=unpaired,
+                test=test,
+                level=settings.level,
+                margin=margin,
+                equivalence=equivalence,
+            )
+            try:
+                run_test(comparison, state.tests().get(test), settings)
+            except Exception as exc:  # a test's bug must not lose the report
+                comparison.error = f"{type(exc).__name__}: {exc}"
+                state.warn_once(
+                    f"test:{test}", f"comparison test {test!r} failed: {comparison.error}"
+                )
+            comparisons.append(comparison)
+    if function is None:
+        name = options.session_value("adjust")
+        try:
+            adjust_family(comparisons, name, state.adjustments().get(name))
+        except Exception as exc:
+            state.warn_once(
+                f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"
+            )
+            for comparison in comparisons:
+                comparison.p_adjusted = None
+                comparison.adjust = "none"
+    for comparison in comparisons:
+        comparison.judge()
+    return comparisons
