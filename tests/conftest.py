@@ -83,6 +83,8 @@ KERNEL_ONLY = (
     "no:probability.gates",
     "-p",
     "no:probability.latency",
+    "-p",
+    "no:probability.comparisons",
 )
 
 

@@ -56,75 +56,61 @@ class ArmInfo:
 
 
 def _axis_position(cases: Sequence[Case], axis: str) -> int | None:
-    """The position of the axis's id segment in ``Case.param_ids``: the one whose segment is
-    a one-to-one function of the axis index across all cases (``None`` when there is none)."""
+    """The position of the axis's id segment in ``Case.param_ids``: the one whose segment
+    follows the axis value one-to-one across all cases (``None`` when there is none).
+    Values are compared with ``==`` (they need not be hashable)."""
     lengths = {len(case.param_ids) for case in cases}
     if len(lengths) != 1 or 0 in lengths:
         return None
     (length,) = lengths
     for position in range(length):
-        by_index: dict[int, str] = {}
-        by_id: dict[str, int] = {}
+        seen: list[tuple[Any, str]] = []
         consistent = True
         for case in cases:
-            index = case.param_indices[axis]
-            segment = case.param_ids[position]
-            if by_index.setdefault(index, segment) != segment:
-                consistent = False
+            value, segment = case.params[axis], case.param_ids[position]
+            for known_value, known_segment in seen:
+                if (known_value == value) != (known_segment == segment):
+                    consistent = False
+                    break
+            if not consistent:
                 break
-            if by_id.setdefault(segment, index) != index:
-                consistent = False
-                break
+            if all(known_segment != segment for _, known_segment in seen):
+                seen.append((value, segment))
         if consistent:
             return position
     return None
 
 
-def _describe_values(values: Sequence[str]) -> str:
-    return ", ".join(values)
-
-
 def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> dict[str, ArmInfo]:
     """Each case's :class:`ArmInfo` (keyed by case key) for comparing ``axis`` in ``function``.
 
-    Raises :class:`ValueError` with a message naming the function when ``axis`` is not one
-    of its parametrize arguments, has a single value, or ``baseline`` is not one of its
-    values.
+    Arms are ordered by first appearance (the parametrize list's order); the baseline is the
+    first arm unless ``baseline`` names a value (or an id) of the axis. Raises
+    :class:`ValueError` with a message naming the function when ``axis`` is not one of its
+    parametrize arguments, has a single value, or ``baseline`` is not one of its values.
     """
     cases = list(function.cases)
     arguments = list(cases[0].params) if cases else []
-    if not cases or any(axis not in case.param_indices for case in cases):
+    if not cases or any(axis not in case.params for case in cases):
         have = f"its arguments are: {', '.join(arguments)}" if arguments else "it has none"
         raise ValueError(
             f"compare={axis!r} names no parametrize argument of {function.function} ({have})"
         )
     position = _axis_position(cases, axis)
-    shared = {
-        name
-        for name in cases[0].param_indices
-        if all(case.param_indices.get(name) == case.param_indices[axis] for case in cases)
-    }
-    arms: dict[int, str] = {}
-    values: dict[int, Any] = {}
-    rows: list[tuple[Case, int, str, str, str]] = []
+    arms: list[tuple[str, Any]] = []  # (arm id, value) in order of first appearance
+    rows: list[tuple[Case, str, str, str]] = []
     for case in cases:
-        index = case.param_indices[axis]
+        value = case.params[axis]
         if position is not None:
             arm = case.param_ids[position]
             rest = [seg for i, seg in enumerate(case.param_ids) if i != position]
-            shown = "-".join(rest)
-        else:  # pytest did not expose the id segments: fall back to values and indices
-            arm = str(case.params[axis])
-            shown = "-".join(
-                f"{name}{case.param_indices[name]}"
-                for name in sorted(case.param_indices)
-                if name not in shared
-            )
-        key = json.dumps(sorted((n, i) for n, i in case.param_indices.items() if n not in shared))
-        arms.setdefault(index, arm)
-        values.setdefault(index, case.params[axis])
-        rows.append((case, index, arm, shown or function.label, key))
-    ordered = [arms[index] for index in sorted(arms)]
+        else:  # pytest did not expose the id segments: fall back to the values
+            arm = str(value)
+            rest = [f"{name}={case.params[name]!r}" for name in case.params if name != axis]
+        if all(known != arm for known, _ in arms):
+            arms.append((arm, value))
+        rows.append((case, arm, "-".join(rest) or function.label, json.dumps(rest)))
+    ordered = [arm for arm, _ in arms]
     if len(ordered) < 2:
         raise ValueError(
             f"compare={axis!r}: {function.function} has one value of {axis} "
@@ -133,27 +119,31 @@ def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> di
     if baseline is None:
         chosen = ordered[0]
     else:
-        matches = [
-            arms[index]
-            for index in sorted(arms)
-            if values[index] == baseline or arms[index] == str(baseline)
-        ]
+        matches = [arm for arm, value in arms if _same(value, baseline) or arm == str(baseline)]
         if not matches:
             raise ValueError(
                 f"baseline={baseline!r} is not a value of {axis} in {function.function}; "
-                f"its values are: {_describe_values(ordered)}"
+                f"its values are: {', '.join(ordered)}"
             )
         chosen = matches[0]
+    index = {arm: position for position, arm in enumerate(ordered)}
     return {
         case.key: ArmInfo(
             function=function.key,
             label=function.label,
             axis=axis,
             arm=arm,
-            arm_index=index,
+            arm_index=index[arm],
             input=shown,
             input_key=key,
             baseline=chosen,
         )
-        for case, index, arm, shown, key in rows
+        for case, arm, shown, key in rows
     }
+
+
+def _same(value: Any, baseline: Any) -> bool:
+    try:
+        return bool(value == baseline)
+    except Exception:  # a value whose == misbehaves is simply not the baseline
+        return False

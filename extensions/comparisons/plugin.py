@@ -14,7 +14,7 @@ from pytest_probability.results import Results
 from pytest_probability.values import parse_bool
 from pytest_probability.verdicts import VerdictRequest
 
-from . import render
+from . import regression, render
 from .axes import analyse_axis
 from .engine import PAIRED, Comparison
 from .session import RECORD_FIELD, build, register_bundled, state_of
@@ -123,6 +123,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="adjust comparison p-values: none (exploratory), holm, bonferroni, bh",
         owner=owner,
     )
+    regression.add_options(options, parse_margin)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -132,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state = state_of(config)
     state.tests()
     state.adjustments()
+    regression.configure(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
 
@@ -173,6 +175,9 @@ def pytest_prob_collect_function_verdicts(
     axis that is not a parametrize argument, a ``baseline=`` that is not one of its values,
     ``equivalence`` without ``margin``, or ``margin`` without an axis.
     """
+    state = state_of(config)
+    state.planned[function.key] = {case.key: case.runs for case in function.cases}
+    extra = regression.requests(config, function)
     mark = _function_mark(function)
     options = kernel_of(config).options
     if mark.get("equivalence") and mark.get("margin") is None:
@@ -182,26 +187,27 @@ def pytest_prob_collect_function_verdicts(
         for key in ("margin", "baseline"):
             if mark.get(key) is not None:
                 raise OptionError(f"{key}= needs compare= (or --prob-compare) to name the axis")
-        return []
+        return extra
     if "compare" not in mark and all(axis not in case.param_indices for case in function.cases):
-        return []  # a session-wide axis applies to the functions that have it
+        return extra  # a session-wide axis applies to the functions that have it
     try:
         arms = analyse_axis(function, axis, mark.get("baseline"))
     except ValueError as exc:
         raise OptionError(str(exc)) from None
-    state = state_of(config)
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
-    state.planned[function.key] = {case.key: case.runs for case in function.cases}
     if mark.get("margin") is None or not _gate_items(config):
-        return []
+        return extra
     baseline = next(iter(arms.values())).baseline
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [
-        VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
-        for _, arm in ordered
-        if arm != baseline
+        *(
+            VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
+            for _, arm in ordered
+            if arm != baseline
+        ),
+        *extra,
     ]
 
 

@@ -75,7 +75,8 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
         return [*cells, "no paired inputs"]
     cells.append(difference_cell(outcome.difference, outcome.low, outcome.high))
     p = comparison.p
-    cells.append("" if p is None else f"p={p_value(p)}")
+    shown = "" if p is None else p_value(p)
+    cells.append(shown and (f"p{shown}" if shown.startswith("<") else f"p={shown}"))
     cells.append(f"{len(comparison.pairs)} paired")
     cells.append("" if comparison.cost_ratio is None else f"cost {ratio(comparison.cost_ratio)}")
     if comparison.margin is not None and comparison.verdict is not None:
@@ -91,8 +92,8 @@ def align(rows: Sequence[list[str]], indent: str = "  ") -> list[str]:
     columns = max(len(row) for row in rows)
     widths = [max((len(row[i]) for row in rows if len(row) > i), default=0) for i in range(columns)]
     lines = []
-    for row in rows:
-        parts = [cell.ljust(widths[i]) for i, cell in enumerate(row)]
+    for row in rows:  # a column empty in every row takes no space
+        parts = [cell.ljust(widths[i]) for i, cell in enumerate(row) if widths[i]]
         lines.append((indent + "  ".join(parts)).rstrip())
     return lines
 

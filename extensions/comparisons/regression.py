@@ -1,0 +1,354 @@
+"""Regression against a baseline: ``--prob-baseline``, ``--prob-margin``, ``[baseline]``
+items, and ``--prob-save-baseline``.
+
+Every case is paired with the same case in an earlier report (by node id, else by case id);
+each function is then compared with its baseline exactly like an arm with its baseline
+(``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate. Cases only in
+one of the two are listed, never compared.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from pytest_probability import __version__
+from pytest_probability.cases import FunctionCases
+from pytest_probability.collect import VerdictItem
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import CaseResult, Results
+from pytest_probability.verdicts import VerdictRequest
+
+from . import render
+from .baselines import Baseline, BaselineCase, BaselineError, read_baseline, write_baseline_toml
+from .engine import Comparison, run_test
+from .registry import Pair, Side
+from .session import setting, state_of, test_settings
+
+KIND = "baseline"
+SECTION_ORDER = 130
+PLUGIN_NAME = "probability.comparisons.baseline"
+DEFERRED = "judged at session end"
+
+
+def add_options(options: OptionRegistry, parse_margin: Any) -> None:
+    """Declare ``--prob-baseline``, ``--prob-margin`` and ``--prob-save-baseline``."""
+    owner = "comparisons"
+    options.add(
+        "baseline_report",
+        parse=str,
+        cli="--prob-baseline",
+        metavar="PATH",
+        help="compare every function with an earlier --prob-json report (or a saved "
+        "baseline), pairing cases by id",
+        owner=owner,
+    )
+    options.add(
+        "baseline_margin",
+        parse=parse_margin,
+        cli="--prob-margin",
+        metavar="MARGIN",
+        help="with --prob-baseline: fail a function whose pass rate may have dropped by more "
+        "than MARGIN",
+        owner=owner,
+    )
+    options.add(
+        "save_baseline",
+        parse=str,
+        cli="--prob-save-baseline",
+        metavar="PATH",
+        help="write a compact TOML baseline of this session (to commit and compare with)",
+        owner=owner,
+    )
+
+
+@dataclass
+class FunctionRegression:
+    """One function against the baseline."""
+
+    comparison: Comparison
+    new: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.comparison.to_json(), "new": self.new, "removed": self.removed}
+
+
+class Regression:
+    """The session's baseline comparison (``probability.comparisons.baseline``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        options = kernel_of(config).options
+        self.path: str | None = options.session_value("baseline_report")
+        self.margin: float | None = options.session_value("baseline_margin")
+        self.save_path: str | None = options.session_value("save_baseline")
+        self.baseline: Baseline | None = None
+        if self.margin is not None and self.path is None:
+            raise pytest.UsageError(
+                f"--prob-margin={self.margin:g} needs --prob-baseline=PATH (what to compare with)"
+            )
+        if self.path is not None:
+            try:
+                self.baseline = read_baseline(self.path)
+            except BaselineError as exc:
+                raise pytest.UsageError(f"--prob-baseline={exc}") from None
+        self.functions: list[FunctionRegression] = []
+        self.not_run: list[str] = []
+        self.save_error: str | None = None
+        self.saved: str | None = None
+        self.item_outcomes: dict[str, str] = {}
+
+    # -- collection -----------------------------------------------------------------------
+    def requests(self, function: FunctionCases) -> list[VerdictRequest]:
+        """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate."""
+        if self.baseline is None or self.margin is None:
+            return []
+        rule = render.rule_cell(self.margin, False)
+        return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
+
+    def judge_item(self, item: VerdictItem) -> None:
+        """A ``[baseline]`` item's body: judge the function from this process's runs."""
+        results = kernel_of(self.config).results
+        prefix = item.case.key
+        planned = state_of(self.config).planned.get(prefix, {})
+        here = sum(
+            min(len(c.records), runs)
+            for key, runs in planned.items()
+            if (c := results.get(key)) is not None
+        )
+        total = sum(planned.values())
+        if here < total:
+            pytest.skip(
+                f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
+                "pytest-xdist, keep a function on one worker: --dist loadgroup)"
+            )
+        cases = [c for key in planned if (c := results.get(key)) is not None]
+        found, _ = self.compare(cases)
+        if not found or found[0].comparison.verdict is None:
+            pytest.skip("no case of the function is in the baseline: there is nothing to judge")
+        comparison = found[0].comparison
+        if failing(comparison, self.config):
+            cells = render.comparison_cells(comparison, comparison.label, "now − baseline")
+            raise AssertionError("  ".join(cell for cell in cells if cell))
+
+    # -- comparing ------------------------------------------------------------------------
+    def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:
+        """Each function of ``cases`` against the baseline, and the baseline cases of
+        functions that did not run. A function whose cases are all new is still listed."""
+        assert self.baseline is not None
+        by_key = self.baseline.cases
+        by_id = self.baseline.by_case_id()
+        functions: dict[tuple[str, str], list[CaseResult]] = {}
+        for case in cases:
+            if case.total > 0:
+                functions.setdefault((case.module, case.label), []).append(case)
+        used: set[str] = set()
+        cost_of = _cost_reader(self.config)
+        found: dict[tuple[str, str], FunctionRegression] = {}
+        state = state_of(self.config)
+        for (module, label), members in functions.items():
+            pairs: list[Pair] = []
+            new: list[str] = []
+            for case in members:
+                old = by_key.get(case.key) or by_id.get(case.case_id)
+                if old is None or old.total == 0 or old.key in used:
+                    new.append(case.case_id)
+                    continue
+                used.add(old.key)
+                now = Side(case.key, case.passes, case.total, cost_of(case), len(case.records))
+                then = Side(old.key, old.passes, old.total, old.cost, old.total)
+                pairs.append(Pair(case.case_id, now, then))
+            mark = members[0].mark
+            settings = test_settings(self.config, mark)
+            comparison = Comparison(
+                function=f"{module}::bench_{label}",
+                label=label,
+                axis="baseline",
+                arm="now",
+                baseline="baseline",
+                pairs=pairs,
+                unpaired=[],
+                test=kernel_of(self.config).options.case_value("compare_test", mark),
+                level=settings.level,
+                margin=self.margin,
+            )
+            try:
+                run_test(comparison, state.tests().get(comparison.test), settings)
+            except Exception as exc:
+                comparison.error = f"{type(exc).__name__}: {exc}"
+                state.warn_once(
+                    f"test:{comparison.test}",
+                    f"comparison test {comparison.test!r} failed: {comparison.error}",
+                )
+            comparison.judge()
+            found[(module, label)] = FunctionRegression(comparison, new)
+        not_run: list[str] = []
+        for old in self.baseline.cases.values():
+            if old.key in used:
+                continue
+            owner = found.get((old.key.split("::", 1)[0], old.label))
+            if owner is not None:
+                owner.removed.append(old.case)
+            else:
+                not_run.append(old.case)
+        return list(found.values()), not_run
+
+    def finish(self, results: Results) -> None:
+        """Compare the whole session and save a baseline (aggregating process, at session
+        end)."""
+        if self.baseline is not None:
+            self.functions, self.not_run = self.compare(list(results.cases()))
+        if self.save_path is not None:
+            self.save(results)
+
+    def save(self, results: Results) -> None:
+        cost_of = _cost_reader(self.config)
+        cases = [
+            BaselineCase(
+                key=case.key,
+                case=case.case_id,
+                label=case.label,
+                passes=case.passes,
+                fails=case.fails,
+                errors=case.errors,
+                total=case.total,
+                cost=cost_of(case),
+            )
+            for case in results.cases()
+        ]
+        options = kernel_of(self.config).options
+        settings = {
+            "runs": options.session_value("runs"),
+            "confidence": setting(self.config, "confidence"),
+            "seed": setting(self.config, "seed"),
+            "plugin_version": __version__,
+            "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+        if "method" in options.specs:
+            settings["method"] = options.session_value("method")
+        assert self.save_path is not None
+        try:
+            write_baseline_toml(self.save_path, cases, settings)
+            self.saved = self.save_path
+        except (OSError, ValueError, TypeError) as exc:
+            self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
+
+    # -- hooks ----------------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep how each ``[baseline]`` item ended. Called for every report; returns
+        nothing."""
+        if f"[{KIND}]" not in report.nodeid or hasattr(self.config, "workerinput"):
+            return
+        if report.when == "call" or not report.passed:
+            deferred = report.skipped and DEFERRED in str(report.longrepr)
+            self.item_outcomes[report.nodeid] = "deferred" if deferred else report.outcome
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Compare with the baseline and save one; a failing ``--prob-margin`` verdict fails
+        the session. Called once at the end, before the report, in the aggregating process
+        only; returns nothing."""
+        if hasattr(self.config, "workerinput"):
+            return
+        self.finish(kernel_of(self.config).results)
+        failed = any(failing(f.comparison, self.config) for f in self.functions)
+        if (failed or self.save_error) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_prob_build_report(
+        self, report: ReportBuilder, results: Results, config: pytest.Config
+    ) -> None:
+        """Contribute the ``probability: baseline`` section and the ``baseline`` JSON object.
+        Called once in the aggregating process; returns nothing."""
+        self.contribute(report)
+
+    # -- report ---------------------------------------------------------------------------
+    def contribute(self, report: ReportBuilder) -> None:
+        lines: list[str] = []
+        if self.baseline is not None:
+            rows = [
+                render.comparison_cells(f.comparison, f.comparison.label, "now − baseline")
+                for f in self.functions
+            ]
+            for line, function in zip(render.align(rows), self.functions, strict=True):
+                lines.append(line)
+                if function.new:
+                    lines.append(f"      new (not compared): {', '.join(function.new)}")
+                if function.removed:
+                    lines.append(f"      removed (not compared): {', '.join(function.removed)}")
+            if self.not_run:
+                lines.append(
+                    f"  {len(self.not_run)} baseline case(s) of functions that did not run: "
+                    f"{', '.join(self.not_run)}"
+                )
+            deferred = sum(1 for ended in self.item_outcomes.values() if ended == "deferred")
+            if deferred:
+                lines.append(
+                    f"  {deferred} baseline item(s) skipped and judged at session end: their "
+                    "runs ran in several processes (keep each function on one worker)"
+                )
+            report.set_json(
+                "baseline",
+                {
+                    "path": self.baseline.path,
+                    "format": self.baseline.format,
+                    "margin": self.margin,
+                    "settings": self.baseline.settings,
+                    "functions": [f.to_json() for f in self.functions],
+                    "not_run": self.not_run,
+                },
+            )
+        if self.saved is not None:
+            lines.append(f"  saved this session's baseline to {self.saved}")
+        if self.save_error is not None:
+            lines.append(f"  ERROR: {self.save_error}")
+            report.warn(self.save_error)
+        if lines:
+            report.add_section("baseline", lines, order=SECTION_ORDER)
+
+
+def _cost_reader(config: pytest.Config) -> Any:
+    if config.pluginmanager.get_plugin("probability.cost") is None:
+        return lambda case: None
+    from pytest_probability.extensions.cost.service import case_cost
+
+    return case_cost
+
+
+def failing(comparison: Comparison, config: pytest.Config) -> bool:
+    """Whether a margin verdict fails the session (UNDECIDED per ``--prob-undecided``)."""
+    if comparison.verdict == "fail":
+        return True
+    if comparison.verdict != "undecided":
+        return False
+    options = kernel_of(config).options
+    return "undecided" not in options.specs or options.session_value("undecided") == "fail"
+
+
+def regression_of(config: pytest.Config) -> Regression | None:
+    found = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    return found if isinstance(found, Regression) else None
+
+
+def requests(config: pytest.Config, function: FunctionCases) -> list[VerdictRequest]:
+    """The ``[baseline]`` verdict requests of a function (none without a regression)."""
+    found = regression_of(config)
+    return found.requests(function) if found is not None else []
+
+
+def configure(config: pytest.Config) -> None:
+    """Register the regression plugin when ``--prob-baseline``, ``--prob-margin`` or
+    ``--prob-save-baseline`` is given (reading the baseline now: a bad one is a usage
+    error before anything runs)."""
+    options = kernel_of(config).options
+    wanted = any(
+        options.session_value(name) is not None
+        for name in ("baseline_report", "baseline_margin", "save_baseline")
+    )
+    if wanted and regression_of(config) is None:
+        config.pluginmanager.register(Regression(config), PLUGIN_NAME)

@@ -1,0 +1,160 @@
+"""Regression against a baseline: --prob-baseline, --prob-margin, --prob-save-baseline."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from conftest import load_json, section
+from scipy import stats
+
+BENCH = """
+import pytest
+from pytest_probability import current_run
+
+PASSES = {passes!r}
+
+@pytest.mark.parametrize("item", list(PASSES))
+def bench_pick(item):
+    assert current_run().run <= PASSES[item]
+"""
+
+
+def _bench(pytester: pytest.Pytester, passes: dict[str, int]) -> None:
+    pytester.makepyfile(bench_pick=BENCH.format(passes=passes))
+
+
+@pytest.mark.parametrize("saved", ["--prob-json=base.json", "--prob-save-baseline=base.toml"])
+def test_function_against_a_baseline_in_either_format(
+    pytester: pytest.Pytester, saved: str
+) -> None:
+    _bench(pytester, {"x": 10, "y": 9, "gone": 10})
+    first = pytester.runpytest("--prob-runs=10", saved)
+    path = saved.split("=", 1)[1]
+    _bench(pytester, {"x": 6, "y": 9, "new": 10})
+    result = pytester.runpytest("--prob-runs=10", f"--prob-baseline={path}", "--prob-json=r.json")
+    assert first.ret == 1 and result.ret == 1  # report only: no margin, the failing runs fail
+    assert section(result.outlines, "probability: baseline") == [
+        "  pick  now − baseline  −20 pp  p=1  2 paired",
+        "      new (not compared): pick::new",
+        "      removed (not compared): pick::gone",
+    ]
+    report = load_json(pytester.path / "r.json")
+    baseline = report["baseline"]
+    assert (baseline["path"], baseline["margin"]) == (path, None)
+    assert baseline["format"] == ("json" if path.endswith("json") else "toml")
+    (function,) = baseline["functions"]
+    assert (function["new"], function["removed"]) == (["pick::new"], ["pick::gone"])
+    assert [p["input"] for p in function["pairs"]] == ["pick::x", "pick::y"]
+    assert function["difference"] == pytest.approx(-0.2)
+
+
+def test_margin_gate_and_baseline_item(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 20})
+    pytester.runpytest("--prob-runs=20", "--prob-save-baseline=base.toml")
+    same = pytester.runpytest(
+        "--prob-runs=20", "--prob-baseline=base.toml", "--prob-margin=0.05", "-rA"
+    )
+    # one pair: Newcombe 20/20 vs 20/20 is [−16, +16], which crosses −5: UNDECIDED
+    assert section(same.outlines, "probability: baseline") == [
+        "  pick  now − baseline  0 pp [−16, +16]  p=1  1 paired  ≥−5 pp  UNDECIDED"
+    ]
+    assert same.ret == 1
+    assert "FAILED bench_pick.py::bench_pick[baseline] - pick  now − baseline  0 pp" in (
+        "\n".join(same.outlines)
+    )
+    relaxed = pytester.runpytest(
+        "--prob-runs=20", "--prob-baseline=base.toml", "--prob-margin=0.05", "--prob-undecided=pass"
+    )
+    assert relaxed.ret == 0
+    relaxed.assert_outcomes(passed=21)
+
+
+def test_a_real_drop_fails_and_fisher_p_matches_scipy(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 20})
+    pytester.runpytest("--prob-runs=20", "--prob-json=base.json")
+    _bench(pytester, {"x": 5})
+    result = pytester.runpytest(
+        "--prob-runs=20", "--prob-baseline=base.json", "--prob-margin=0.05", "--prob-json=r.json"
+    )
+    (line,) = section(result.outlines, "probability: baseline")
+    assert line.endswith("≥−5 pp  FAIL")
+    (function,) = load_json(pytester.path / "r.json")["baseline"]["functions"]
+    assert function["p"] == pytest.approx(stats.fisher_exact([[5, 15], [20, 0]]).pvalue, abs=1e-9)
+    assert function["verdict"] == "fail"
+
+
+def test_saved_baseline_is_compact_toml(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 3, "y": 1})
+    pytester.runpytest("--prob-runs=3", "--prob-save-baseline=b.toml")
+    data = tomllib.loads((pytester.path / "b.toml").read_text())
+    assert data["format"] == "pytest-probability baseline"
+    assert data["settings"]["runs"] == 3
+    assert data["cases"]["bench_pick.py::bench_pick::y"] == {
+        "case": "pick::y",
+        "label": "pick",
+        "passes": 1,
+        "fails": 2,
+        "errors": 0,
+        "total": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "ERROR: --prob-baseline=missing.json: "),
+        ("{not json", "ERROR: --prob-baseline=base.json: "),
+        (
+            '{"rows": [{"nodeid": "a", "case": "a", "label": "a", "passes": -1, "fails": 0, '
+            '"errors": 0, "total": -1}]}',
+            "ERROR: --prob-baseline=base.json: rows[0].passes: expected a whole number >= 0, "
+            "got -1",
+        ),
+    ],
+)
+def test_bad_baseline_is_a_usage_error(
+    pytester: pytest.Pytester, content: str | None, message: str
+) -> None:
+    _bench(pytester, {"x": 1})
+    name = "missing.json"
+    if content is not None:
+        name = "base.json"
+        (pytester.path / name).write_text(content)
+    result = pytester.runpytest(f"--prob-baseline={name}")
+    assert result.ret == 4
+    assert any(line.startswith(message) for line in result.errlines), result.errlines
+    assert "Traceback" not in "\n".join(result.errlines)
+
+
+def test_margin_needs_a_baseline(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 1})
+    result = pytester.runpytest("--prob-margin=0.05")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(
+        ["ERROR: --prob-margin=0.05 needs --prob-baseline=PATH (what to compare with)"]
+    )
+
+
+def test_unwritable_save_path_is_reported_and_fails(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 1})
+    result = pytester.runpytest("--prob-save-baseline=no/such/dir/b.toml")
+    lines = section(result.outlines, "probability: baseline")
+    assert len(lines) == 1 and lines[0].startswith(
+        "  ERROR: --prob-save-baseline=no/such/dir/b.toml: could not write the baseline"
+    )
+    assert result.ret == 1
+    assert "  Overall: 1/1 passed (100%)" in section(result.outlines)
+
+
+@pytest.mark.subprocess
+def test_xdist_gives_the_same_regression(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 10, "y": 10})
+    pytester.runpytest("--prob-runs=10", "--prob-save-baseline=base.toml")
+    _bench(pytester, {"x": 2, "y": 3})
+    args = ["--prob-runs=10", "--prob-baseline=base.toml", "--prob-margin=0.05"]
+    serial = pytester.runpytest_subprocess(*args)
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2", "--dist", "loadgroup")
+    assert serial.ret == parallel.ret == 1
+    one = section(serial.outlines, "probability: baseline")
+    assert section(parallel.outlines, "probability: baseline")[: len(one)] == one

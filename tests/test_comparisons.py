@@ -1,0 +1,343 @@
+"""The comparisons extension: arms on a parametrize axis, margins, adjustment."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from conftest import load_json, section
+from pytest_probability.extensions.comparisons.signflip import bootstrap_difference
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import confint_proportions_2indep
+
+#: The spec's comparison example (one input, 8/10 against 10/10, costs 1:4).
+TRIAGE_BENCH = """
+import pytest
+from pytest_probability import current_run, record_cost
+
+
+@pytest.mark.parametrize("style", ["terse", "chain_of_thought"])
+@pytest.mark.parametrize("text", [pytest.param("my card was charged twice", id="refund")])
+def bench_triage(text, style):
+    record_cost(0.0001 if style == "terse" else 0.0004)
+    if style == "terse":
+        assert current_run().run not in (4, 7)
+"""
+
+SPEC_LINE = (
+    "  triage[style]  chain_of_thought − terse  +20 pp [−11, +51]  p=0.47  1 paired  cost ×4.0"
+)
+
+
+def test_spec_comparison_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_triage=TRIAGE_BENCH)
+    result = pytester.runpytest("--prob-runs=10", "--prob-compare=style", "--prob-json=r.json")
+    assert section(result.outlines)[:2] == [
+        "  triage::refund-terse              8/10  [44%,  97%]  $0.0010  FLAKY",
+        "  triage::refund-chain_of_thought  10/10  [69%, 100%]  $0.0040",
+    ]
+    assert section(result.outlines, "probability: comparisons") == [SPEC_LINE]
+    assert result.ret == 1  # the failing runs still fail: a comparison without margin reports
+    report = load_json(pytester.path / "r.json")
+    (found,) = report["comparisons"]
+    low, high = confint_proportions_2indep(10, 10, 8, 10, method="newcomb", compare="diff")
+    assert found["low"] == pytest.approx(low, abs=1e-9)
+    assert found["high"] == pytest.approx(high, abs=1e-9)
+    table = [[10, 0], [8, 2]]
+    assert found["p"] == pytest.approx(stats.fisher_exact(table).pvalue, abs=1e-9)
+    assert found["difference"] == pytest.approx(0.2)
+    assert (found["arm"], found["baseline"], found["axis"], found["label"]) == (
+        "chain_of_thought",
+        "terse",
+        "style",
+        "triage",
+    )
+    assert (found["regime"], found["paired"], found["cost_ratio"]) == ("one pair", 1, 4.0)
+    assert found["detail"] == {"interval": "newcombe", "test": "fisher"}
+    assert found["pairs"][0]["arm"]["passes"] == 10 and found["pairs"][0]["baseline"]["passes"] == 8
+    assert report["rows"][0]["comparison"]["arm"] == "terse"
+    assert report["rows"][1]["comparison"]["input"] == "refund"
+
+
+def test_mark_and_baseline_choice(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_triage=TRIAGE_BENCH.replace(
+            '@pytest.mark.parametrize("style"',
+            '@pytest.mark.probability(compare="style", baseline="chain_of_thought")\n'
+            '@pytest.mark.parametrize("style"',
+        )
+    )
+    result = pytester.runpytest("--prob-runs=10")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  triage[style]  terse − chain_of_thought  −20 pp [−51, +11]  p=0.47  1 paired  cost ×0.3"
+    ]
+
+
+def _outcome_bench(rates: dict[str, tuple[int, ...]], mark: str = "") -> str:
+    """A bench where input i of arm A passes its first rates[A][i] of 10 runs."""
+    return f"""
+import pytest
+from pytest_probability import current_run
+
+RATES = {rates!r}
+
+{mark}
+@pytest.mark.parametrize("arm", {list(rates)!r})
+@pytest.mark.parametrize("item", range({len(next(iter(rates.values())))}))
+def bench_pick(item, arm):
+    assert current_run().run <= RATES[arm][item]
+"""
+
+
+def _brute_sign_flip(differences: list[Fraction]) -> float:
+    observed = abs(sum(differences))
+    nonzero = [d for d in differences if d]
+    hits = sum(
+        abs(sum(s * d for s, d in zip(signs, nonzero, strict=True))) >= observed
+        for signs in itertools.product((1, -1), repeat=len(nonzero))
+    )
+    return hits / 2 ** len(nonzero)
+
+
+def test_few_inputs_give_a_line_per_input(pytester: pytest.Pytester) -> None:
+    rates = {"a": (8, 9, 10), "b": (10, 10, 7)}
+    pytester.makepyfile(bench_pick=_outcome_bench(rates))
+    result = pytester.runpytest("--prob-runs=10", "--prob-compare=arm", "--prob-json=r.json")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  0 pp  p=1  3 paired",
+        "      0  +20 pp [−11, +51]",
+        "      1  +10 pp [−19, +40]",
+        "      2  −30 pp [−60, +4]",
+    ]
+    (found,) = load_json(pytester.path / "r.json")["comparisons"]
+    differences = [Fraction(b - a, 10) for a, b in zip(rates["a"], rates["b"], strict=True)]
+    assert found["p"] == pytest.approx(_brute_sign_flip(differences), abs=1e-12)
+    assert (found["regime"], found["low"], found["high"]) == ("few pairs", None, None)
+
+
+def test_many_inputs_use_the_paired_bootstrap(pytester: pytest.Pytester) -> None:
+    base = (6, 7, 8, 9, 10, 5, 6, 7, 8, 9, 10, 4)
+    arm = (9, 9, 10, 9, 10, 8, 8, 7, 10, 10, 10, 7)
+    pytester.makepyfile(bench_pick=_outcome_bench({"base": base, "arm": arm}))
+    result = pytester.runpytest("--prob-runs=10", "--prob-compare=arm", "--prob-json=r.json")
+    (found,) = load_json(pytester.path / "r.json")["comparisons"]
+    differences = [Fraction(y - x, 10) for x, y in zip(base, arm, strict=True)]
+    low, high = bootstrap_difference(differences, 0.95, 5000, 0)
+    assert (found["low"], found["high"]) == (low, high)
+    assert found["p"] == pytest.approx(_brute_sign_flip(differences), abs=1e-12)
+    assert found["detail"]["exact"] is True
+    assert found["regime"] == "bootstrap"
+    (line,) = section(result.outlines, "probability: comparisons")
+    assert line == "  pick[arm]  arm − base  +15 pp [+8, +22]  p=0.008  12 paired"
+
+
+@pytest.mark.parametrize(
+    ("rates", "margin", "equivalence", "verdict", "ret"),
+    [
+        ({"a": (10,) * 12, "b": (10,) * 12}, 0.05, False, "PASS", 0),
+        ({"a": (10,) * 12, "b": (5,) * 12}, 0.05, False, "FAIL", 1),
+        ({"a": (10,) * 12, "b": (9, 10) * 6}, 0.05, False, "UNDECIDED", 1),
+        ({"a": (10,) * 12, "b": (10,) * 12}, 0.05, True, "PASS", 0),
+    ],
+)
+def test_margin_makes_a_gate(
+    pytester: pytest.Pytester,
+    rates: dict[str, tuple[int, ...]],
+    margin: float,
+    equivalence: bool,
+    verdict: str,
+    ret: int,
+) -> None:
+    mark = f'@pytest.mark.probability(compare="arm", margin={margin}, equivalence={equivalence})'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    result = pytester.runpytest("--prob-runs=10", "-rA", "-p", "no:probability.gates")
+    (line,) = section(result.outlines, "probability: comparisons")
+    rule = f"±{margin * 100:g} pp" if equivalence else f"≥−{margin * 100:g} pp"
+    assert line.endswith(f"  {rule}  {verdict}")
+    assert result.ret == ret
+    word = "PASSED" if verdict == "PASS" else "FAILED"
+    assert any(
+        line.startswith(f"{word} bench_pick.py::bench_pick[compare:b]") for line in result.outlines
+    )
+
+
+def test_compare_item_carries_the_verdict_into_lf(pytester: pytest.Pytester) -> None:
+    rates = {"a": (2,) * 12, "b": (0,) * 12}
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    first = pytester.runpytest("--prob-runs=2", "-p", "cacheprovider")
+    first.assert_outcomes(passed=24, failed=25)
+    assert section(first.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  −100 pp [−100, −100]  p<0.001  12 paired  ≥−5 pp  FAIL"
+    ]
+    # selecting the failed compare item alone brings back every run of its function
+    again = pytester.runpytest("--prob-runs=2", "-p", "cacheprovider", "--lf", "-k", "compare")
+    again.assert_outcomes(passed=24, failed=25)
+    assert "FAILED bench_pick.py::bench_pick[compare:b]" in "\n".join(again.outlines)
+
+
+def test_adjustment_and_exploratory_note(pytester: pytest.Pytester) -> None:
+    rates = {"a": (5, 6, 7), "b": (10, 10, 10), "c": (6, 5, 8), "d": (9, 9, 9)}
+    pytester.makepyfile(bench_pick=_outcome_bench(rates))
+    plain = pytester.runpytest("--prob-runs=10", "--prob-compare=arm", "--prob-json=p.json")
+    assert section(plain.outlines, "probability: comparisons")[-1] == (
+        "  3 comparisons, p not adjusted for multiplicity: treat them as exploratory "
+        "(--prob-adjust=holm adjusts them)"
+    )
+    held = pytester.runpytest(
+        "--prob-runs=10", "--prob-compare=arm", "--prob-adjust=holm", "--prob-json=h.json"
+    )
+    assert section(held.outlines, "probability: comparisons")[-1] == (
+        "  p adjusted with holm over 3 comparisons"
+    )
+    raw = [c["p"] for c in load_json(pytester.path / "p.json")["comparisons"]]
+    adjusted = [c["p_adjusted"] for c in load_json(pytester.path / "h.json")["comparisons"]]
+    expected = multipletests(raw, method="holm")[1]
+    assert adjusted == pytest.approx(list(expected), abs=1e-12)
+
+
+def test_unpaired_inputs_are_listed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_pick="""
+import pytest
+
+@pytest.mark.parametrize("arm", ["a", "b"])
+@pytest.mark.parametrize("item", ["x", "y"])
+def bench_pick(item, arm):
+    if item == "y" and arm == "b":
+        pytest.skip("not today")
+"""
+    )
+    result = pytester.runpytest("--prob-runs=3", "--prob-compare=arm")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  0 pp [−56, +56]  p=1  1 paired",
+        "      not compared (one side missing): y (a only)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mark", "message"),
+    [
+        (
+            'compare="tone"',
+            "bench_pick.py::bench_pick: compare='tone' names no parametrize argument of "
+            "bench_pick (its arguments are: item, arm)",
+        ),
+        (
+            'compare="arm", baseline="z"',
+            "bench_pick.py::bench_pick: baseline='z' is not a value of arm in bench_pick; its "
+            "values are: a, b",
+        ),
+        (
+            'compare="arm", margin=2',
+            "margin=2: expected a margin between 0 and 1 (exclusive) such as 0.02 for 2 "
+            "points, got 2; did you mean 0.02 (2 points)?",
+        ),
+        (
+            'compare="arm", equivalence=True',
+            "bench_pick.py::bench_pick: equivalence=True needs margin= (how close counts as "
+            "equivalent)",
+        ),
+        ("margin=0.05", "bench_pick.py::bench_pick: margin= needs compare= (or --prob-compare)"),
+    ],
+)
+def test_bad_comparison_settings_name_the_function(
+    pytester: pytest.Pytester, mark: str, message: str
+) -> None:
+    pytester.makepyfile(
+        bench_pick=_outcome_bench({"a": (1, 1), "b": (1, 1)}, f"@pytest.mark.probability({mark})")
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    assert result.ret == 2
+    assert any(message in line for line in result.outlines), result.outlines
+    assert "Traceback" not in "\n".join(result.outlines)
+
+
+def test_per_case_comparison_keys_are_refused(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_pick="""
+import pytest
+
+@pytest.mark.parametrize("arm", [
+    "a", pytest.param("b", marks=pytest.mark.probability(compare="arm")),
+])
+def bench_pick(arm):
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["*per-function settings: put them on bench_pick*"])
+
+
+def test_unknown_adjustment_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-adjust=fdr")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --prob-adjust=fdr: unknown p adjustment 'fdr'; registered: none, holm, "
+            "bonferroni, bh"
+        ]
+    )
+
+
+def test_third_party_test_and_adjustment(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+from pytest_probability.extensions.comparisons.registry import TestOutcome
+
+def pytest_prob_register_comparison_tests(register, config):
+    def rough(pairs, settings):
+        d = sum(p.arm.rate - p.base.rate for p in pairs) / len(pairs)
+        return TestOutcome(d, d - 0.5, d + 0.5, 0.5, "rough")
+    register("rough", rough)
+
+def pytest_prob_register_p_adjustments(register, config):
+    register("double", lambda ps: [2 * p for p in ps])
+"""
+    )
+    pytester.makepyfile(bench_triage=TRIAGE_BENCH)
+    pytester.makeini("[pytest]\nprob_compare_test = rough\n")
+    result = pytester.runpytest("--prob-runs=10", "--prob-compare=style", "--prob-adjust=double")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  triage[style]  chain_of_thought − terse  +20 pp [−30, +70]  p=1  1 paired  cost ×4.0",
+        "  p adjusted with double over 1 comparisons",
+    ]
+
+
+def test_transposed_compare_item_comes_after_its_last_run(pytester: pytest.Pytester) -> None:
+    mark = '@pytest.mark.probability(compare="arm", margin=0.5)'
+    pytester.makepyfile(bench_pick=_outcome_bench({"a": (3, 3), "b": (3, 3)}, mark))
+    result = pytester.runpytest("--prob-runs=3", "--prob-transpose", "--collect-only", "-q")
+    ids = [line for line in result.outlines if line.startswith("bench_pick.py::")]
+    assert ids[-1] == "bench_pick.py::bench_pick[compare:b]"
+    assert ids[-2] == "bench_pick.py::bench_pick::1-b[run3]"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]])
+def test_xdist_gives_the_same_comparisons(pytester: pytest.Pytester, dist: list[str]) -> None:
+    rates = {"a": (10, 9, 10, 8), "b": (5, 6, 4, 7), "c": (10, 10, 10, 10)}
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    serial = pytester.runpytest_subprocess("--prob-runs=10", "--prob-json=s.json")
+    parallel = pytester.runpytest_subprocess(
+        "--prob-runs=10", "-n", "2", *dist, "--prob-json=p.json"
+    )
+    assert serial.ret == parallel.ret == 1
+    one = section(serial.outlines, "probability: comparisons")
+    two = section(parallel.outlines, "probability: comparisons")
+    assert two[: len(one)] == one
+    strip = ("pairs",)
+    first = [
+        {k: v for k, v in c.items() if k not in strip}
+        for c in load_json(pytester.path / "s.json")["comparisons"]
+    ]
+    second = [
+        {k: v for k, v in c.items() if k not in strip}
+        for c in load_json(pytester.path / "p.json")["comparisons"]
+    ]
+    assert first == second
