@@ -26,6 +26,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("gates", "pytest_probability.extensions.gates"),
     ("latency", "pytest_probability.extensions.latency"),
     ("comparisons", "pytest_probability.extensions.comparisons"),
+    ("metrics", "pytest_probability.extensions.metrics"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

@@ -44,6 +44,8 @@ class OptionSpec:
     :ivar with_config: ``parse`` takes ``(raw, config)``, for values checked against
         something only known once pytest is configured (a registry of method names).
     :ivar ini_help: help for the ini key when the flag's help would read wrongly there.
+    :ivar repeatable: the flag may be given several times; its values are joined with
+        commas before parsing (``--prob-metric=pass^3 --prob-metric=pass@5``).
     """
 
     name: str
@@ -59,6 +61,7 @@ class OptionSpec:
     owner: str = "kernel"
     with_config: bool = False
     ini_help: str | None = None
+    repeatable: bool = False
 
     @property
     def dest(self) -> str:
@@ -92,6 +95,7 @@ class OptionRegistry:
         owner: str = "kernel",
         with_config: bool = False,
         ini_help: str | None = None,
+        repeatable: bool = False,
     ) -> OptionSpec:
         """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key."""
         if name in self._specs:
@@ -111,6 +115,7 @@ class OptionRegistry:
             owner=owner,
             with_config=with_config,
             ini_help=ini_help,
+            repeatable=repeatable,
         )
         self._specs[name] = spec
         if self._parser is not None:
@@ -134,7 +139,12 @@ class OptionRegistry:
                 )
             else:
                 group.addoption(
-                    spec.cli, default=None, dest=spec.dest, metavar=spec.metavar, help=help_text
+                    spec.cli,
+                    default=None,
+                    dest=spec.dest,
+                    metavar=spec.metavar,
+                    help=help_text,
+                    action="append" if spec.repeatable else "store",
                 )
         if spec.ini is not None:
             parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
@@ -159,6 +169,8 @@ class OptionRegistry:
     def _resolve_one(self, config: pytest.Config, spec: OptionSpec) -> Any:
         if spec.cli is not None:
             raw = config.getoption(spec.dest, None)
+            if isinstance(raw, list):  # a repeatable flag
+                raw = ",".join(raw)
             if raw is not None:
                 shown = spec.cli if spec.flag_value is not None else f"{spec.cli}={raw}"
                 return self._parse(spec, raw, shown)

@@ -1,0 +1,159 @@
+"""The ``metrics`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import SKIP, CaseResult, Results
+
+from .estimators import pass_at_k, pass_hat_k
+from .registry import ChosenMetric, MetricCase, Metrics
+from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
+
+STATE_KEY = pytest.StashKey[Metrics]()
+SECTION_ORDER = 90
+#: used when the intervals extension (which owns these settings) is disabled
+DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
+
+
+class MetricWarning(pytest.PytestWarning):
+    """A metric raised or returned a value outside [0, 1]; its lines are marked."""
+
+
+def metrics_of(config: pytest.Config) -> Metrics:
+    """The registered metrics (filled through the historic hook on first use)."""
+    found = config.stash.get(STATE_KEY, None)
+    if found is None:
+        found = config.stash[STATE_KEY] = Metrics()
+        try:
+            config.hook.pytest_prob_register_metrics.call_historic(
+                kwargs={"register": found.register, "config": config}
+            )
+        except ValueError as exc:
+            raise pytest.UsageError(f"registering metrics failed: {exc}") from None
+    return found
+
+
+def parse_metrics(value: Any, config: pytest.Config) -> tuple[ChosenMetric, ...]:
+    return metrics_of(config).parse(value)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-metric`` / ``prob_metric``. Called by the kernel's historic hook;
+    returns nothing."""
+    options.add(
+        "metric",
+        parse=parse_metrics,
+        with_config=True,
+        cli="--prob-metric",
+        ini="prob_metric",
+        metavar="M",
+        repeatable=True,
+        help="also report pass^K (all K runs of an input pass: reliability) and/or pass@K "
+        "(at least one of K passes: best-of-K); comma-separated, repeatable",
+        owner="metrics",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Fill the registry now, so a broken registration is a usage error before anything
+    runs. Called once per process; returns nothing."""
+    metrics_of(config)
+
+
+def pytest_prob_register_metrics(register: Any, config: pytest.Config) -> None:
+    """Register the bundled families ``pass^`` and ``pass@``. Called once per session;
+    returns nothing."""
+    register(
+        "pass^",
+        lambda case, k: pass_hat_k(case.passes, case.runs, k),
+        family=True,
+        description="all K runs of an input pass (reliability)",
+    )
+    register(
+        "pass@",
+        lambda case, k: pass_at_k(case.passes, case.runs, k),
+        family=True,
+        description="at least one of K runs passes (best-of-K)",
+    )
+
+
+def metric_case(case: CaseResult) -> MetricCase:
+    """A case as metrics see it: judged outcomes in run order (skipped runs left out)."""
+    return MetricCase(
+        case.case_id,
+        tuple(r["outcome"] for r in case.ordered_records() if r["outcome"] != SKIP),
+    )
+
+
+def _setting(config: pytest.Config, name: str) -> Any:
+    options = kernel_of(config).options
+    return options.session_value(name) if name in options.specs else DEFAULTS[name]
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute ``rows[].metrics``, the ``probability: metrics`` section and the top-level
+    ``metrics`` object when ``--prob-metric`` is given. Called once in the aggregating
+    process; returns nothing."""
+    chosen: tuple[ChosenMetric, ...] | None = kernel_of(config).options.session_value("metric")
+    if not chosen:
+        return
+    bootstrap = Bootstrap(
+        min_inputs=_setting(config, "min_inputs"),
+        resamples=_setting(config, "bootstrap"),
+        seed=_setting(config, "seed"),
+        level=_setting(config, "confidence"),
+    )
+    cases = [case for case in results.cases() if case.total > 0]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, case in enumerate(cases):
+        groups.setdefault((case.module, case.label), []).append(index)
+    labels = [label for _, label in groups]
+    views = [metric_case(case) for case in cases]
+    values: dict[str, list[float | None]] = {}
+    failed: dict[str, str] = {}
+    for metric in chosen:
+        try:
+            values[metric.label] = [metric.value(view) for view in views]
+        except Exception as exc:  # a metric's bug must not lose the report
+            failed[metric.label] = f"{type(exc).__name__}: {exc}"
+            warnings.warn(
+                MetricWarning(f"metric {metric.label!r} failed: {failed[metric.label]}"),
+                stacklevel=2,
+            )
+    for index, case in enumerate(cases):
+        report.add_row_json(
+            case.key,
+            {"metrics": {m: values[m][index] if m in values else None for m in _labels(chosen)}},
+        )
+    lines: list[MetricLine] = []
+    scopes = [
+        *(
+            (label if labels.count(label) == 1 else f"{module}::{label}", members)
+            for (module, label), members in groups.items()
+        ),
+        (OVERALL, list(range(len(cases)))),
+    ]
+    for scope, members in scopes:
+        for metric in chosen:
+            if metric.label in failed:
+                lines.append(MetricLine(scope, metric.label, 0, None, error=failed[metric.label]))
+                continue
+            picked = [values[metric.label][i] for i in members]
+            lines.append(summarize(scope, metric, picked, bootstrap))
+    report.add_section("metrics", render(lines), order=SECTION_ORDER)
+    report.set_json(
+        "metrics",
+        {"metrics": _labels(chosen), "lines": [line.to_json() for line in lines]},
+    )
+
+
+def _labels(chosen: tuple[ChosenMetric, ...]) -> list[str]:
+    return [metric.label for metric in chosen]

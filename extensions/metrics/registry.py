@@ -1,0 +1,159 @@
+"""The metric registry: fixed names and parametric families (``pass^`` + K).
+
+A metric turns one case's runs into a number in ``[0, 1]`` (or leaves the case out); the
+extension averages it per function and overall. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class MetricCase:
+    """What a metric sees of one case: its judged outcomes in run order (``"pass"``,
+    ``"fail"``, ``"error"``; skipped runs are not samples), and their counts."""
+
+    case_id: str
+    outcomes: tuple[str, ...]
+
+    @property
+    def runs(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def passes(self) -> int:
+        return self.outcomes.count("pass")
+
+
+#: ``compute(case, parameter)`` → the case's value in [0, 1]; ``parameter`` is the family's
+#: K (``None`` for a fixed name)
+Compute = Callable[[MetricCase, "int | None"], float]
+
+
+class RegisterMetric(Protocol):
+    def __call__(
+        self,
+        name: str,
+        compute: Compute,
+        *,
+        family: bool = False,
+        min_runs: Callable[[int | None], int] | None = None,
+        description: str = "",
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered metric, or family of metrics (``pass^`` spelled ``pass^3``).
+
+    :ivar name: the fixed name, or the family's prefix.
+    :ivar compute: ``(case, parameter) -> value``.
+    :ivar family: whether ``name`` is a prefix followed by a whole number ``K >= 1``.
+    :ivar min_runs: ``parameter -> runs`` a case needs; cases with fewer are left out
+        (``fewer than K runs``). Default: K for a family, 1 for a fixed name.
+    :ivar description: one line for docs and errors.
+    """
+
+    name: str
+    compute: Compute
+    family: bool = False
+    min_runs: Callable[[int | None], int] | None = None
+    description: str = ""
+
+    def spelled(self) -> str:
+        return f"{self.name}K" if self.family else self.name
+
+
+@dataclass(frozen=True)
+class ChosenMetric:
+    """One requested metric: ``pass^3`` is the ``pass^`` family with K = 3."""
+
+    label: str
+    metric: Metric
+    parameter: int | None
+
+    def needs(self) -> int:
+        """The runs a case needs to be counted."""
+        if self.metric.min_runs is not None:
+            return max(1, int(self.metric.min_runs(self.parameter)))
+        return self.parameter if self.parameter is not None else 1
+
+    def value(self, case: MetricCase) -> float | None:
+        """The case's value, or ``None`` when it has too few runs."""
+        if case.runs < self.needs():
+            return None
+        value = float(self.metric.compute(case, self.parameter))
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(
+                f"metric {self.label!r} returned {value!r} for {case.case_id}; "
+                "expected a number in [0, 1]"
+            )
+        return value
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_^@.-]*")
+_PARAMETER = re.compile(r"[1-9][0-9]*")
+
+
+class Metrics:
+    """Registered metrics in registration order."""
+
+    def __init__(self) -> None:
+        self._metrics: dict[str, Metric] = {}
+
+    def register(
+        self,
+        name: str,
+        compute: Compute,
+        *,
+        family: bool = False,
+        min_runs: Callable[[int | None], int] | None = None,
+        description: str = "",
+    ) -> None:
+        """Add a metric (the ``register`` callback of the registration hook)."""
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise ValueError(
+                f"metric name {name!r} must start with a letter and use letters, digits "
+                "and _ ^ @ . -"
+            )
+        if name in self._metrics:
+            raise ValueError(f"metric {name!r} is registered twice")
+        if not callable(compute):
+            raise ValueError(f"metric {name!r}: expected a callable, got {compute!r}")
+        self._metrics[name] = Metric(name, compute, family, min_runs, description)
+
+    def accepted(self) -> str:
+        """The accepted spellings, for error messages: ``pass^K, pass@K (K a whole
+        number >= 1)``."""
+        forms = [metric.spelled() for metric in self._metrics.values()]
+        families = any(metric.family for metric in self._metrics.values())
+        return ", ".join(forms) + (" (K a whole number >= 1)" if families else "")
+
+    def choose(self, text: str) -> ChosenMetric:
+        """A requested spelling, or :class:`ValueError` listing the accepted forms."""
+        label = text.strip()
+        found = self._metrics.get(label)
+        if found is not None and not found.family:
+            return ChosenMetric(label, found, None)
+        for metric in self._metrics.values():
+            if metric.family and label.startswith(metric.name):
+                rest = label[len(metric.name) :]
+                if _PARAMETER.fullmatch(rest):
+                    return ChosenMetric(label, metric, int(rest))
+        raise ValueError(f"unknown metric {label!r}; accepted: {self.accepted()}")
+
+    def parse(self, value: str | Sequence[str]) -> tuple[ChosenMetric, ...]:
+        """Comma- or space-separated spellings (duplicates kept once, in order)."""
+        text = value if isinstance(value, str) else ",".join(value)
+        chosen: list[ChosenMetric] = []
+        for part in text.replace(",", " ").split():
+            metric = self.choose(part)
+            if all(other.label != metric.label for other in chosen):
+                chosen.append(metric)
+        if not chosen:
+            raise ValueError(f"expected one or more metrics such as {self.accepted()}")
+        return tuple(chosen)
