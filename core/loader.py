@@ -27,6 +27,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("latency", "pytest_probability.extensions.latency"),
     ("comparisons", "pytest_probability.extensions.comparisons"),
     ("metrics", "pytest_probability.extensions.metrics"),
+    ("stopping", "pytest_probability.extensions.stopping"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

@@ -78,6 +78,7 @@ def test_spec_metrics_example(pytester: pytest.Pytester) -> None:
         "left_out": 1,
         "min_runs": 5,
         "error": None,
+        "hidden": None,
     }
 
 
@@ -95,10 +96,11 @@ def test_bad_spelling_lists_the_accepted_forms(pytester: pytest.Pytester, spelli
     pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
     result = pytester.runpytest(f"--prob-metric={spelling}")
     assert result.ret == 4
-    assert result.errlines[0] == (
-        f"ERROR: --prob-metric={spelling}: unknown metric {spelling!r}; accepted: pass^K, "
-        "pass@K (K a whole number >= 1)"
+    # installed third-party metrics (a contrib package) may add forms after the bundled two
+    assert result.errlines[0].startswith(
+        f"ERROR: --prob-metric={spelling}: unknown metric {spelling!r}; accepted: pass^K, pass@K"
     )
+    assert result.errlines[0].endswith("(K a whole number >= 1)")
 
 
 def test_no_section_without_the_option(pytester: pytest.Pytester) -> None:

@@ -121,6 +121,7 @@ def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
         minimum_runs=rate.minimum_runs_rate,
         describe=rate.describe_rate,
         render=rate.render,
+        verdict_at=rate.rate_verdict,
     )
     register(
         "count",
@@ -129,6 +130,7 @@ def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
         minimum_runs=rate.minimum_runs_count,
         describe=rate.describe_count,
         render=rate.render,
+        verdict_at=rate.count_verdict,
     )
 
 

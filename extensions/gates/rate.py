@@ -108,18 +108,28 @@ def _result(
     return GateResult(kind, verdict, line, data, (fraction, bounds, bar, WORDS[verdict]))
 
 
+def rate_verdict(spec: RateSpec, passes: int, n: int, config: pytest.Config) -> str:
+    """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED."""
+    bounds = _bounds(spec, passes, n, config)
+    if bounds is None:
+        return UNDECIDED
+    if bounds[0] > spec.min_rate:
+        return PASS
+    if bounds[1] < spec.min_rate:
+        return FAIL
+    return UNDECIDED
+
+
+def count_verdict(spec: CountSpec, passes: int, n: int, config: pytest.Config) -> str:
+    """PASS iff passes ≥ min_passes, else FAIL."""
+    return PASS if passes >= spec.min_passes else FAIL
+
+
 def judge_rate(spec: RateSpec, case: CaseResult, config: pytest.Config) -> GateResult:
     """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED."""
     passes, n = judged_runs(case, config)
     bounds = _bounds(spec, passes, n, config)
-    if bounds is None:
-        verdict = UNDECIDED
-    elif bounds[0] > spec.min_rate:
-        verdict = PASS
-    elif bounds[1] < spec.min_rate:
-        verdict = FAIL
-    else:
-        verdict = UNDECIDED
+    verdict = rate_verdict(spec, passes, n, config)
     bar = f"≥{bar_percent(spec.min_rate)}"
     return _result("rate", verdict, passes, n, bounds, bar, spec, {"min_rate": spec.min_rate})
 
@@ -127,7 +137,7 @@ def judge_rate(spec: RateSpec, case: CaseResult, config: pytest.Config) -> GateR
 def judge_count(spec: CountSpec, case: CaseResult, config: pytest.Config) -> GateResult:
     """PASS iff passes ≥ min_passes, else FAIL."""
     passes, n = judged_runs(case, config)
-    verdict = PASS if passes >= spec.min_passes else FAIL
+    verdict = count_verdict(spec, passes, n, config)
     bar = f"≥{spec.min_passes}/{case.planned}"
     data = {"min_passes": spec.min_passes}
     return _result("count", verdict, passes, n, _bounds(spec, passes, n, config), bar, spec, data)

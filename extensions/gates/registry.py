@@ -44,6 +44,7 @@ class RegisterGate(Protocol):
         describe: Callable[[Any], str] | None = None,
         decides_runs: bool = True,
         render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None,
+        verdict_at: Callable[[Any, int, int, Any], str] | None = None,
     ) -> None: ...
 
 
@@ -64,6 +65,10 @@ class GateKind:
     :ivar render: ``[(case id, result), …] -> lines`` for the ``probability: gates``
         section (kinds sharing a renderer are printed as one aligned table); ``None``
         prints nothing there (the kind's own section shows it).
+    :ivar verdict_at: ``(spec, passes, n, config) -> verdict`` for a kind whose verdict
+        depends only on the pass count of the judged runs, monotone in ``passes`` (more
+        passes never make it worse); ``--prob-stop=curtail`` can stop such gates early.
+        ``None``: the kind's cases are never stopped.
     """
 
     name: str
@@ -73,6 +78,7 @@ class GateKind:
     describe: Callable[[Any], str] = str
     decides_runs: bool = True
     render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None
+    verdict_at: Callable[[Any, int, int, Any], str] | None = None
 
 
 class GateKinds:
@@ -91,6 +97,7 @@ class GateKinds:
         describe: Callable[[Any], str] | None = None,
         decides_runs: bool = True,
         render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None,
+        verdict_at: Callable[[Any, int, int, Any], str] | None = None,
     ) -> None:
         """Add a kind; a name registered twice is a ``ValueError``."""
         if name in self._kinds:
@@ -103,6 +110,7 @@ class GateKinds:
             describe=describe or str,
             decides_runs=decides_runs,
             render=render,
+            verdict_at=verdict_at,
         )
 
     def kinds(self) -> list[GateKind]:

@@ -65,14 +65,16 @@ class Aggregate:
     runs_min: int
     runs_max: int
     estimate: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     level: float
     icc: float | None
     runs_x2: float | None
     resamples: int
     seed: int
     cost: float | None = None
+    #: why the interval is not shown (cases stopped early lean toward their verdicts)
+    hidden: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -88,6 +90,7 @@ class Aggregate:
             "resamples": self.resamples,
             "seed": self.seed,
             "cost": self.cost,
+            "hidden": self.hidden,
         }
 
 
@@ -100,10 +103,15 @@ def aggregate(
     resamples: int,
     seed: int,
     cost: float | None = None,
+    hidden: str | None = None,
 ) -> Aggregate:
-    """The line for cases given as ``(passes, runs)`` in case-id order."""
+    """The line for cases given as ``(passes, runs)`` in case-id order; with ``hidden``
+    (the reason) no interval is computed."""
     fractions = [x / k for x, k in counts]
-    low, high = bootstrap_mean_interval(fractions, resamples=resamples, seed=seed, level=level)
+    low: float | None = None
+    high: float | None = None
+    if hidden is None:
+        low, high = bootstrap_mean_interval(fractions, resamples=resamples, seed=seed, level=level)
     runs = [k for _, k in counts]
     rho = icc1(counts)
     runs_x2 = None if rho is None else runs_doubling(harmonic_mean(runs), rho)
@@ -122,6 +130,7 @@ def aggregate(
         resamples=resamples,
         seed=seed,
         cost=cost,
+        hidden=hidden,
     )
 
 
@@ -144,13 +153,19 @@ def render(lines: Sequence[Aggregate]) -> list[str]:
     estimates = [percent1(line.estimate) for line in lines]
     estimate_width = max(len(e) for e in estimates)
     cells = interval_cells(
-        {str(i): (line.low, line.high) for i, line in enumerate(lines)}, decimals=1
+        {
+            str(i): (line.low, line.high)
+            for i, line in enumerate(lines)
+            if line.low is not None and line.high is not None
+        },
+        decimals=1,
     )
     out: list[str] = []
     for index, line in enumerate(lines):
         first = (
             f"  {line.label.ljust(label_width)}  {sizes[index].ljust(size_width)}  "
-            f"{estimates[index].rjust(estimate_width)}  {cells[str(index)]}"
+            f"{estimates[index].rjust(estimate_width)}  "
+            + (cells.get(str(index), f"interval hidden: {line.hidden}"))
         )
         if line.icc is not None:
             first += f"  ρ={line.icc:.2f}"

@@ -231,6 +231,8 @@ def _line(
     seed: int,
 ) -> aggregate.Aggregate:
     ordered = sorted(cases, key=lambda c: c.case_id)
+    from pytest_probability.extensions.stopping.service import hidden_reason
+
     return aggregate.aggregate(
         label,
         scope,
@@ -239,6 +241,7 @@ def _line(
         resamples=resamples,
         seed=seed,
         cost=_cost(config, ordered),
+        hidden=hidden_reason(ordered),
     )
 
 

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 import pytest
+from pytest_probability.extensions.stopping.service import hidden_reason
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
@@ -147,7 +148,8 @@ def pytest_prob_build_report(
                 lines.append(MetricLine(scope, metric.label, 0, None, error=failed[metric.label]))
                 continue
             picked = [values[metric.label][i] for i in members]
-            lines.append(summarize(scope, metric, picked, bootstrap))
+            hidden = hidden_reason([cases[i] for i in members])
+            lines.append(summarize(scope, metric, picked, bootstrap, hidden))
     report.add_section("metrics", render(lines), order=SECTION_ORDER)
     report.set_json(
         "metrics",

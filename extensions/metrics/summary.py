@@ -37,6 +37,7 @@ class MetricLine:
     left_out: int = 0
     needs: int = 1
     error: str | None = None
+    hidden: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -50,6 +51,7 @@ class MetricLine:
             "left_out": self.left_out,
             "min_runs": self.needs,
             "error": self.error,
+            "hidden": self.hidden,
         }
 
 
@@ -61,10 +63,14 @@ def case_values(
 
 
 def summarize(
-    scope: str, metric: ChosenMetric, values: Sequence[float | None], bootstrap: Bootstrap
+    scope: str,
+    metric: ChosenMetric,
+    values: Sequence[float | None],
+    bootstrap: Bootstrap,
+    hidden: str | None = None,
 ) -> MetricLine:
     """The mean over the counted cases, with the bootstrap interval when there are at least
-    ``min_inputs`` of them."""
+    ``min_inputs`` of them (and ``hidden`` gives no reason to leave it out)."""
     counted = [v for v in values if v is not None]
     line = MetricLine(
         scope=scope,
@@ -74,7 +80,9 @@ def summarize(
         left_out=len(values) - len(counted),
         needs=metric.needs(),
     )
-    if len(counted) >= bootstrap.min_inputs:
+    if hidden is not None and len(counted) >= bootstrap.min_inputs:
+        line.hidden = hidden
+    elif len(counted) >= bootstrap.min_inputs:
         line.low, line.high = bootstrap_mean_interval(
             counted, resamples=bootstrap.resamples, seed=bootstrap.seed, level=bootstrap.level
         )
@@ -105,9 +113,12 @@ def render(lines: Sequence[MetricLine]) -> list[str]:
             interval = (
                 f"[{percent1(line.low).rjust(low_width)}, {percent1(line.high).rjust(high_width)}]"
             )
-        note = ""
+        notes = []
         if line.left_out:
-            note = f"{line.left_out} left out (fewer than {line.needs} runs)"
+            notes.append(f"{line.left_out} left out (fewer than {line.needs} runs)")
+        if line.hidden:
+            notes.append(f"interval hidden: {line.hidden}")
+        note = "; ".join(notes)
         value = percent1(line.value) if line.value is not None else "—"
         rows.append([scope, line.metric, f"N={line.n} inputs", value, interval, note])
     aligned = _align(rows)

@@ -1,0 +1,97 @@
+"""Curtailment: is a gate's verdict already settled, whatever the remaining runs do?
+
+A gate whose verdict depends only on the pass count ``P`` of ``N`` judged runs, monotonely in
+``P``, is settled after ``p`` passes in ``n`` judged runs with ``r`` runs left when every
+completion gives the same verdict. A remaining run may pass (``P+1, N+1``), fail
+(``N+1``), or not be judged at all (a skip, an excluded error: ``N`` unchanged), so the
+completions are ``N`` in ``[n, n+r]`` with ``P`` in ``[p, p + N − n]``. Because the verdict is
+monotone in ``P``, it is enough to compare, for each ``N``, the fewest passes that PASS and
+the most passes that FAIL. The verdict on the runs actually made is one of those
+completions, so judging a stopped case on its runs gives the settled verdict. Pure module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+VerdictAt = Callable[[int, int], str]
+
+
+class Thresholds:
+    """The pass-count thresholds of one monotone verdict, per number of judged runs
+    (computed by bisection and remembered)."""
+
+    def __init__(self, verdict_at: VerdictAt) -> None:
+        self._verdict_at = verdict_at
+        self._pass_min: dict[int, int] = {}
+        self._fail_max: dict[int, int] = {}
+
+    def pass_min(self, n: int) -> int:
+        """The fewest passes of ``n`` that PASS (``n + 1`` when none does)."""
+        found = self._pass_min.get(n)
+        if found is None:
+            low, high = -1, n + 1  # verdict(low) is not PASS, verdict(high) is (sentinels)
+            if self._verdict_at(n, n) != PASS:
+                found = n + 1
+            else:
+                high = n
+                while high - low > 1:
+                    middle = (low + high) // 2
+                    if self._verdict_at(middle, n) == PASS:
+                        high = middle
+                    else:
+                        low = middle
+                found = high
+            self._pass_min[n] = found
+        return found
+
+    def fail_max(self, n: int) -> int:
+        """The most passes of ``n`` that FAIL (``-1`` when none does)."""
+        found = self._fail_max.get(n)
+        if found is None:
+            if self._verdict_at(0, n) != FAIL:
+                found = -1
+            else:
+                low, high = 0, n + 1  # verdict(low) is FAIL, verdict(high) is not (sentinel)
+                while high - low > 1:
+                    middle = (low + high) // 2
+                    if self._verdict_at(middle, n) == FAIL:
+                        low = middle
+                    else:
+                        high = middle
+                found = low
+            self._fail_max[n] = found
+        return found
+
+
+def settled(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> str | None:
+    """The verdict every completion gives, or ``None`` while it can still change."""
+    span = range(judged, judged + remaining + 1)
+    if all(passes >= thresholds.pass_min(n) for n in span):
+        return PASS
+    if all(passes + (n - judged) <= thresholds.fail_max(n) for n in span):
+        return FAIL
+    if all(
+        thresholds.fail_max(n) < passes and passes + (n - judged) < thresholds.pass_min(n)
+        for n in span
+    ):
+        return UNDECIDED
+    return None
+
+
+def curtail(gates: Sequence[Thresholds], passes: int, judged: int, remaining: int) -> str | None:
+    """The case's settled verdict when each of its gates is settled (any FAIL fails, else
+    any UNDECIDED, else PASS); ``None`` otherwise."""
+    verdicts = []
+    for thresholds in gates:
+        verdict = settled(thresholds, passes, judged, remaining)
+        if verdict is None:
+            return None
+        verdicts.append(verdict)
+    if FAIL in verdicts:
+        return FAIL
+    if UNDECIDED in verdicts:
+        return UNDECIDED
+    return PASS

@@ -1,0 +1,259 @@
+"""The ``stopping`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from pytest_probability.cases import Case
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import SKIP, Results
+
+from .curtail import Thresholds, curtail
+from .service import case_stop, is_spread
+
+OFF = "off"
+STATE_KEY = pytest.StashKey["StopRules"]()
+STOPPER = "probability.stopping.runs"
+COLUMN_ORDER = 950
+SUMMARY_ORDER = 160
+
+
+@dataclass(frozen=True)
+class StopContext:
+    """What a stopping rule sees before a run of a gated case.
+
+    :ivar case: the collected case.
+    :ivar passes: passes so far (in this process, every earlier run of the case).
+    :ivar judged: judged runs so far (errors count unless ``prob_errors=exclude``).
+    :ivar remaining: runs left of the planned ones, this one included.
+    :ivar planned: the case's planned runs.
+    :ivar gates: the thresholds of each of its deciding gates.
+    """
+
+    case: Case
+    passes: int
+    judged: int
+    remaining: int
+    planned: int
+    gates: tuple[Thresholds, ...]
+
+
+Decide = Callable[[StopContext], "str | None"]
+
+
+def curtail_rule(context: StopContext) -> str | None:
+    """The bundled ``curtail`` rule: stop once every completion gives the same verdict."""
+    return curtail(context.gates, context.passes, context.judged, context.remaining)
+
+
+class StopRules:
+    """Registered stopping rules."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, Decide] = {}
+
+    def register(self, name: str, decide: Decide, *, description: str = "") -> None:
+        if not name or name == OFF or not name.replace("-", "").isalnum():
+            raise ValueError(f"stopping rule name {name!r} must be a word other than 'off'")
+        if name in self.rules:
+            raise ValueError(f"stopping rule {name!r} is registered twice")
+        self.rules[name] = decide
+
+    def check(self, value: Any) -> str:
+        text = str(value).strip().lower()
+        if text != OFF and text not in self.rules:
+            valid = ", ".join([OFF, *self.rules])
+            raise ValueError(f"expected one of {valid}, got {value!r}")
+        return text
+
+
+def rules_of(config: pytest.Config) -> StopRules:
+    found = config.stash.get(STATE_KEY, None)
+    if found is None:
+        found = config.stash[STATE_KEY] = StopRules()
+        try:
+            config.hook.pytest_prob_register_stopping_rules.call_historic(
+                kwargs={"register": found.register, "config": config}
+            )
+        except ValueError as exc:
+            raise pytest.UsageError(f"registering stopping rules failed: {exc}") from None
+    return found
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-stop`` / ``prob_stop``. Called by the kernel's historic hook;
+    returns nothing."""
+    options.add(
+        "stop",
+        parse=lambda value, config: rules_of(config).check(value),
+        with_config=True,
+        default=OFF,
+        cli="--prob-stop",
+        ini="prob_stop",
+        metavar="{off,curtail}",
+        help="curtail: skip a gated case's remaining runs once its verdict can no longer "
+        "change (same verdicts); under xdist it needs --dist loadgroup",
+        owner="stopping",
+    )
+
+
+def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) -> None:
+    """Register ``curtail``. Called once per session; returns nothing."""
+    register("curtail", curtail_rule, description="stop once no remaining run can matter")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the per-run stopper only when a rule is on (sessions without
+    ``--prob-stop`` pay nothing per run). Called once per process; returns nothing."""
+    mode = kernel_of(config).options.session_value("stop")
+    if mode != OFF and config.pluginmanager.get_plugin(STOPPER) is None:
+        if config.pluginmanager.get_plugin("probability.gates") is None:
+            raise pytest.UsageError(
+                f"--prob-stop={mode} stops gated cases and needs the bundled gates extension: "
+                "remove -p no:probability.gates"
+            )
+        config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
+
+
+@dataclass
+class Stopper:
+    """Decides, before each run of a gated case, whether the case is settled."""
+
+    config: pytest.Config
+    decide: Decide
+    #: case key → (verdict, runs made before stopping)
+    decided: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: cases whose earlier runs this process did not make (spread over workers, or -k)
+    partial: set[str] = field(default_factory=set)
+    _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
+
+    def _gates(self, case: Case) -> tuple[Thresholds, ...] | None:
+        from pytest_probability.extensions.gates.state import state_of
+
+        gates = state_of(self.config).case_gates(case.key, case.mark)
+        deciding = [(kind, spec) for kind, spec in gates if kind.decides_runs]
+        if not deciding or any(kind.verdict_at is None for kind, _ in gates):
+            return None  # ungated, or a gate (latency) that depends on more than passes
+        found = []
+        for kind, spec in deciding:
+            key = (kind.name, spec)
+            if key not in self._thresholds:
+                verdict_at = kind.verdict_at
+                assert verdict_at is not None
+                self._thresholds[key] = Thresholds(
+                    lambda p, n, _f=verdict_at, _s=spec: _f(_s, p, n, self.config)
+                )
+            found.append(self._thresholds[key])
+        return tuple(found)
+
+    def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
+        """Skip the run when its case's verdict is settled. Called before every run in the
+        executing process; returns the skip reason or ``None``."""
+        key = case.key
+        stopped = self.decided.get(key)
+        if stopped is not None:
+            return reason(*stopped, case.runs)
+        if key in self.partial:
+            return None
+        gates = self._gates(case)
+        if gates is None:
+            return None
+        run: int = getattr(item, "run", 1)
+        result = kernel_of(self.config).results.get(key)
+        made = set(result.records) if result is not None else set()
+        if not set(range(1, run)) <= made:
+            self.partial.add(key)  # never stop a case from a partial view
+            return None
+        if result is None:
+            return None
+        exclude = kernel_of(self.config).options.session_value("errors") == "exclude"
+        judged = result.passes + result.fails + (0 if exclude else result.errors)
+        context = StopContext(case, result.passes, judged, case.runs - run + 1, case.runs, gates)
+        verdict = self.decide(context)
+        if verdict is None:
+            return None
+        self.decided[key] = (verdict, run - 1)
+        return reason(verdict, run - 1, case.runs)
+
+    def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
+        """Mark the skipped runs of a stopped case (``stopped``) and the runs of a case this
+        process could not stop because its earlier runs ran elsewhere (``stop_partial``).
+        Called in the executing process once per run; returns nothing."""
+        key = record["key"]
+        stopped = self.decided.get(key)
+        if stopped is not None and record["outcome"] == SKIP:
+            verdict, after = stopped
+            record["stopped"] = {"verdict": verdict, "after": after, "planned": record["runs"]}
+        elif key in self.partial and hasattr(self.config, "workerinput"):
+            record["stop_partial"] = True
+
+
+def reason(verdict: str, after: int, planned: int) -> str:
+    """``decided after 38/40 (UNDECIDED)``."""
+    return f"decided after {after}/{planned} ({verdict.upper()})"
+
+
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Contribute the ``decided after`` column, the ``Stopped:`` line, ``rows[].stopped``
+    and the ``stopping`` object when a rule is on. Called once in the aggregating process;
+    returns nothing."""
+    mode = kernel_of(config).options.session_value("stop")
+    if mode == OFF:
+        return
+    cells: dict[str, str] = {}
+    saved = planned = stopped_cases = 0
+    avoided: float | None = None
+    spread = 0
+    cost_of = None
+    if config.pluginmanager.get_plugin("probability.cost") is not None:
+        from pytest_probability.extensions.cost.service import cost_per_run
+
+        cost_of = cost_per_run
+    for case in results.cases():
+        planned += case.planned
+        stop = case_stop(case)
+        if is_spread(case):
+            spread += 1
+        report.add_row_json(case.key, {"stopped": stop})
+        if stop is None:
+            continue
+        stopped_cases += 1
+        saved += stop["skipped"]
+        cells[case.key] = f"decided after {stop['after']}/{stop['planned']}"
+        per_run = cost_of(case) if cost_of is not None else None
+        if per_run is not None:
+            avoided = (avoided or 0.0) + per_run * stop["skipped"]
+    if cells:
+        report.add_column("stopped", cells, order=COLUMN_ORDER, align="free")
+    share = f"{round(100 * saved / planned)}%" if planned else "0%"
+    word = "case" if stopped_cases == 1 else "cases"
+    text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
+    if avoided is not None and saved:
+        from pytest_probability.extensions.cost.format import money
+
+        text += f", about {money(avoided)} not spent"
+    lines = [text]
+    if spread:
+        lines.append(
+            f"{spread} case(s) ran on several workers, so every run of them ran "
+            "(keep each case on one worker: --dist loadgroup)"
+        )
+    report.add_summary("Stopped:", lines, order=SUMMARY_ORDER)
+    report.set_json(
+        "stopping",
+        {
+            "mode": mode,
+            "stopped_cases": stopped_cases,
+            "runs_saved": saved,
+            "runs_planned": planned,
+            "cost_avoided": avoided,
+            "spread_cases": spread,
+        },
+    )
