@@ -164,11 +164,15 @@ def render(lines: Sequence[Aggregate]) -> list[str]:
     for index, line in enumerate(lines):
         first = (
             f"  {line.label.ljust(label_width)}  {sizes[index].ljust(size_width)}  "
-            f"{estimates[index].rjust(estimate_width)}  "
-            + (cells.get(str(index), f"interval hidden: {line.hidden}"))
+            f"{estimates[index].rjust(estimate_width)}"
         )
+        if str(index) in cells:
+            first += f"  {cells[str(index)]}"
         if line.icc is not None:
             first += f"  ρ={line.icc:.2f}"
+        if line.hidden is not None:  # no interval, so nothing to project either
+            out.append(f"{first}  (interval hidden: {line.hidden})")
+            continue
         out.append(first)
         parts = []
         if line.runs_x2 is not None:

@@ -20,7 +20,7 @@ OFF = "off"
 STATE_KEY = pytest.StashKey["StopRules"]()
 STOPPER = "probability.stopping.runs"
 COLUMN_ORDER = 950
-SUMMARY_ORDER = 160
+SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
 @dataclass(frozen=True)
@@ -213,9 +213,9 @@ def pytest_prob_build_report(
     spread = 0
     cost_of = None
     if config.pluginmanager.get_plugin("probability.cost") is not None:
-        from pytest_probability.extensions.cost.service import cost_per_run
+        from pytest_probability.extensions.cost.service import case_cost
 
-        cost_of = cost_per_run
+        cost_of = case_cost
     for case in results.cases():
         planned += case.planned
         stop = case_stop(case)
@@ -227,9 +227,10 @@ def pytest_prob_build_report(
         stopped_cases += 1
         saved += stop["skipped"]
         cells[case.key] = f"decided after {stop['after']}/{stop['planned']}"
-        per_run = cost_of(case) if cost_of is not None else None
-        if per_run is not None:
-            avoided = (avoided or 0.0) + per_run * stop["skipped"]
+        spent = cost_of(case) if cost_of is not None else None
+        made = len(case.records) - stop["skipped"]
+        if spent is not None and made > 0:  # the runs skipped would have cost what runs did
+            avoided = (avoided or 0.0) + spent / made * stop["skipped"]
     if cells:
         report.add_column("stopped", cells, order=COLUMN_ORDER, align="free")
     share = f"{round(100 * saved / planned)}%" if planned else "0%"

@@ -1,0 +1,226 @@
+"""The stopping extension: --prob-stop=curtail gives the verdicts of running every run."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from conftest import load_json, section
+from pytest_probability.extensions.intervals.methods import bayes, clopper_pearson, wilson
+from pytest_probability.extensions.stopping.curtail import (
+    FAIL,
+    PASS,
+    UNDECIDED,
+    Thresholds,
+    curtail,
+)
+
+#: The spec's curtailment example: identify_pii fails run 38 only, never passes runs 1-3.
+STOP_BENCH = """
+import pytest
+from pytest_probability import current_run, record_cost
+
+@pytest.mark.probability(min_rate=0.9)
+@pytest.mark.parametrize("kind", ["is_question", "identify_pii", "never"])
+def bench_classify(kind):
+    record_cost(0.001)
+    run = current_run().run
+    if kind == "identify_pii":
+        assert run != 38
+    elif kind == "never":
+        assert run in (1, 2, 3)
+"""
+
+
+def test_spec_curtail_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=STOP_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "--prob-stop=curtail", "--prob-json=r.json")
+    assert section(result.outlines) == [
+        "  classify::is_question   40/40  [91%, 100%]  $0.0400",
+        "  classify::identify_pii  37/38  [86%,  99%]  $0.0380  FLAKY  decided after 38/40",
+        "  classify::never          3/12  [ 5%,  57%]  $0.0120  FLAKY  decided after 12/40",
+        "",
+        "  Overall: 80/90 passed (89%)",
+        "  Gates:   1 passed, 1 failed, 1 undecided",
+        "  Stopped: 2 cases early, saving 30 of 120 runs (25%), about $0.0300 not spent",
+        "  Cost:    $0.0900",
+    ]
+    # the same verdicts and exit status as running every run
+    full = pytester.runpytest("--prob-runs=40", "--prob-json=full.json")
+    assert result.ret == full.ret == 1
+    stopped, every = load_json(pytester.path / "r.json"), load_json(pytester.path / "full.json")
+    assert [r["gate"]["verdict"] for r in stopped["rows"]] == [
+        r["gate"]["verdict"] for r in every["rows"]
+    ]
+    assert stopped["rows"][2]["stopped"] == {
+        "verdict": "fail",
+        "after": 12,
+        "planned": 40,
+        "skipped": 28,
+    }
+    assert stopped["rows"][0]["stopped"] is None
+    assert stopped["stopping"] == {
+        "mode": "curtail",
+        "stopped_cases": 2,
+        "runs_saved": 30,
+        "runs_planned": 120,
+        "cost_avoided": pytest.approx(0.03),
+        "spread_cases": 0,
+    }
+    skipped = [r for r in stopped["records"] if r["outcome"] == "skip"]
+    assert skipped[0]["message"] == "decided after 38/40 (UNDECIDED)"
+    # skips, not samples: pytest reports them as skipped
+    result.assert_outcomes(passed=81, failed=2, skipped=30, xfailed=10)
+
+
+def test_transposed_runs_stop_the_same_way(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=STOP_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "--prob-stop=curtail", "--prob-transpose")
+    assert section(result.outlines)[-2] == (
+        "  Stopped: 2 cases early, saving 30 of 120 runs (25%), about $0.0300 not spent"
+    )
+
+
+def test_count_gate_and_latency_gate(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_c="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_passes=3, runs=10)
+def bench_count():
+    pass
+
+@pytest.mark.probability(min_rate=0.5, max_latency=10.0)
+def bench_timed():
+    assert current_run().run > 100
+"""
+    )
+    result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10")
+    lines = section(result.outlines)
+    # min_passes=3 is settled after 3 passes; a latency gate needs every run's time
+    assert lines[0] == "  count   3/3  [29%, 100%]  decided after 3/10"
+    assert lines[1] == "  timed  0/10  [ 0%,  31%]  FAIL"
+
+
+def test_function_level_interval_hidden_over_stopped_cases(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_f="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("item", range(10))
+def bench_f(item):
+    assert item > 0 or current_run().run > 8
+"""
+    )
+    result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=20", "--prob-json=r.json")
+    assert section(result.outlines)[-1] == (
+        "  f  N=10 inputs × k=14–15  94.3%  ρ=0.54  (interval hidden: 10 cases were stopped "
+        "early and lean toward their verdicts)"
+    )
+    (line,) = load_json(pytester.path / "r.json")["aggregates"]
+    assert (line["ci"]["low"], line["ci"]["high"]) == (None, None)
+    assert line["hidden"].startswith("10 cases were stopped early")
+
+
+def test_bad_stop_value_and_gates_disabled(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    bad = pytester.runpytest("--prob-stop=early")
+    assert bad.ret == 4
+    bad.stderr.fnmatch_lines(["ERROR: --prob-stop=early: expected one of off, curtail*"])
+    off = pytester.runpytest("--prob-stop=curtail", "-p", "no:probability.gates")
+    assert off.ret == 4
+    off.stderr.fnmatch_lines(["ERROR: --prob-stop=curtail stops gated cases and needs*"])
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]])
+def test_xdist_never_stops_from_a_partial_view(pytester: pytest.Pytester, dist: list[str]) -> None:
+    pytester.makepyfile(bench_classify=STOP_BENCH)
+    full = pytester.runpytest_subprocess("--prob-runs=40", "--prob-json=full.json")
+    result = pytester.runpytest_subprocess(
+        "--prob-runs=40", "--prob-stop=curtail", "-n", "2", *dist, "--prob-json=r.json"
+    )
+    assert result.ret == full.ret == 1
+    report, every = load_json(pytester.path / "r.json"), load_json(pytester.path / "full.json")
+    assert [r["gate"]["verdict"] for r in report["rows"]] == [
+        r["gate"]["verdict"] for r in every["rows"]
+    ]
+    stopping = report["stopping"]
+    if stopping["spread_cases"]:  # the runs were spread: said once, every run of them ran
+        assert any("ran on several workers" in line for line in section(result.outlines))
+
+
+# -- curtailment proved by enumeration ---------------------------------------------------------
+METHODS = {
+    "exact": lambda p, n, level: clopper_pearson(p, n, level),
+    "wilson": lambda p, n, level: wilson(p, n, level),
+    "bayes": lambda p, n, level: bayes(p, n, level, (1.0, 1.0)),
+}
+
+
+def _rate_verdict(method: str, bar: float, level: float = 0.95):
+    def verdict(passes: int, n: int) -> str:
+        if n == 0:
+            return UNDECIDED
+        found = METHODS[method](passes, n, level)
+        if found.low > bar:
+            return PASS
+        if found.high < bar:
+            return FAIL
+        return UNDECIDED
+
+    return verdict
+
+
+def _replay(thresholds: list[Thresholds], verdict, outcomes: tuple[str, ...]) -> tuple[str, str]:
+    """(verdict on the runs made with curtailment, verdict on every run); outcomes are
+    ``p`` (pass), ``f`` (fail) and ``s`` (a run that is not judged: a skip)."""
+    full = verdict(sum(o == "p" for o in outcomes), sum(o in "pf" for o in outcomes))
+    passes = judged = 0
+    for index, outcome in enumerate(outcomes):
+        if curtail(thresholds, passes, judged, len(outcomes) - index) is not None:
+            return verdict(passes, judged), full
+        passes += outcome == "p"
+        judged += outcome in "pf"
+    return verdict(passes, judged), full
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("bar", [0.5, 0.8, 0.9])
+def test_curtailed_verdict_equals_the_full_run_verdict(method: str, bar: float) -> None:
+    verdict = _rate_verdict(method, bar)
+    thresholds = [Thresholds(verdict)]
+    # pass/fail sequences up to 10 runs, and sequences with unjudged runs (skips) up to 6
+    for planned in range(1, 11):
+        for outcomes in itertools.product("pf", repeat=planned):
+            made, full = _replay(thresholds, verdict, outcomes)
+            assert made == full, (method, bar, outcomes)
+    for planned in range(1, 7):
+        for outcomes in itertools.product("pfs", repeat=planned):
+            made, full = _replay(thresholds, verdict, outcomes)
+            assert made == full, (method, bar, outcomes)
+
+
+def test_count_gate_curtailment_by_enumeration() -> None:
+    for min_passes in range(1, 8):
+
+        def verdict(passes: int, n: int, _m: int = min_passes) -> str:
+            return PASS if passes >= _m else FAIL
+
+        thresholds = [Thresholds(verdict)]
+        for outcomes in itertools.product("pf", repeat=8):
+            made, full = _replay(thresholds, verdict, outcomes)
+            assert made == full
+
+
+def test_thresholds_match_a_scan() -> None:
+    verdict = _rate_verdict("exact", 0.9)
+    thresholds = Thresholds(verdict)
+    for n in range(0, 60):
+        passing = [p for p in range(n + 1) if verdict(p, n) == PASS]
+        failing = [p for p in range(n + 1) if verdict(p, n) == FAIL]
+        assert thresholds.pass_min(n) == (min(passing) if passing else n + 1)
+        assert thresholds.fail_max(n) == (max(failing) if failing else -1)
