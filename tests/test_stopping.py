@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+import random
 
 import pytest
 from conftest import load_json, section
@@ -224,3 +226,92 @@ def test_thresholds_match_a_scan() -> None:
         failing = [p for p in range(n + 1) if verdict(p, n) == FAIL]
         assert thresholds.pass_min(n) == (min(passing) if passing else n + 1)
         assert thresholds.fail_max(n) == (max(failing) if failing else -1)
+
+
+# -- sequential ----------------------------------------------------------------------------------
+SEQ_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.9)
+@pytest.mark.parametrize("kind", ["solid", "weak"])
+def bench_classify(kind):
+    if kind == "weak":
+        assert current_run().run % 4 != 0
+"""
+
+
+def test_spec_sequential_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=SEQ_BENCH)
+    result = pytester.runpytest("--prob-runs=100", "--prob-stop=sequential", "--prob-json=r.json")
+    assert section(result.outlines)[:2] == [
+        "  classify::solid  53/53  [90%, 100%] seq  decided after 53/100",
+        "  classify::weak   45/60  [55%,  90%] seq  FLAKY  decided after 60/100",
+    ]
+    assert result.ret == 1
+    rows = load_json(pytester.path / "r.json")["rows"]
+    assert [row["ci"]["method"] for row in rows] == ["seq", "seq"]
+    assert [row["gate"]["verdict"] for row in rows] == ["pass", "fail"]
+    # the same cases under curtailment need many more runs (96 for the clear one)
+    curtailed = pytester.runpytest("--prob-runs=100", "--prob-stop=curtail")
+    assert section(curtailed.outlines)[0] == (
+        "  classify::solid  96/96  [96%, 100%]  decided after 96/100"
+    )
+
+
+def test_sequential_count_gate_falls_back_to_curtailment(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_c="""
+import pytest
+
+@pytest.mark.probability(min_passes=3, runs=10)
+def bench_count():
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-stop=sequential")
+    assert section(result.outlines)[0] == "  count  3/3  [29%, 100%]  decided after 3/10"
+
+
+@pytest.mark.parametrize(("passes", "runs"), [(0, 1), (1, 1), (53, 53), (45, 60), (3, 10), (0, 40)])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_confidence_sequence_against_the_mixture(passes: int, runs: int, level: float) -> None:
+    from pytest_probability.extensions.stopping.sequence import confidence_sequence
+    from scipy.special import betaln
+
+    def log_m(p: float) -> float:
+        value = betaln(0.5 + passes, 0.5 + runs - passes) - betaln(0.5, 0.5)
+        return value - passes * math.log(p) - (runs - passes) * math.log1p(-p)
+
+    bound = math.log(1 / (1 - level))
+    low, high = confidence_sequence(passes, runs, level)
+    grid = [i / 4000 for i in range(1, 4000)]
+    kept = [p for p in grid if log_m(p) < bound]
+    assert min(kept) >= low - 1e-12 and max(kept) <= high + 1e-12
+    assert min(kept) - low < 1 / 4000 + 1e-12 or low == 0.0
+    assert high - max(kept) < 1 / 4000 + 1e-12 or high == 1.0
+    for end in (low, high):
+        if 0.0 < end < 1.0:
+            assert abs(log_m(end) - bound) < 1e-6
+
+
+@pytest.mark.slow
+def test_confidence_sequence_is_time_uniformly_valid() -> None:
+    """The chance that the sequence ever excludes the true rate within 1000 runs stays at
+    most α (Ville's inequality), checked directly on the mixture martingale."""
+    from pytest_probability.extensions.stopping.sequence import log_mixture
+
+    rng = random.Random(11)
+    alpha = 0.05
+    bound = math.log(1 / alpha)
+    for p in (0.5, 0.9, 0.97):
+        replicates, misses = 1500, 0
+        for _ in range(replicates):
+            passes = 0
+            for n in range(1, 1001):
+                passes += rng.random() < p
+                if log_mixture(p, passes, n) >= bound:
+                    misses += 1
+                    break
+        rate = misses / replicates
+        assert rate <= alpha + 3 * (alpha * (1 - alpha) / replicates) ** 0.5, (p, rate)

@@ -22,10 +22,12 @@ def pytest_prob_register_interval_methods(register: Register, config: pytest.Con
     options are validated at ``pytest_configure``), in every process; implementations
     registered later (a conftest) are called on registration.
 
-    :param register: ``register(name, compute, *, description="", uses_prior=False)``;
+    :param register: ``register(name, compute, *, description="", uses_prior=False,
+        tag="")``;
         ``compute(passes, total, level, prior)`` returns ``(low, high)`` as fractions for
         ``passes`` of ``total`` judged runs at two-sided ``level``; ``prior`` is the
-        ``(a, b)`` Beta prior (only methods registered with ``uses_prior=True`` use it).
+        ``(a, b)`` Beta prior (only methods registered with ``uses_prior=True`` use it);
+        ``tag`` is a short word printed after the method's row intervals (``seq``).
         Registering a name twice is an error.
     :param config: the pytest config.
     :return: nothing.

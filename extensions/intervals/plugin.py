@@ -165,8 +165,12 @@ def pytest_prob_build_report(
     lines and the JSON ``aggregates``. Called once in the aggregating process."""
     options = kernel_of(config).options
     bounds: dict[str, tuple[float, float]] = {}
+    tags: dict[str, str] = {}
+    methods = interval_methods(config)
     for case in results.rows():
         chosen = settings(config, case.mark)
+        if chosen.method in methods.names():
+            tags[case.key] = methods.get(chosen.method).tag
         try:
             found = interval_methods(config).compute(
                 chosen.method, case.passes, case.total, chosen.level, chosen.prior
@@ -189,6 +193,10 @@ def pytest_prob_build_report(
     if options.session_value("intervals"):
         several = [case for case in results.rows() if case.total > 1]
         cells = interval_cells({c.key: bounds[c.key] for c in several if c.key in bounds})
+        for case in several:  # a method's tag (``seq``) follows its interval
+            tag = tags.get(case.key)
+            if tag and case.key in cells:
+                cells[case.key] += f" {tag}"
         for case in several:
             if case.key not in bounds:
                 cells[case.key] = "[error]"

@@ -21,6 +21,8 @@ class IntervalMethod:
     compute: Compute
     description: str = ""
     uses_prior: bool = False
+    #: a short word printed after the method's row intervals (``seq``), or ``""``
+    tag: str = ""
 
 
 class IntervalMethods:
@@ -30,7 +32,13 @@ class IntervalMethods:
         self._methods: dict[str, IntervalMethod] = {}
 
     def register(
-        self, name: str, compute: Compute, *, description: str = "", uses_prior: bool = False
+        self,
+        name: str,
+        compute: Compute,
+        *,
+        description: str = "",
+        uses_prior: bool = False,
+        tag: str = "",
     ) -> None:
         """Add a method (the ``register`` callback of the registration hook)."""
         if not name or not set(name) <= NAME_CHARS:
@@ -39,7 +47,7 @@ class IntervalMethods:
             )
         if name in self._methods:
             raise ValueError(f"interval method {name!r} is registered twice")
-        self._methods[name] = IntervalMethod(name, compute, description, uses_prior)
+        self._methods[name] = IntervalMethod(name, compute, description, uses_prior, tag)
 
     def names(self) -> list[str]:
         return list(self._methods)

@@ -28,6 +28,10 @@ class Thresholds:
         self._pass_min: dict[int, int] = {}
         self._fail_max: dict[int, int] = {}
 
+    def verdict(self, passes: int, n: int) -> str:
+        """The verdict on ``passes`` of ``n`` judged runs."""
+        return self._verdict_at(passes, n)
+
     def pass_min(self, n: int) -> int:
         """The fewest passes of ``n`` that PASS (``n + 1`` when none does)."""
         found = self._pass_min.get(n)

@@ -13,10 +13,13 @@ from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
 
-from .curtail import Thresholds, curtail
+from .curtail import FAIL, PASS, Thresholds, curtail
+from .sequence import confidence_sequence
 from .service import case_stop, is_spread
 
 OFF = "off"
+SEQUENTIAL = "sequential"
+SEQ_METHOD = "seq"
 STATE_KEY = pytest.StashKey["StopRules"]()
 STOPPER = "probability.stopping.runs"
 COLUMN_ORDER = 950
@@ -33,6 +36,7 @@ class StopContext:
     :ivar remaining: runs left of the planned ones, this one included.
     :ivar planned: the case's planned runs.
     :ivar gates: the thresholds of each of its deciding gates.
+    :ivar kinds: each gate's kind (``rate``, ``count``), in the order of ``gates``.
     """
 
     case: Case
@@ -41,6 +45,7 @@ class StopContext:
     remaining: int
     planned: int
     gates: tuple[Thresholds, ...]
+    kinds: tuple[str, ...] = ()
 
 
 Decide = Callable[[StopContext], "str | None"]
@@ -49,6 +54,33 @@ Decide = Callable[[StopContext], "str | None"]
 def curtail_rule(context: StopContext) -> str | None:
     """The bundled ``curtail`` rule: stop once every completion gives the same verdict."""
     return curtail(context.gates, context.passes, context.judged, context.remaining)
+
+
+def sequential_rule(context: StopContext) -> str | None:
+    """The bundled ``sequential`` rule: rate gates are judged on the confidence sequence
+    (anytime-valid), so a case stops as soon as every rate gate is PASS or FAIL now; and,
+    like ``curtail``, once no remaining run can change the verdict (count gates only ever
+    stop that way)."""
+    now = []
+    for kind, thresholds in zip(context.kinds, context.gates, strict=True):
+        if kind != "rate":
+            now = []
+            break
+        verdict = thresholds.verdict(context.passes, context.judged)
+        if verdict not in (PASS, FAIL):
+            now = []
+            break
+        now.append(verdict)
+    if now:
+        return FAIL if FAIL in now else PASS
+    return curtail_rule(context)
+
+
+def seq_interval(
+    passes: int, total: int, level: float, prior: tuple[float, float]
+) -> tuple[float, float]:
+    """The ``seq`` interval method: the confidence sequence (the prior is not used)."""
+    return confidence_sequence(passes, total, level)
 
 
 class StopRules:
@@ -95,16 +127,47 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=OFF,
         cli="--prob-stop",
         ini="prob_stop",
-        metavar="{off,curtail}",
+        metavar="{off,curtail,sequential}",
         help="curtail: skip a gated case's remaining runs once its verdict can no longer "
-        "change (same verdicts); under xdist it needs --dist loadgroup",
+        "change (same verdicts); sequential: judge rate gates on an anytime-valid interval "
+        "and stop as soon as it clears or falls below the bar (runs becomes a maximum); "
+        "under xdist both need --dist loadgroup",
         owner="stopping",
     )
 
 
 def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) -> None:
-    """Register ``curtail``. Called once per session; returns nothing."""
+    """Register ``curtail`` and ``sequential``. Called once per session; returns nothing."""
     register("curtail", curtail_rule, description="stop once no remaining run can matter")
+    register(SEQUENTIAL, sequential_rule, description="judge rate gates on a sequence")
+
+
+def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
+    """Register the ``seq`` interval method (tagged ``seq`` in rows) with the intervals
+    extension, exactly as a third party would. Called once per session; returns nothing."""
+    register(
+        SEQ_METHOD,
+        seq_interval,
+        description="anytime-valid confidence sequence (beta-binomial mixture, Jeffreys)",
+        tag=SEQ_METHOD,
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> None:
+    """Under ``--prob-stop=sequential``, judge a case's rate gate on the confidence sequence
+    (its ``method`` becomes ``seq``, which its runs' records carry to the report). Called
+    once per case at collection, before the gates extension reads the case; returns
+    nothing."""
+    if kernel_of(config).options.session_value("stop") != SEQUENTIAL:
+        return None
+    options = kernel_of(config).options
+    if options.case_value("min_rate", case.mark) is None or (
+        "min_passes" in case.mark and "min_rate" not in case.mark
+    ):
+        return None
+    case.mark["method"] = SEQ_METHOD  # type: ignore[index]
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -132,7 +195,7 @@ class Stopper:
     partial: set[str] = field(default_factory=set)
     _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
 
-    def _gates(self, case: Case) -> tuple[Thresholds, ...] | None:
+    def _gates(self, case: Case) -> tuple[tuple[Thresholds, ...], tuple[str, ...]] | None:
         from pytest_probability.extensions.gates.state import state_of
 
         gates = state_of(self.config).case_gates(case.key, case.mark)
@@ -149,7 +212,7 @@ class Stopper:
                     lambda p, n, _f=verdict_at, _s=spec: _f(_s, p, n, self.config)
                 )
             found.append(self._thresholds[key])
-        return tuple(found)
+        return tuple(found), tuple(kind.name for kind, _ in deciding)
 
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run when its case's verdict is settled. Called before every run in the
@@ -160,9 +223,10 @@ class Stopper:
             return reason(*stopped, case.runs)
         if key in self.partial:
             return None
-        gates = self._gates(case)
-        if gates is None:
+        found = self._gates(case)
+        if found is None:
             return None
+        gates, kinds = found
         run: int = getattr(item, "run", 1)
         result = kernel_of(self.config).results.get(key)
         made = set(result.records) if result is not None else set()
@@ -173,7 +237,9 @@ class Stopper:
             return None
         exclude = kernel_of(self.config).options.session_value("errors") == "exclude"
         judged = result.passes + result.fails + (0 if exclude else result.errors)
-        context = StopContext(case, result.passes, judged, case.runs - run + 1, case.runs, gates)
+        context = StopContext(
+            case, result.passes, judged, case.runs - run + 1, case.runs, gates, kinds
+        )
         verdict = self.decide(context)
         if verdict is None:
             return None
