@@ -205,3 +205,12 @@ def test_registry_parses_and_refuses() -> None:
         metrics.register("agreement", lambda case, k: 1.0)
     with pytest.raises(ValueError, match=r"accepted: pass\^K, agreement \(K a whole number"):
         metrics.parse("agreement3")
+
+
+def test_family_minimum_parameter() -> None:
+    metrics = Metrics()
+    metrics.register("agree@", lambda case, k: 1.0, family=True, min_parameter=2)
+    assert metrics.choose("agree@2").parameter == 2
+    with pytest.raises(ValueError, match=r"metric 'agree@1': agree@K needs K >= 2; accepted: "):
+        metrics.choose("agree@1")
+    assert metrics.accepted() == "agree@K [K >= 2] (K a whole number >= 1)"

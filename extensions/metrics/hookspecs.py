@@ -23,13 +23,15 @@ def pytest_prob_register_metrics(register: RegisterMetric, config: pytest.Config
     later (a conftest) are called on registration.
 
     :param register: ``register(name, compute, *, family=False, min_runs=None,
-        description="")``. ``compute(case, parameter)`` receives a
+        description="", min_parameter=1)``. ``compute(case, parameter)`` receives a
         :class:`~pytest_probability.extensions.metrics.registry.MetricCase` (the case's
         judged outcomes in run order) and the family's ``K`` (``None`` for a fixed name) and
         returns the case's value in ``[0, 1]``. With ``family=True``, ``name`` is a prefix
         spelled with a whole number ``K >= 1`` after it (``pass^`` → ``pass^3``).
         ``min_runs(parameter)`` is the number of runs a case needs to be counted (default:
         ``K`` for a family, 1 for a fixed name); cases with fewer are left out and counted.
+        ``min_parameter`` is the smallest ``K`` a family accepts (a smaller one is a usage
+        error naming it).
         Registering a name twice is an error.
     :param config: the pytest config.
     :return: nothing.

@@ -43,6 +43,7 @@ class RegisterMetric(Protocol):
         family: bool = False,
         min_runs: Callable[[int | None], int] | None = None,
         description: str = "",
+        min_parameter: int = 1,
     ) -> None: ...
 
 
@@ -56,6 +57,7 @@ class Metric:
     :ivar min_runs: ``parameter -> runs`` a case needs; cases with fewer are left out
         (``fewer than K runs``). Default: K for a family, 1 for a fixed name.
     :ivar description: one line for docs and errors.
+    :ivar min_parameter: the smallest K a family accepts (``agree@K`` needs 2).
     """
 
     name: str
@@ -63,9 +65,12 @@ class Metric:
     family: bool = False
     min_runs: Callable[[int | None], int] | None = None
     description: str = ""
+    min_parameter: int = 1
 
     def spelled(self) -> str:
-        return f"{self.name}K" if self.family else self.name
+        if not self.family:
+            return self.name
+        return f"{self.name}K" + (f" [K >= {self.min_parameter}]" if self.min_parameter > 1 else "")
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,7 @@ class Metrics:
         family: bool = False,
         min_runs: Callable[[int | None], int] | None = None,
         description: str = "",
+        min_parameter: int = 1,
     ) -> None:
         """Add a metric (the ``register`` callback of the registration hook)."""
         if not isinstance(name, str) or not _NAME.fullmatch(name):
@@ -124,7 +130,11 @@ class Metrics:
             raise ValueError(f"metric {name!r} is registered twice")
         if not callable(compute):
             raise ValueError(f"metric {name!r}: expected a callable, got {compute!r}")
-        self._metrics[name] = Metric(name, compute, family, min_runs, description)
+        if isinstance(min_parameter, bool) or not isinstance(min_parameter, int):
+            raise ValueError(f"metric {name!r}: min_parameter must be a whole number")
+        self._metrics[name] = Metric(
+            name, compute, family, min_runs, description, max(1, min_parameter)
+        )
 
     def accepted(self) -> str:
         """The accepted spellings, for error messages: ``pass^K, pass@K (K a whole
@@ -143,6 +153,11 @@ class Metrics:
             if metric.family and label.startswith(metric.name):
                 rest = label[len(metric.name) :]
                 if _PARAMETER.fullmatch(rest):
+                    if int(rest) < metric.min_parameter:
+                        raise ValueError(
+                            f"metric {label!r}: {metric.name}K needs K >= "
+                            f"{metric.min_parameter}; accepted: {self.accepted()}"
+                        )
                     return ChosenMetric(label, metric, int(rest))
         raise ValueError(f"unknown metric {label!r}; accepted: {self.accepted()}")
 

@@ -120,7 +120,8 @@ def render(lines: Sequence[MetricLine]) -> list[str]:
             notes.append(f"interval hidden: {line.hidden}")
         note = "; ".join(notes)
         value = percent1(line.value) if line.value is not None else "—"
-        rows.append([scope, line.metric, f"N={line.n} inputs", value, interval, note])
+        inputs = "input" if line.n == 1 else "inputs"
+        rows.append([scope, line.metric, f"N={line.n} {inputs}", value, interval, note])
     aligned = _align(rows)
     return [
         f"{text}  could not be computed: {line.error}" if line.error is not None else text
