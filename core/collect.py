@@ -106,11 +106,19 @@ class VerdictItem(pytest.Item):
         self.extra_keyword_matches.add(case.case_id)
 
     def runtest(self) -> None:
-        self.request.judge(self)
+        try:
+            self.request.judge(self)
+        except pytest.skip.Exception as exc:
+            if getattr(exc, "_use_item_location", True):
+                raise
+            # report the skip at the bench function, not inside the extension's judge
+            raise pytest.skip.Exception(exc.msg, _use_item_location=True) from None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, AssertionError):
             return str(excinfo.value)
+        if isinstance(excinfo.value, pytest.fail.Exception):  # a judge's pytest.fail(msg)
+            return str(excinfo.value.msg)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

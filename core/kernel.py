@@ -204,6 +204,11 @@ class Kernel:
         nothing.
         """
         session.items[:] = with_verdict_runs(session.items, session.config)
+        restored: dict[str, int] = {}  # the final order, with runs a verdict brought back
+        for item in session.items:
+            if isinstance(item, (BenchRun, VerdictItem)):
+                restored.setdefault(item.case.key, len(restored))
+        self.case_order = restored
         self.foreign_run_data = None  # conftests registered while collecting count too
         for item in session.items:
             if isinstance(item, BenchRun):

@@ -36,6 +36,8 @@ def test_function_against_a_baseline_in_either_format(
     assert first.ret == 1 and result.ret == 1  # report only: no margin, the failing runs fail
     assert section(result.outlines, "probability: baseline") == [
         "  pick  now − baseline  −20 pp  p=1  2 paired",
+        "      pick::x  −40 pp [−69, −4]",
+        "      pick::y  0 pp [−32, +32]",
         "      new (not compared): pick::new",
         "      removed (not compared): pick::gone",
     ]
@@ -162,3 +164,31 @@ def test_xdist_gives_the_same_regression(pytester: pytest.Pytester) -> None:
     assert serial.ret == parallel.ret == 1
     one = section(serial.outlines, "probability: baseline")
     assert section(parallel.outlines, "probability: baseline")[: len(one)] == one
+
+
+def test_new_function_is_listed_not_judged_and_no_gate_items(pytester: pytest.Pytester) -> None:
+    _bench(pytester, {"x": 3})
+    pytester.runpytest("--prob-runs=3", "--prob-save-baseline=base.toml")
+    pytester.makepyfile(bench_new="def bench_fresh():\n    pass\n")
+    result = pytester.runpytest(
+        "--prob-runs=3", "--prob-baseline=base.toml", "--prob-margin=0.05", "-rA"
+    )
+    assert section(result.outlines, "probability: baseline")[:2] == [
+        "  fresh  now − baseline  no paired inputs",
+        "      new (not compared): fresh",
+    ]
+    # a new function is listed, not judged: its [baseline] item skips, at the bench file
+    assert (
+        "SKIPPED [1] bench_new.py:1: no case of the function is in the baseline: there is "
+        "nothing to judge" in result.outlines
+    )
+    # the new function is not a failure; pick (3/3 against 3/3, one pair) is UNDECIDED
+    quiet = pytester.runpytest(
+        "--prob-runs=3",
+        "--prob-baseline=base.toml",
+        "--prob-margin=0.05",
+        "--prob-no-gate-items",
+        "--collect-only",
+        "-q",
+    )
+    assert not any("[baseline]" in line for line in quiet.outlines)

@@ -341,3 +341,32 @@ def test_xdist_gives_the_same_comparisons(pytester: pytest.Pytester, dist: list[
         for c in load_json(pytester.path / "p.json")["comparisons"]
     ]
     assert first == second
+
+
+@pytest.mark.parametrize(
+    ("returned", "problem"),
+    [
+        ("None", "returned None; expected a TestOutcome"),
+        ("TestOutcome(0.1, 0.3, 0.2, 0.5, 'x')", "interval [0.3, 0.2]"),
+        ("TestOutcome(0.1, None, None, 7.0, 'x')", "p=7.0 (expected a number in [0, 1])"),
+    ],
+)
+def test_an_invalid_test_answer_marks_the_comparison(
+    pytester: pytest.Pytester, returned: str, problem: str
+) -> None:
+    pytester.makeconftest(
+        f"""
+from pytest_probability.extensions.comparisons.registry import TestOutcome
+
+def pytest_prob_register_comparison_tests(register, config):
+    register("bad", lambda pairs, settings: {returned})
+"""
+    )
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05, compare_test="bad")'
+    pytester.makepyfile(bench_pick=_outcome_bench({"a": (2, 2), "b": (2, 2)}, mark))
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json")
+    (line,) = section(result.outlines, "probability: comparisons")
+    assert line.startswith("  pick[arm]  b − a  could not be computed: ValueError: comparison")
+    assert problem in line
+    assert load_json(pytester.path / "r.json")["comparisons"][0]["verdict"] is None
+    result.stdout.fnmatch_lines(["*ComparisonWarning: comparison test 'bad' failed*"])

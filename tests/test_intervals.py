@@ -150,7 +150,7 @@ def test_mark_settings_override_per_case(pytester: pytest.Pytester) -> None:
         (
             ["--prob-method=nope"],
             "",
-            "ERROR: --prob-method=nope: unknown interval method 'nope'; registered: exact, wilson, bayes",
+            "ERROR: --prob-method=nope: unknown interval method 'nope'; registered: exact, wilson, bayes, seq",
         ),
         (
             [],
@@ -160,7 +160,7 @@ def test_mark_settings_override_per_case(pytester: pytest.Pytester) -> None:
         (
             [],
             "prob_method = Exact",
-            "ERROR: ini option prob_method=Exact: unknown interval method 'Exact'; registered: exact, wilson, bayes",
+            "ERROR: ini option prob_method=Exact: unknown interval method 'Exact'; registered: exact, wilson, bayes, seq",
         ),
         (
             ["--prob-seed=-1"],
@@ -193,7 +193,7 @@ def test_bad_mark_method_is_a_collection_error(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest("-p", "no:probability.agresti-coull")
     assert (
         "bench_m.py::bench_a: probability mark argument method='nope': "
-        "unknown interval method 'nope'; registered: exact, wilson, bayes"
+        "unknown interval method 'nope'; registered: exact, wilson, bayes, seq"
     ) in result.outlines
 
 

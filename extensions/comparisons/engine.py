@@ -8,6 +8,7 @@ pytest.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -101,8 +102,8 @@ class Comparison:
 
     def judge(self) -> None:
         """Set the margin verdict (interval only: adjustments change p, not intervals)."""
-        if self.margin is None:
-            self.verdict = None
+        if self.margin is None or self.outcome is None or self.error is not None:
+            self.verdict = None  # no gate, or nothing compared (new inputs are not judged)
             return
         outcome = self.outcome
         low = outcome.low if outcome is not None else None
@@ -176,10 +177,35 @@ def run_test(
     compute: Callable[[Sequence[Pair], TestSettings], TestOutcome],
     settings: TestSettings,
 ) -> None:
-    """Fill ``comparison.outcome`` (left ``None`` without pairs) and its cost ratio."""
+    """Fill ``comparison.outcome`` (left ``None`` without pairs) and its cost ratio; a test
+    whose answer is not a valid :class:`TestOutcome` raises :class:`ValueError` saying
+    what is wrong with it."""
     comparison.cost_ratio = cost_ratio(comparison.pairs)
     if comparison.pairs:
-        comparison.outcome = compute(comparison.pairs, settings)
+        comparison.outcome = checked(compute(comparison.pairs, settings), comparison.test)
+
+
+def checked(outcome: Any, test: str) -> TestOutcome:
+    """``outcome`` when it is a :class:`TestOutcome` with a finite difference in [−1, 1], an
+    ordered interval (or none) and a p in [0, 1] (or none)."""
+    if not isinstance(outcome, TestOutcome):
+        raise ValueError(f"comparison test {test!r} returned {outcome!r}; expected a TestOutcome")
+    problems = []
+    if not (math.isfinite(outcome.difference) and -1.0 <= outcome.difference <= 1.0):
+        problems.append(f"difference={outcome.difference!r} (expected a number in [-1, 1])")
+    if (outcome.low is None) != (outcome.high is None):
+        problems.append("only one interval end (give both or neither)")
+    elif outcome.low is not None and outcome.high is not None:
+        ends = (outcome.low, outcome.high)
+        if not all(math.isfinite(e) and -1.0 <= e <= 1.0 for e in ends) or ends[0] > ends[1]:
+            problems.append(
+                f"interval [{ends[0]!r}, {ends[1]!r}] (expected -1 <= low <= high <= 1)"
+            )
+    if outcome.p is not None and not (math.isfinite(outcome.p) and 0.0 <= outcome.p <= 1.0):
+        problems.append(f"p={outcome.p!r} (expected a number in [0, 1])")
+    if problems:
+        raise ValueError(f"comparison test {test!r} returned " + "; ".join(problems))
+    return outcome
 
 
 def adjust_family(
@@ -197,5 +223,8 @@ def adjust_family(
     )
     if len(adjusted) != len(family):
         raise ValueError(f"p adjustment {name!r} returned {len(adjusted)} values for {len(family)}")
-    for comparison, value in zip(family, adjusted, strict=True):
-        comparison.p_adjusted = min(1.0, max(0.0, float(value)))
+    values = [float(value) for value in adjusted]
+    if not all(math.isfinite(value) for value in values):
+        raise ValueError(f"p adjustment {name!r} returned a value that is not a number")
+    for comparison, value in zip(family, values, strict=True):
+        comparison.p_adjusted = min(1.0, max(0.0, value))

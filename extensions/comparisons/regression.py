@@ -108,6 +108,9 @@ class Regression:
         """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate."""
         if self.baseline is None or self.margin is None:
             return []
+        options = kernel_of(self.config).options
+        if "gate_items" in options.specs and not options.session_value("gate_items"):
+            return []  # --prob-no-gate-items: the verdicts still set the exit status
         rule = render.rule_cell(self.margin, False)
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
 
@@ -155,14 +158,15 @@ class Regression:
             pairs: list[Pair] = []
             new: list[str] = []
             for case in members:
-                old = by_key.get(case.key) or by_id.get(case.case_id)
+                shown = case.display or case.case_id
+                old = by_key.get(case.key) or by_id.get(shown)
                 if old is None or old.total == 0 or old.key in used:
-                    new.append(case.case_id)
+                    new.append(shown)
                     continue
                 used.add(old.key)
                 now = Side(case.key, case.passes, case.total, cost_of(case), len(case.records))
                 then = Side(old.key, old.passes, old.total, old.cost, old.total)
-                pairs.append(Pair(case.case_id, now, then))
+                pairs.append(Pair(shown, now, then))
             mark = members[0].mark
             settings = test_settings(self.config, mark)
             comparison = Comparison(
@@ -211,7 +215,7 @@ class Regression:
         cases = [
             BaselineCase(
                 key=case.key,
-                case=case.case_id,
+                case=case.display or case.case_id,
                 label=case.label,
                 passes=case.passes,
                 fails=case.fails,
@@ -277,6 +281,7 @@ class Regression:
             ]
             for line, function in zip(render.align(rows), self.functions, strict=True):
                 lines.append(line)
+                lines.extend(render.detail_lines(function.comparison))
                 if function.new:
                     lines.append(f"      new (not compared): {', '.join(function.new)}")
                 if function.removed:

@@ -90,10 +90,18 @@ def align(rows: Sequence[list[str]], indent: str = "  ") -> list[str]:
     if not rows:
         return []
     columns = max(len(row) for row in rows)
-    widths = [max((len(row[i]) for row in rows if len(row) > i), default=0) for i in range(columns)]
+    # the last cell of a shorter row is a message ("no paired inputs"): it sets no width
+    widths = [
+        max((len(row[i]) for row in rows if len(row) > i + (len(row) < columns)), default=0)
+        for i in range(columns)
+    ]
     lines = []
     for row in rows:  # a column empty in every row takes no space
-        parts = [cell.ljust(widths[i]) for i, cell in enumerate(row) if widths[i]]
+        parts = [
+            cell if len(row) < columns and i == len(row) - 1 else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+            if widths[i] or (len(row) < columns and i == len(row) - 1)
+        ]
         lines.append((indent + "  ".join(parts)).rstrip())
     return lines
 

@@ -51,6 +51,41 @@ class Thresholds:
             self._pass_min[n] = found
         return found
 
+    def pass_min_near(self, n: int, guess: int) -> int:
+        """:meth:`pass_min` found by galloping out from ``guess`` (a neighbour's threshold):
+        a handful of verdicts instead of a full bisection when ``n`` changes by one."""
+        found = self._pass_min.get(n)
+        if found is not None:
+            return found
+        guess = min(max(guess, 0), n)
+
+        def passing(p: int) -> bool:
+            return p <= n and self._verdict_at(p, n) == PASS
+
+        if passing(guess):  # go down until the verdict is no longer PASS
+            step, high = 1, guess
+            while high - step >= 0 and passing(high - step):
+                high -= step
+                step *= 2
+            low = max(high - step, -1)
+        else:  # go up until it is PASS (or past n: none passes)
+            step, low = 1, guess
+            while low + step <= n and not passing(low + step):
+                low += step
+                step *= 2
+            high = min(low + step, n + 1)
+            if high == n + 1 and not passing(n):
+                self._pass_min[n] = n + 1
+                return n + 1
+        while high - low > 1:  # passing(high), not passing(low)
+            middle = (low + high) // 2
+            if passing(middle):
+                high = middle
+            else:
+                low = middle
+        self._pass_min[n] = high
+        return high
+
     def fail_max(self, n: int) -> int:
         """The most passes of ``n`` that FAIL (``-1`` when none does)."""
         found = self._fail_max.get(n)
