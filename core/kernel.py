@@ -335,8 +335,8 @@ class Kernel:
         adjust the exit status; returns nothing. The terminal summary is printed later from
         the same report.
         """
-        if _is_worker(session.config) or not len(self.results):
-            return
+        if _is_worker(session.config) or not (len(self.results) or self.case_order):
+            return  # nothing was collected: no report
         self.builder = build_report(session.config, self.results, self.failures)
         if self.json_path is not None:
             self._write_json(*self.json_path, session)
@@ -373,9 +373,11 @@ class Kernel:
         """
         if self.builder is None:
             return
-        terminalreporter.write_sep("=", "probability")
-        for line in render_main(self.builder):
-            terminalreporter.write_line(line)
+        main = render_main(self.builder)
+        if main:  # (nothing ran, e.g. --prob-plan: only the extensions' sections)
+            terminalreporter.write_sep("=", "probability")
+            for line in main:
+                terminalreporter.write_line(line)
         for section in sorted(self.builder.sections, key=lambda s: s.order):
             terminalreporter.write_sep("=", f"probability: {section.title}")
             for line in section.lines:

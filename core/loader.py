@@ -28,6 +28,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("comparisons", "pytest_probability.extensions.comparisons"),
     ("metrics", "pytest_probability.extensions.metrics"),
     ("stopping", "pytest_probability.extensions.stopping"),
+    ("plan", "pytest_probability.extensions.plan"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

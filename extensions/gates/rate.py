@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pytest_probability.extensions.intervals.formatting import interval_cells
 from pytest_probability.extensions.intervals.service import Settings, interval_methods, settings
+from pytest_probability.extensions.intervals.special import binom_cdf, binom_sf
 from pytest_probability.kernel import kernel_of
 from pytest_probability.results import CaseResult
 
@@ -109,7 +110,20 @@ def _result(
 
 
 def rate_verdict(spec: RateSpec, passes: int, n: int, config: pytest.Config) -> str:
-    """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED."""
+    """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED.
+
+    For the exact (Clopper–Pearson) method the comparison is made on the binomial tails at
+    the bar, which is the same statement without solving for the bounds (five times
+    faster; curtailment and ``--prob-plan`` ask it thousands of times):
+    ``low > bar ⇔ P(X ≥ passes | bar) < α/2`` and ``high < bar ⇔ P(X ≤ passes | bar) < α/2``.
+    """
+    if spec.interval.method == "exact" and n > 0:
+        half_alpha = (1.0 - spec.interval.level) / 2.0
+        if passes > 0 and binom_sf(passes - 1, n, spec.min_rate) < half_alpha:
+            return PASS
+        if passes < n and binom_cdf(passes, n, spec.min_rate) < half_alpha:
+            return FAIL
+        return UNDECIDED
     bounds = _bounds(spec, passes, n, config)
     if bounds is None:
         return UNDECIDED

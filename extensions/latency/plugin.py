@@ -184,6 +184,25 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Any]
     return []
 
 
+def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
+    """Under ``--prob-plan``, note the runs a ``max_latency`` gate needs before its interval
+    has an upper end (and so before it can pass). Called once per case; returns nothing."""
+    limit_seconds = case.mark.get("max_latency")
+    if limit_seconds is None:
+        return
+    chosen = case_settings(config, case.mark)
+    needed = settings_minimum_runs(chosen)
+    if needed is None:
+        return
+    label = quantile_label(chosen.quantile)
+    enough = "enough" if case.runs >= needed else f"not enough with {case.runs}"
+    row.notes.append(
+        f"latency: {label} ≤{limit(limit_seconds)} needs at least {needed} runs at "
+        f"{chosen.level * 100:g}% for an upper end ({enough})"
+    )
+    row.data["latency_min_runs"] = needed
+
+
 # -- executing process --------------------------------------------------------------------------
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Put the run's latency into its record: the value given to ``record_latency`` or the

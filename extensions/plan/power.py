@@ -14,9 +14,6 @@ from ..intervals.special import binom_sf
 from ..stopping.curtail import Thresholds
 from ..stopping.sequence import log_mixture
 
-#: the run counts below the first one found that are searched again (power saw-tooths
-#: with n, so an earlier run count may reach the target too)
-REFINE = 60
 #: the largest run count searched
 MAX_RUNS = 1_000_000
 
@@ -32,26 +29,39 @@ def pass_chance(thresholds: Thresholds, runs: int, rate: float, guess: int | Non
     return binom_sf(needed - 1, runs, rate)
 
 
+#: upward jumps of power below the first crossing found that must all stay under the
+#: target before the search stops walking back (see :func:`runs_for_power`)
+JUMPS_BACK = 4
+
+
 def runs_for_power(
     thresholds: Thresholds, rate: float, target: float = 0.8, start: int = 1
 ) -> int | None:
-    """The fewest runs with which the gate PASSes with probability ``target`` at ``rate``
-    (``None`` when even a million runs do not get there, e.g. a bar above ``rate``).
+    """The fewest runs (from ``start``) with which the gate PASSes with probability
+    ``target`` at ``rate`` (``None`` when even a million runs do not get there, e.g. a bar
+    above ``rate``).
 
-    Found by doubling then bisection on ``n`` (power grows with ``n`` overall), then the
-    :data:`REFINE` run counts below are checked one by one, each threshold found from its
-    neighbour's, because exact power saw-tooths with ``n``.
+    Exact power saw-tooths with n: when one more run raises the pass threshold, power falls a
+    little; when it does not, power jumps up, so the first run count reaching the target is
+    one of those jumps. Doubling then bisection find a run count that reaches the target;
+    then the search walks back one run count at a time (each threshold found from its
+    neighbour's), keeping the earliest that reaches the target, until :data:`JUMPS_BACK`
+    jumps in a row stay below it (the jumps' heights grow with n).
     """
 
+    ratio = [1.0]  # the last threshold over its run count: a close guess for the next
+
     def power(n: int) -> float:
-        return pass_chance(thresholds, n, rate)
+        needed = thresholds.pass_min_near(n, math.ceil(n * ratio[0]))
+        ratio[0] = needed / n
+        return 0.0 if needed > n else binom_sf(needed - 1, n, rate) if needed > 0 else 1.0
 
     high = max(1, start)
     while power(high) < target:
         if high >= MAX_RUNS:
             return None
         high = min(high * 2, MAX_RUNS)
-    low = max(high // 2, start - 1, 0)  # power(low) < target, or low is below the start
+    low = max(start - 1, high // 2, 0)
     while high - low > 1:
         middle = (low + high) // 2
         if power(middle) >= target:
@@ -59,11 +69,23 @@ def runs_for_power(
         else:
             low = middle
     best = high
-    guess = thresholds.pass_min(high)
-    for n in range(high - 1, max(start, high - REFINE) - 1, -1):
-        guess = thresholds.pass_min_near(n, guess)
-        if guess <= n and binom_sf(guess - 1, n, rate) >= target:
+    above = thresholds.pass_min(high)  # the threshold at n + 1 while walking down
+    above_power = power(high)
+    jumps_below = 0
+    n = high
+    while n > start and jumps_below < JUMPS_BACK:
+        n -= 1
+        needed = thresholds.pass_min_near(n, above)
+        if needed == above:  # n + 1 was a jump up
+            if above_power >= target:
+                best = n + 1
+                jumps_below = 0
+            else:
+                jumps_below += 1
+        chance = binom_sf(needed - 1, n, rate) if 0 < needed <= n else float(needed <= 0)
+        if chance >= target:
             best = n
+        above, above_power = needed, chance
     return best
 
 
@@ -89,21 +111,45 @@ def expected_runs_sequential(bar: float, level: float, planned: int, rate: float
     """The expected runs of a rate gate under ``--prob-stop=sequential`` at ``rate``: it
     stops at the first run after which the confidence sequence lies wholly above or below
     ``bar``, else runs all ``planned``. (The rule may also stop an UNDECIDED case a little
-    earlier once no remaining run can matter, so this is an upper bound.)"""
+    earlier once no remaining run can matter, so this is an upper bound.)
+
+    A dynamic program over the pass count of the cases still running; the sequence decides
+    PASS for ``x`` at or above a threshold and FAIL at or below another, each found from
+    the previous run's by a few evaluations, so only the band between them is carried, and
+    paths with a chance below 1e-15 are dropped.
+    """
     bound = math.log(1.0 / (1.0 - level))
 
     def decided(x: int, n: int) -> bool:
         return x != n * bar and log_mixture(bar, x, n) >= bound
 
-    alive: dict[int, float] = {0: 1.0}
+    lo = 0  # alive[i] is the chance of x = lo + i passes, still running
+    alive = [1.0]
     expected = 0.0
+    top = 0  # smallest x > n·bar that is decided PASS (or n + 1)
+    bottom = -1  # largest x < n·bar that is decided FAIL (or -1)
     for n in range(1, planned + 1):
-        expected += sum(alive.values())  # the chance run n is made
-        moved: dict[int, float] = {}
-        for x, chance in alive.items():
-            moved[x + 1] = moved.get(x + 1, 0.0) + chance * rate
-            moved[x] = moved.get(x, 0.0) + chance * (1.0 - rate)
-        alive = {x: c for x, c in moved.items() if c > 1e-15 and not decided(x, n)}
-        if not alive:
+        expected += math.fsum(alive)
+        moved = [0.0] * (len(alive) + 1)
+        for i, chance in enumerate(alive):
+            moved[i + 1] += chance * rate
+            moved[i] += chance * (1.0 - rate)
+        # thresholds at n, searched from their previous values (they move by about bar)
+        top = max(top, math.floor(n * bar) + 1)
+        while top <= n and not decided(top, n):
+            top += 1
+        while top - 1 > n * bar and decided(top - 1, n):
+            top -= 1
+        bottom = min(bottom + 1, math.ceil(n * bar) - 1)
+        while bottom >= 0 and not decided(bottom, n):
+            bottom -= 1
+        while bottom + 1 < n * bar and decided(bottom + 1, n):
+            bottom += 1
+        keep = [(lo + i, c) for i, c in enumerate(moved) if c > 1e-15 and bottom < lo + i < top]
+        if not keep:
             break
+        lo = keep[0][0]
+        alive = [0.0] * (keep[-1][0] - lo + 1)
+        for x, c in keep:
+            alive[x - lo] = c
     return expected

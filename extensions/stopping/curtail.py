@@ -24,12 +24,20 @@ class Thresholds:
     (computed by bisection and remembered)."""
 
     def __init__(self, verdict_at: VerdictAt) -> None:
-        self._verdict_at = verdict_at
+        self._verdicts: dict[tuple[int, int], str] = {}
+        self._verdict_of = verdict_at
         self._pass_min: dict[int, int] = {}
         self._fail_max: dict[int, int] = {}
 
+    def _verdict_at(self, passes: int, n: int) -> str:
+        key = (passes, n)
+        found = self._verdicts.get(key)
+        if found is None:
+            found = self._verdicts[key] = self._verdict_of(passes, n)
+        return found
+
     def verdict(self, passes: int, n: int) -> str:
-        """The verdict on ``passes`` of ``n`` judged runs."""
+        """The verdict on ``passes`` of ``n`` judged runs (remembered)."""
         return self._verdict_at(passes, n)
 
     def pass_min(self, n: int) -> int:

@@ -1,0 +1,284 @@
+"""The ``plan`` extension's pytest hooks: ``--prob-plan`` and its settings."""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+from pytest_probability.cases import Case
+from pytest_probability.collect import BenchRun
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+from pytest_probability.values import parse_probability
+
+from .power import (
+    catch_chance,
+    expected_runs_sequential,
+    pass_chance,
+    runs_for_power,
+    runs_to_catch,
+)
+from .rows import PlanRow, flake_label, render
+
+SESSION = "probability.plan.session"
+SECTION_ORDER = 50
+
+
+def parse_flakes(value: Any) -> tuple[float, ...]:
+    """Comma-separated failure rates, each strictly between 0 and 1."""
+    parts = value.replace(",", " ").split() if isinstance(value, str) else list(value)
+    if not parts:
+        raise ValueError("expected one or more failure rates such as 0.1,0.01")
+    rates = []
+    for part in parts:
+        try:
+            rates.append(parse_probability(part))
+        except ValueError:
+            raise ValueError(
+                f"expected failure rates between 0 and 1 (exclusive) such as 0.1,0.01, got {part!r}"
+            ) from None
+    return tuple(dict.fromkeys(rates))
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the ``--prob-plan*`` options. Called by the kernel's historic hook; returns
+    nothing."""
+    owner = "plan"
+    options.add(
+        "plan",
+        parse=bool,
+        default=False,
+        cli="--prob-plan",
+        flag_value=True,
+        help="print a run budget per case (runs to pass a gate, to catch a flake, projected "
+        "cost) and exit without running",
+        owner=owner,
+    )
+    options.add(
+        "plan_assume",
+        parse=parse_probability,
+        default=0.97,
+        cli="--prob-plan-assume",
+        metavar="RATE",
+        help="true pass rate --prob-plan plans for (default 0.97)",
+        owner=owner,
+    )
+    options.add(
+        "plan_flake",
+        parse=parse_flakes,
+        default=(0.1, 0.01),
+        cli="--prob-plan-flake",
+        metavar="RATES",
+        help="failure rates --prob-plan plans to catch (default 0.1,0.01)",
+        owner=owner,
+    )
+    options.add(
+        "plan_report",
+        parse=str,
+        cli="--prob-plan-report",
+        metavar="PATH",
+        help="previous JSON report to read cost per run from, for --prob-plan",
+        owner=owner,
+    )
+    options.add(
+        "plan_write",
+        parse=str,
+        cli="--prob-plan-write",
+        metavar="PATH",
+        help="with --prob-plan: also write the plan as TOML to PATH",
+        owner=owner,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start a planning session when ``--prob-plan`` is given (reading the cost report now:
+    a bad one is a usage error). Called once per process; returns nothing."""
+    options = kernel_of(config).options
+    if not options.session_value("plan"):
+        for name, flag in (
+            ("plan_report", "--prob-plan-report"),
+            ("plan_write", "--prob-plan-write"),
+        ):
+            if options.session_value(name) is not None:
+                raise pytest.UsageError(f"{flag} needs --prob-plan")
+        return
+    if getattr(config.option, "numprocesses", None) or getattr(config, "workerinput", None):
+        raise pytest.UsageError(
+            "--prob-plan runs nothing and plans from the collected cases: run it without -n"
+        )
+    if config.pluginmanager.get_plugin(SESSION) is None:
+        config.pluginmanager.register(PlanSession(config), SESSION)
+
+
+class PlanSession:
+    """Collects, plans every selected case, prints the plan and runs nothing."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        options = kernel_of(config).options
+        self.assume: float = options.session_value("plan_assume")
+        self.flakes: tuple[float, ...] = options.session_value("plan_flake")
+        self.report_path: str | None = options.session_value("plan_report")
+        self.write_path: str | None = options.session_value("plan_write")
+        self.costs: dict[str, float] = {}
+        self.cost_ids: dict[str, float] = {}
+        if self.report_path is not None:
+            self._read_costs(self.report_path)
+        self.rows: list[PlanRow] = []
+        self.seconds: float = 0.0
+        self.write_error: str | None = None
+
+    def _read_costs(self, path: str) -> None:
+        from pytest_probability.extensions.comparisons.baselines import (
+            BaselineError,
+            read_baseline,
+        )
+
+        try:
+            earlier = read_baseline(path)
+        except BaselineError as exc:
+            raise pytest.UsageError(f"--prob-plan-report={exc}") from None
+        for case in earlier.cases.values():
+            if case.cost is not None and case.total:
+                self.costs[case.key] = case.cost / case.total
+                self.cost_ids[case.case] = case.cost / case.total
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Plan every selected case. Called once after collection; returns nothing."""
+        start = time.perf_counter()
+        seen: dict[str, Case] = {}
+        for item in items:
+            if isinstance(item, BenchRun):
+                seen.setdefault(item.case.key, item.case)
+        self.rows = [self.plan(case) for case in seen.values()]
+        self.seconds = time.perf_counter() - start
+
+    def plan(self, case: Case) -> PlanRow:
+        """One case's plan."""
+        row = PlanRow(case.key, case.case_id, case.runs)
+        row.catch = {flake: catch_chance(case.runs, flake) for flake in self.flakes}
+        per_run = self.costs.get(case.key, self.cost_ids.get(case.case_id))
+        if per_run is not None:
+            row.cost = per_run * case.runs
+        self._plan_gate(case, row)
+        self.config.hook.pytest_prob_plan_case(case=case, row=row, config=self.config)
+        return row
+
+    def _plan_gate(self, case: Case, row: PlanRow) -> None:
+        if self.config.pluginmanager.get_plugin("probability.gates") is None:
+            return
+        from pytest_probability.extensions.gates.state import state_of
+        from pytest_probability.extensions.stopping.curtail import Thresholds
+
+        gates = state_of(self.config).case_gates(case.key, case.mark)
+        planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
+        if not planned:
+            return
+        kind, spec = planned[0]
+        verdict_at = kind.verdict_at
+        assert verdict_at is not None
+        thresholds = Thresholds(lambda p, n: verdict_at(spec, p, n, self.config))
+        row.min_runs = kind.minimum_runs(spec, self.config) if kind.minimum_runs else None
+        row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
+        row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
+        if kind.name == "rate":
+            row.gate = f"≥{_percent_as_written(spec.min_rate)}"
+            row.sequential_runs = expected_runs_sequential(
+                spec.min_rate, spec.interval.level, case.runs, self.assume
+            )
+        elif kind.name == "count":
+            row.gate = f"≥{spec.min_passes}/{case.runs}"
+        else:
+            row.gate = kind.describe(spec)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        """Run nothing: a plan is printed instead. Called once; returns ``True``."""
+        return True
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Write ``--prob-plan-write``. Called once at the end; returns nothing."""
+        if self.write_path is not None:
+            try:
+                _write_toml(Path(self.write_path), self.document())
+            except OSError as exc:
+                self.write_error = (
+                    f"--prob-plan-write={self.write_path}: cannot write the plan: "
+                    f"{exc.strerror or exc}"
+                )
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def document(self) -> dict[str, Any]:
+        """The plan as data (JSON ``plan``, and the TOML of ``--prob-plan-write``)."""
+        return {
+            "assume": self.assume,
+            "flakes": list(self.flakes),
+            "runs_to_catch": {flake_label(f): runs_to_catch(f) for f in self.flakes},
+            "total_runs": sum(row.runs for row in self.rows),
+            "total_cost": self.total_cost(),
+            "cases": [row.to_json() for row in self.rows],
+        }
+
+    def total_cost(self) -> float | None:
+        costs = [row.cost for row in self.rows if row.cost is not None]
+        return math.fsum(costs) if costs else None
+
+    def pytest_prob_build_report(
+        self, report: ReportBuilder, results: Results, config: pytest.Config
+    ) -> None:
+        """Contribute the ``probability: plan`` section and the ``plan`` JSON object.
+        Called once; returns nothing."""
+        from pytest_probability.extensions.cost.format import money
+
+        lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
+        lines += render(self.rows, self.flakes, money)
+        catches = ", ".join(
+            f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
+        )
+        lines.append(f"  with 95% probability: {catches}")
+        total = f"  {sum(row.runs for row in self.rows)} runs planned"
+        cost = self.total_cost()
+        if cost is not None:
+            total += f", about {money(cost)} at the cost per run of {self.report_path}"
+        lines.append(total)
+        if self.write_error is not None:
+            lines.append(f"  ERROR: {self.write_error}")
+        report.add_section("plan", lines, order=SECTION_ORDER)
+        report.set_json("plan", self.document())
+
+
+def _percent_as_written(rate: float) -> str:
+    from pytest_probability.extensions.gates.rate import bar_percent
+
+    return bar_percent(rate)
+
+
+def _jsonable_toml(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable_toml(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_jsonable_toml(v) for v in value]
+    return value
+
+
+def _write_toml(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` as TOML atomically (a temporary file, then a rename)."""
+    text = tomli_w.dumps(_jsonable_toml(document))
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

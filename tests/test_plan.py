@@ -1,0 +1,190 @@
+"""The plan extension: --prob-plan budgets, power, flakes, sequential expectations."""
+
+from __future__ import annotations
+
+import math
+import random
+import tomllib
+
+import pytest
+from conftest import load_json, section
+from pytest_probability.extensions.intervals.methods import clopper_pearson
+from pytest_probability.extensions.plan.power import (
+    catch_chance,
+    expected_runs_sequential,
+    pass_chance,
+    runs_for_power,
+    runs_to_catch,
+)
+from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
+from pytest_probability.extensions.stopping.sequence import log_mixture
+from scipy import stats
+
+PLAN_BENCH = """
+import pytest
+
+@pytest.mark.probability(min_rate=0.9)
+@pytest.mark.parametrize("kind", ["is_question", "identify_pii"])
+def bench_classify(kind):
+    raise AssertionError("a plan runs nothing")
+
+@pytest.mark.probability(min_passes=19, runs=20)
+def bench_count():
+    raise AssertionError("a plan runs nothing")
+
+def bench_smoke():
+    raise AssertionError("a plan runs nothing")
+"""
+
+
+def _exact_verdict(bar: float):
+    def verdict(passes: int, n: int) -> str:
+        if n == 0:
+            return UNDECIDED
+        found = clopper_pearson(passes, n, 0.95)
+        return PASS if found.low > bar else FAIL if found.high < bar else UNDECIDED
+
+    return verdict
+
+
+def _tail_verdict(bar: float):  # the gate's own (binomial tail) form of the exact verdict
+    from pytest_probability.extensions.gates.rate import RateSpec, rate_verdict
+    from pytest_probability.extensions.intervals.service import Settings
+
+    spec = RateSpec(bar, Settings("exact", 0.95, (1.0, 1.0)))
+    return lambda passes, n: rate_verdict(spec, passes, n, None)  # type: ignore[arg-type]
+
+
+def test_plan_prints_a_budget_and_runs_nothing(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_plan=PLAN_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "--prob-plan", "--prob-json=r.json")
+    assert result.ret == 0
+    result.assert_outcomes()  # nothing ran
+    lines = section(result.outlines, "probability: plan")
+    assert lines[0] == "  assuming each run passes with probability 0.97; nothing ran"
+    assert lines[1].split() == [
+        "case", "runs", "gate", "min", "runs", "80%", "power", "P(pass)", "seq", "E[runs]",
+        "catch", "10%", "catch", "1%",
+    ]  # fmt: skip
+    thresholds = Thresholds(_exact_verdict(0.9))
+    power = runs_for_power(thresholds, 0.97, start=36)
+    chance = pass_chance(thresholds, 40, 0.97)
+    cells = lines[2].split()
+    assert cells[:5] == ["classify::is_question", "40", "≥90%", "36", str(power)]
+    assert cells[5] == f"{round(chance * 100)}%"
+    assert cells[-2:] == ["99%", "33%"]  # 1 − 0.9⁴⁰, 1 − 0.99⁴⁰
+    count = lines[4].split()
+    assert count[:4] == ["count", "20", "≥19/20", "19"]
+    assert count[5] == f"{round(stats.binom.sf(18, 20, 0.97) * 100)}%"
+    assert lines[5].split()[:4] == ["smoke", "40", "—", "—"]
+    assert (
+        lines[-2] == "  with 95% probability: 29 runs catch a 10% flake, 299 runs catch a 1% flake"
+    )
+    assert lines[-1] == "  140 runs planned"
+    plan = load_json(pytester.path / "r.json")["plan"]
+    assert plan["assume"] == 0.97 and plan["total_runs"] == 140
+    assert plan["runs_to_catch"] == {"10%": 29, "1%": 299}
+    first = plan["cases"][0]
+    assert (first["min_runs"], first["power_runs"], first["gate"]) == (36, power, "≥90%")
+    assert first["pass_chance"] == pytest.approx(chance)
+
+
+def test_plan_report_costs_and_toml(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_plan="""
+from pytest_probability import record_cost
+
+def bench_paid():
+    record_cost(0.002)
+"""
+    )
+    pytester.runpytest("--prob-runs=5", "--prob-json=earlier.json")
+    result = pytester.runpytest(
+        "--prob-runs=40",
+        "--prob-plan",
+        "--prob-plan-report=earlier.json",
+        "--prob-plan-write=plan.toml",
+        "--prob-plan-flake=0.05",
+    )
+    assert result.ret == 0
+    lines = section(result.outlines, "probability: plan")
+    assert lines[2].split() == ["paid", "40", "—", "—", "—", "—", "—", "87%", "$0.0800"]
+    assert lines[-1] == "  40 runs planned, about $0.0800 at the cost per run of earlier.json"
+    written = tomllib.loads((pytester.path / "plan.toml").read_text())
+    assert written["flakes"] == [0.05]
+    assert written["cases"][0]["cost"] == pytest.approx(0.08)
+    assert written["runs_to_catch"] == {"5%": 59}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--prob-plan", "-n", "2"], "ERROR: --prob-plan runs nothing and plans from the*"),
+        (["--prob-plan-report=x.json"], "ERROR: --prob-plan-report needs --prob-plan"),
+        (["--prob-plan", "--prob-plan-flake=10"], "ERROR: --prob-plan-flake=10: expected*"),
+        (["--prob-plan", "--prob-plan-report=missing.json"], "ERROR: --prob-plan-report=*"),
+    ],
+)
+def test_plan_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    pytester.makepyfile(bench_plan=PLAN_BENCH)
+    result = pytester.runpytest(*args)
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([message])
+
+
+# -- the numbers ----------------------------------------------------------------------------------
+def test_spec_figures() -> None:
+    assert runs_to_catch(0.1) == 29  # 29 runs catch a 10% flake with 95% probability
+    assert catch_chance(29, 0.1) >= 0.95 > catch_chance(28, 0.1)
+    assert runs_to_catch(0.01) == 299
+
+
+@pytest.mark.parametrize(
+    ("bar", "rate", "start"),
+    [(0.9, 0.97, 36), (0.8, 0.9, 17), (0.5, 0.7, 1), (0.96, 0.97, 1), (0.95, 0.97, 1)],
+)
+def test_runs_for_power_is_the_first_run_count_reaching_80(
+    bar: float, rate: float, start: int
+) -> None:
+    thresholds = Thresholds(_exact_verdict(bar))
+    found = runs_for_power(thresholds, rate, start=start)
+    assert found is not None
+    # scan every run count (each threshold from its neighbour's): none earlier reaches 80%
+    tail = Thresholds(_tail_verdict(bar))
+    guess = 0
+    for n in range(start, found):
+        guess = tail.pass_min_near(n, guess)
+        assert guess > n or stats.binom.sf(guess - 1, n, rate) < 0.8, n
+    assert pass_chance(thresholds, found, rate) >= 0.8
+    # and the power is what a simulation of the gate says
+    if found > 500:
+        return  # the simulation below is for the small cases
+    rng = random.Random(5)
+    replicates = 4000
+    passing = 0
+    for _ in range(replicates):
+        passes = sum(rng.random() < rate for _ in range(found))
+        passing += _exact_verdict(bar)(passes, found) == PASS
+    assert abs(passing / replicates - pass_chance(thresholds, found, rate)) < 4 * 0.5 / 63
+
+
+def test_unreachable_power() -> None:
+    thresholds = Thresholds(_exact_verdict(0.99))
+    assert runs_for_power(thresholds, 0.97, start=300) is None
+
+
+@pytest.mark.parametrize(("bar", "planned", "rate"), [(0.9, 100, 0.97), (0.9, 100, 0.8)])
+def test_expected_sequential_runs_match_a_simulation(bar: float, planned: int, rate: float) -> None:
+    bound = math.log(20)
+    rng = random.Random(9)
+    replicates = 3000
+    total = 0
+    for _ in range(replicates):
+        passes = 0
+        for n in range(1, planned + 1):
+            passes += rng.random() < rate
+            if passes != n * bar and log_mixture(bar, passes, n) >= bound:
+                break
+        total += n
+    expected = expected_runs_sequential(bar, 0.95, planned, rate)
+    assert abs(total / replicates - expected) < 1.0
