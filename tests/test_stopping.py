@@ -315,3 +315,38 @@ def test_confidence_sequence_is_time_uniformly_valid() -> None:
                     break
         rate = misses / replicates
         assert rate <= alpha + 3 * (alpha * (1 - alpha) / replicates) ** 0.5, (p, rate)
+
+
+def test_comparison_and_metric_intervals_over_stopped_cases_are_hidden(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        bench_ab="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("arm", ["a", "b"])
+@pytest.mark.parametrize("item", range(10))
+def bench_ab(item, arm):
+    pass
+"""
+    )
+    result = pytester.runpytest(
+        "--prob-stop=curtail",
+        "--prob-runs=20",
+        "--prob-compare=arm",
+        "--prob-metric=pass^2",
+        "--prob-json=r.json",
+    )
+    (line,) = section(result.outlines, "probability: comparisons")
+    assert line == (
+        "  ab[arm]  b − a  0 pp  p=1  10 paired  (interval hidden: 20 cases were stopped early "
+        "and lean toward their verdicts)"
+    )
+    metrics = section(result.outlines, "probability: metrics")
+    assert metrics[0].endswith(
+        "interval hidden: 20 cases were stopped early and lean toward their verdicts"
+    )
+    (comparison,) = load_json(pytester.path / "r.json")["comparisons"]
+    assert (comparison["low"], comparison["high"], comparison["verdict"]) == (None, None, None)
+    assert comparison["hidden"].startswith("20 cases were stopped early")

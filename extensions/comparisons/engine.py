@@ -102,7 +102,12 @@ class Comparison:
 
     def judge(self) -> None:
         """Set the margin verdict (interval only: adjustments change p, not intervals)."""
-        if self.margin is None or self.outcome is None or self.error is not None:
+        if (
+            self.margin is None
+            or self.outcome is None
+            or self.error is not None
+            or "hidden" in self.extra
+        ):
             self.verdict = None  # no gate, or nothing compared (new inputs are not judged)
             return
         outcome = self.outcome

@@ -82,6 +82,8 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
     if comparison.margin is not None and comparison.verdict is not None:
         cells.append(rule_cell(comparison.margin, comparison.equivalence))
         cells.append(WORDS[comparison.verdict])
+    if "hidden" in comparison.extra:
+        cells.append(f"(interval hidden: {comparison.extra['hidden']})")
     return cells
 
 

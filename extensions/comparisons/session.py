@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from pytest_probability.extensions.stopping.service import is_stopped
 from pytest_probability.kernel import kernel_of
 from pytest_probability.results import CaseResult
 
@@ -194,6 +195,9 @@ def build(
                 state.warn_once(
                     f"test:{test}", f"comparison test {test!r} failed: {comparison.error}"
                 )
+            stopped = [c for i in inputs.values() for c in i.values() if is_stopped(c)]
+            if stopped and comparison.outcome is not None:
+                hide(comparison, len(stopped))
             comparisons.append(comparison)
     if function is None:
         name = options.session_value("adjust")
@@ -209,3 +213,14 @@ def build(
     for comparison in comparisons:
         comparison.judge()
     return comparisons
+
+
+def hide(comparison: Comparison, stopped: int) -> None:
+    """Hide the interval of a comparison over cases stopped early (their fractions lean
+    toward their verdicts); its margin is then not judged."""
+    import dataclasses
+
+    assert comparison.outcome is not None
+    word = "case was" if stopped == 1 else "cases were"
+    comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"
+    comparison.outcome = dataclasses.replace(comparison.outcome, low=None, high=None)
