@@ -8,7 +8,12 @@ import random
 
 import pytest
 from conftest import load_json, section
-from pytest_probability.extensions.intervals.methods import bayes, clopper_pearson, wilson
+from pytest_probability.extensions.intervals.methods import (
+    Interval,
+    bayes,
+    clopper_pearson,
+    wilson,
+)
 from pytest_probability.extensions.stopping.curtail import (
     FAIL,
     PASS,
@@ -16,6 +21,7 @@ from pytest_probability.extensions.stopping.curtail import (
     Thresholds,
     curtail,
 )
+from pytest_probability.extensions.stopping.sequence import confidence_sequence
 
 #: The spec's curtailment example: identify_pii fails run 38 only, never passes runs 1-3.
 STOP_BENCH = """
@@ -160,6 +166,7 @@ METHODS = {
     "exact": lambda p, n, level: clopper_pearson(p, n, level),
     "wilson": lambda p, n, level: wilson(p, n, level),
     "bayes": lambda p, n, level: bayes(p, n, level, (1.0, 1.0)),
+    "seq": lambda p, n, level: Interval(*confidence_sequence(p, n, level)),
 }
 
 
