@@ -120,8 +120,8 @@ def pytest_prob_skip_run(item: pytest.Item, case: Case) -> str | None:
     :return: a skip reason (the run becomes a pytest skip, not a sample), or ``None`` to run
         it. The first non-``None`` answer wins.
 
-    No bundled implementation yet; the stopping extension skips runs that cannot change a
-    verdict through it.
+    The bundled ``stopping`` extension implements it (only while ``--prob-stop`` is on): it
+    skips the remaining runs of a case whose verdict can no longer change.
     """
 
 
@@ -139,8 +139,9 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     :return: nothing. An implementation that raises is reported as a warning (once per
         extension) and in the record's ``warnings``; the run and the session go on.
 
-    No bundled implementation yet; the cost extension moves recorded cost and usage into
-    the record through it.
+    Implemented by the bundled ``cost`` (cost and usage), ``latency`` (the run's latency),
+    ``comparisons`` (a compared case's arm and input) and ``stopping`` (stopped runs)
+    extensions.
     """
 
 
@@ -156,8 +157,8 @@ def pytest_prob_logrecord(record: dict[str, Any], config: pytest.Config) -> None
     :return: nothing. An implementation that raises is reported as a warning (once per
         extension) and in the report's ``warnings``; the session goes on.
 
-    No bundled implementation yet; the budget and stopping extensions follow the session's
-    progress through it.
+    No bundled extension implements it: they read the session results when they build the
+    report. A third party can follow the session's progress through it.
     """
 
 

@@ -241,7 +241,7 @@ def judge_item(item: VerdictItem) -> None:
     if here < total:
         pytest.skip(
             f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
-            "pytest-xdist, keep a function on one worker: --dist loadgroup)"
+            "pytest-xdist, keep a function on one worker: --dist loadfile)"
         )
     arm = item.request.kind[len(KIND_PREFIX) :]
     cases = [c for key in planned if (c := results.get(key)) is not None]

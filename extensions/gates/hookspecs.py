@@ -23,7 +23,7 @@ def pytest_prob_register_gates(register: RegisterGate, config: pytest.Config) ->
     registered later (a conftest) are called on registration.
 
     :param register: ``register(name, *, configure, judge, minimum_runs=None,
-        describe=None, decides_runs=True, render=None)``; see
+        describe=None, decides_runs=True, render=None, verdict_at=None)``; see
         :class:`~pytest_probability.extensions.gates.registry.GateKind` for what each
         callable receives and returns. Registering a name twice is an error.
     :param config: the pytest config.

@@ -140,8 +140,9 @@ def pytest_prob_build_report(
             (label if labels.count(label) == 1 else f"{module}::{label}", members)
             for (module, label), members in groups.items()
         ),
-        (OVERALL, list(range(len(cases)))),
     ]
+    if len(groups) > 1:  # one function: its lines already are the whole session
+        scopes.append((OVERALL, list(range(len(cases)))))
     for scope, members in scopes:
         for metric in chosen:
             if metric.label in failed:

@@ -68,9 +68,7 @@ class Metric:
     min_parameter: int = 1
 
     def spelled(self) -> str:
-        if not self.family:
-            return self.name
-        return f"{self.name}K" + (f" [K >= {self.min_parameter}]" if self.min_parameter > 1 else "")
+        return f"{self.name}K" if self.family else self.name
 
 
 @dataclass(frozen=True)
@@ -138,10 +136,16 @@ class Metrics:
 
     def accepted(self) -> str:
         """The accepted spellings, for error messages: ``pass^K, pass@K (K a whole
-        number >= 1)``."""
+        number >= 1)``, or ``…, agree@K (K a whole number >= 1; >= 2 for agree@K)``."""
         forms = [metric.spelled() for metric in self._metrics.values()]
-        families = any(metric.family for metric in self._metrics.values())
-        return ", ".join(forms) + (" (K a whole number >= 1)" if families else "")
+        families = [metric for metric in self._metrics.values() if metric.family]
+        if not families:
+            return ", ".join(forms)
+        higher = [
+            f">= {m.min_parameter} for {m.spelled()}" for m in families if m.min_parameter > 1
+        ]
+        rule = "K a whole number >= 1" if len(higher) < len(families) else "K a whole number"
+        return ", ".join(forms) + f" ({'; '.join([rule, *higher])})"
 
     def choose(self, text: str) -> ChosenMetric:
         """A requested spelling, or :class:`ValueError` listing the accepted forms."""

@@ -31,5 +31,5 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
     :param config: the pytest config.
     :return: nothing.
 
-    The bundled ``stopping`` extension registers ``curtail`` through it.
+    The bundled ``stopping`` extension registers ``curtail`` and ``sequential`` through it.
     """

@@ -131,7 +131,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="curtail: skip a gated case's remaining runs once its verdict can no longer "
         "change (same verdicts); sequential: judge rate gates on an anytime-valid interval "
         "and stop as soon as it clears or falls below the bar (runs becomes a maximum); "
-        "under xdist both need --dist loadgroup",
+        "under xdist both need each case on one worker (--dist loadfile)",
         owner="stopping",
     )
 
@@ -171,8 +171,10 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the per-run stopper only when a rule is on (sessions without
-    ``--prob-stop`` pay nothing per run). Called once per process; returns nothing."""
+    """Fill the rule registry (a broken registration is a usage error in every session) and
+    register the per-run stopper only when a rule is on (sessions without ``--prob-stop``
+    pay nothing per run). Called once per process; returns nothing."""
+    rules_of(config)
     mode = kernel_of(config).options.session_value("stop")
     if mode != OFF and config.pluginmanager.get_plugin(STOPPER) is None:
         if config.pluginmanager.get_plugin("probability.gates") is None:
@@ -199,9 +201,9 @@ class Stopper:
         from pytest_probability.extensions.gates.state import state_of
 
         gates = state_of(self.config).case_gates(case.key, case.mark)
-        deciding = [(kind, spec) for kind, spec in gates if kind.decides_runs]
-        if not deciding or any(kind.verdict_at is None for kind, _ in gates):
+        if not gates or any(kind.verdict_at is None for kind, _ in gates):
             return None  # ungated, or a gate (latency) that depends on more than passes
+        deciding = gates  # every gate must be settled, whether or not it decides the runs
         found = []
         for kind, spec in deciding:
             key = (kind.name, spec)
@@ -309,8 +311,8 @@ def pytest_prob_build_report(
     lines = [text]
     if spread:
         lines.append(
-            f"{spread} case(s) ran on several workers, so every run of them ran "
-            "(keep each case on one worker: --dist loadgroup)"
+            f"{spread} case(s) had runs on several workers, which ran every run they had "
+            "(keep each case on one worker: --dist loadfile)"
         )
     report.add_summary("Stopped:", lines, order=SUMMARY_ORDER)
     report.set_json(

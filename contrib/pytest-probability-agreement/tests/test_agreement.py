@@ -94,7 +94,7 @@ LINE = re.compile(
 )
 
 ACCEPTED_BUNDLED = "pass^K, pass@K (K a whole number >= 1)"
-ACCEPTED = "pass^K, pass@K, agreement, agree@K [K >= 2] (K a whole number >= 1)"
+ACCEPTED = "pass^K, pass@K, agreement, agree@K (K a whole number >= 1; >= 2 for agree@K)"
 
 
 # -- independent reference ------------------------------------------------------------------
@@ -393,7 +393,7 @@ def test_registered_metrics() -> None:
     """Through the bundled registry: names, runs needed, errors as non-passes, agree@1."""
     metrics = Metrics()
     pytest_prob_register_metrics(metrics.register, None)  # type: ignore[arg-type]
-    assert metrics.accepted() == "agreement, agree@K [K >= 2] (K a whole number >= 1)"
+    assert metrics.accepted() == "agreement, agree@K (K a whole number; >= 2 for agree@K)"
     chosen = metrics.parse("agreement, agree@3 agreement")
     assert [(c.label, c.parameter, c.needs()) for c in chosen] == [
         ("agreement", None, 2),
