@@ -29,6 +29,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("metrics", "pytest_probability.extensions.metrics"),
     ("stopping", "pytest_probability.extensions.stopping"),
     ("plan", "pytest_probability.extensions.plan"),
+    ("texts", "pytest_probability.extensions.texts"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

@@ -1,0 +1,296 @@
+"""The public ``texts_expect_*`` and ``texts_agg_*`` helpers.
+
+Call them inside a bench function (or any test): each asks the LLM judge, then asserts. A
+score outside the accepted range raises :class:`AssertionError` (the run is a FAIL); bad
+arguments raise :class:`TextsUsageError` and an unreachable or unusable judge raises a
+:class:`~.client.BackendError` or :class:`~.evaluate.JudgeReplyError` (the run is an ERROR).
+
+``completeness`` is an alias of precision and ``correctness`` of recall, as in the API this
+implements: *completeness* asks how much of the given text the expected text supports,
+*correctness* how much of the expected text the given text contains.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .evaluate import Call, evaluate
+from .scoring import Verdict, check_aggregate, check_range
+from .session import judge_for, record_call
+
+
+class TextsUsageError(pytest.UsageError):
+    """A ``texts_*`` helper was called with an invalid argument (the run is an ERROR)."""
+
+
+class TextsWarning(UserWarning):
+    """An assertion that cannot fail, is narrower than the judge's noise, or is costly."""
+
+
+#: LLM judging rarely separates scores closer than this
+NARROW = 0.05
+#: evaluations above which a helper warns about cost and time
+MANY = 50
+
+
+def _text(function: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TextsUsageError(f"{function}(): {name} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _unit(function: str, name: str, value: Any) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (math.isfinite(value) and 0.0 <= value <= 1.0)
+    ):
+        raise TextsUsageError(f"{function}(): {name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _count(function: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TextsUsageError(
+            f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
+        )
+    return value
+
+
+def _warn(message: str) -> None:
+    warnings.warn(TextsWarning(message), stacklevel=4)
+
+
+def _check_bounds(function: str, low: float, high: float, quiet: bool, what: str) -> None:
+    if quiet:
+        return
+    if low <= 0.0 and high >= 1.0:
+        _warn(f"{function}(): {what} accepts every score from 0 to 1: it cannot fail")
+    elif high - low < NARROW:
+        _warn(
+            f"{function}(): {what} is narrower than {NARROW}: an LLM judge's scores vary "
+            "more than that from call to call"
+        )
+
+
+def _run(
+    function: str,
+    expected: str,
+    given: str,
+    metric: str,
+    full_runs: int,
+    each_question_runs: int,
+    retry_on_error: bool,
+    check: Callable[[list[Any]], Verdict],
+) -> None:
+    __tracebackhide__ = True
+    judge = judge_for(retry_on_error)
+
+    def on_call(call: Call) -> None:
+        record_call(call, judge)
+
+    samples = evaluate(judge, expected, given, metric, full_runs, each_question_runs, on_call)
+    verdict = check(samples)
+    if not verdict.passed:
+        raise AssertionError(verdict.message)
+
+
+def _make_range(metric: str, name: str) -> Callable[..., None]:
+    def helper(
+        expected: str,
+        given: str,
+        min_score: float,
+        max_score: float,
+        skip_warnings: bool = False,
+        retry_on_error: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        _text(name, "expected", expected)
+        _text(name, "given", given)
+        low = _unit(name, "min_score", min_score)
+        high = _unit(name, "max_score", max_score)
+        if low > high:
+            raise TextsUsageError(
+                f"{name}(): min_score ({low:g}) must not be greater than max_score ({high:g})"
+            )
+        _check_bounds(name, low, high, skip_warnings, f"[{low:g}, {high:g}]")
+        _run(
+            name, expected, given, metric, 1, 1, retry_on_error,
+            lambda samples: check_range(samples, metric, low, high, name),
+        )  # fmt: skip
+
+    return _finish(
+        helper,
+        name,
+        f"Assert that the {_WORDS[metric]} of ``given`` against "
+        "``expected`` lies in ``[min_score, max_score]`` (one evaluation).",
+    )
+
+
+def _make_equal(metric: str, name: str) -> Callable[..., None]:
+    def helper(
+        expected: str,
+        given: str,
+        target: float = 1.0,
+        max_delta: float = 0.2,
+        skip_warnings: bool = False,
+        retry_on_error: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        _text(name, "expected", expected)
+        _text(name, "given", given)
+        centre = _unit(name, "target", target)
+        delta = _unit(name, "max_delta", max_delta)
+        low, high = max(0.0, centre - delta), min(1.0, centre + delta)
+        _check_bounds(
+            name, low, high, skip_warnings, f"target ± max_delta ({centre:g} ± {delta:g})"
+        )
+        _run(
+            name, expected, given, metric, 1, 1, retry_on_error,
+            lambda samples: check_range(samples, metric, low, high, name),
+        )  # fmt: skip
+
+    return _finish(
+        helper,
+        name,
+        f"Assert that the {_WORDS[metric]} is within ``target ± "
+        "max_delta`` (clamped to [0, 1]; one evaluation).",
+    )
+
+
+def _aggregate_counts(name: str, full_runs: Any, each_question_runs: Any) -> tuple[int, int]:
+    runs = _count(name, "full_runs", full_runs)
+    each = _count(name, "each_question_runs", each_question_runs)
+    if runs * each > MANY:
+        _warn(
+            f"{name}(): full_runs × each_question_runs = {runs * each} evaluations "
+            f"(more than {MANY}): slow and costly"
+        )
+    return runs, each
+
+
+def _make_bound(metric: str, how: str, name: str) -> Callable[..., None]:
+    bound_name = "lower_bound" if how == "min" else "upper_bound"
+
+    def check(
+        expected: str, given: str, bound: Any, full_runs: Any, each: Any, retry: bool
+    ) -> None:
+        _text(name, "expected", expected)
+        _text(name, "given", given)
+        value = _unit(name, bound_name, bound)
+        runs, each_runs = _aggregate_counts(name, full_runs, each)
+        low, high = (value, 1.0) if how == "min" else (0.0, value)
+        _check_bounds(name, low, high, False, f"{bound_name}={value:g}")
+        _run(
+            name, expected, given, metric, runs, each_runs, retry,
+            lambda samples: check_aggregate(samples, metric, how, low, high, name),
+        )  # fmt: skip
+
+    if how == "min":
+
+        def helper_min(
+            expected: str,
+            given: str,
+            lower_bound: float,
+            full_runs: int = 5,
+            each_question_runs: int = 1,
+            retry_on_error: bool = True,
+        ) -> None:
+            __tracebackhide__ = True
+            check(expected, given, lower_bound, full_runs, each_question_runs, retry_on_error)
+
+        return _finish(
+            helper_min,
+            name,
+            f"Assert that the minimum {_WORDS[metric]} over "
+            "``full_runs × each_question_runs`` evaluations is at least "
+            "``lower_bound``.",
+        )
+
+    def helper_max(
+        expected: str,
+        given: str,
+        upper_bound: float,
+        full_runs: int = 5,
+        each_question_runs: int = 1,
+        retry_on_error: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        check(expected, given, upper_bound, full_runs, each_question_runs, retry_on_error)
+
+    return _finish(
+        helper_max,
+        name,
+        f"Assert that the maximum {_WORDS[metric]} over "
+        "``full_runs × each_question_runs`` evaluations is at most ``upper_bound``.",
+    )
+
+
+def _make_target(metric: str, how: str, name: str) -> Callable[..., None]:
+    def helper(
+        expected: str,
+        given: str,
+        target: float,
+        max_delta: float = 0.1,
+        full_runs: int = 5,
+        each_question_runs: int = 1,
+        retry_on_error: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        _text(name, "expected", expected)
+        _text(name, "given", given)
+        centre = _unit(name, "target", target)
+        delta = _unit(name, "max_delta", max_delta)
+        runs, each = _aggregate_counts(name, full_runs, each_question_runs)
+        low, high = max(0.0, centre - delta), min(1.0, centre + delta)
+        _check_bounds(name, low, high, False, f"target ± max_delta ({centre:g} ± {delta:g})")
+        _run(
+            name, expected, given, metric, runs, each, retry_on_error,
+            lambda samples: check_aggregate(samples, metric, how, low, high, name),
+        )  # fmt: skip
+
+    return _finish(
+        helper,
+        name,
+        f"Assert that the {how} {_WORDS[metric]} over ``full_runs × "
+        "each_question_runs`` evaluations is within ``target ± max_delta``.",
+    )
+
+
+_WORDS = {"f1": "F1 score", "precision": "precision", "recall": "recall"}
+
+
+def _finish(helper: Callable[..., None], name: str, doc: str) -> Callable[..., None]:
+    helper.__name__ = helper.__qualname__ = name
+    helper.__doc__ = doc
+    helper.__module__ = "pytest_probability.texts"
+    return helper
+
+
+#: the metrics and their aliases: completeness is precision, correctness is recall
+METRICS = {
+    "f1": "f1",
+    "precision": "precision",
+    "recall": "recall",
+    "completeness": "precision",
+    "correctness": "recall",
+}
+
+HELPERS: dict[str, Callable[..., None]] = {}
+for _alias, _metric in METRICS.items():
+    HELPERS[f"texts_expect_{_alias}_range"] = _make_range(_metric, f"texts_expect_{_alias}_range")
+    HELPERS[f"texts_expect_{_alias}_equal"] = _make_equal(_metric, f"texts_expect_{_alias}_equal")
+    for _how in ("min", "max"):
+        HELPERS[f"texts_agg_{_alias}_{_how}"] = _make_bound(
+            _metric, _how, f"texts_agg_{_alias}_{_how}"
+        )
+    for _how, _stat in (("median", "median"), ("mean", "mean"), ("average", "mean")):
+        HELPERS[f"texts_agg_{_alias}_{_how}"] = _make_target(
+            _metric, _stat, f"texts_agg_{_alias}_{_how}"
+        )
+del _alias, _metric, _how, _stat

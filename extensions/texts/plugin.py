@@ -1,0 +1,73 @@
+"""The ``texts`` extension's pytest hooks: its settings and the bundled backend.
+
+Nothing here reads or checks the judge's settings: that happens on the first helper call, so
+a session that does not use the helpers is never affected by them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_probability.options import OptionRegistry
+
+from .backends import OPENAI, openai_backend
+from .session import set_session
+
+#: (setting, CLI flag or None, help) — values are text, checked on first use
+SETTINGS = (
+    ("texts_model", "--texts-model", "the judge model for texts_* helpers (or PYTEST_TEXTS_MODEL)"),
+    ("texts_base_url", "--texts-base-url", "OpenAI-compatible base URL (or OPENAI_BASE_URL)"),
+    ("texts_backend", None, "judge backend (default openai)"),
+    ("texts_azure_endpoint", None, "Azure OpenAI endpoint (or AZURE_OPENAI_ENDPOINT)"),
+    ("texts_azure_deployment", None, "Azure OpenAI deployment (default: the model)"),
+    ("texts_api_version", None, "Azure OpenAI api-version (or OPENAI_API_VERSION)"),
+    ("texts_temperature", None, "judge temperature (default 0)"),
+    ("texts_max_tokens", None, "judge max tokens (max_completion_tokens where needed)"),
+    ("texts_timeout", None, "seconds per judge request (default 60)"),
+    ("texts_json_mode", None, "ask for JSON replies (default true)"),
+    ("texts_max_concurrency", None, "judge calls in flight at once (default 8)"),
+    ("texts_prices", None, "TOML file of judge prices per million tokens"),
+)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare the judge's settings (as text: they are checked when a helper first needs
+    them). Called by the kernel's historic hook; returns nothing."""
+    for name, flag, help_text in SETTINGS:
+        options.add(
+            name,
+            parse=str,
+            cli=flag,
+            ini=name,
+            metavar="VALUE",
+            help=help_text,
+            owner="texts",
+        )
+    options.add(
+        "texts_cache",
+        parse=str,
+        cli="--texts-cache",
+        ini="texts_cache",
+        flag_value="true",
+        help="reuse judge replies from pytest's cache (keyed per case, run and sample)",
+        ini_help="reuse judge replies from pytest's cache (default false)",
+        owner="texts",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Remember the session for helpers called outside a bench run. Called once per
+    process; returns nothing."""
+    set_session(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Forget the session. Called once per process at the end; returns nothing."""
+    set_session(None)
+
+
+def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> None:
+    """Register the bundled ``openai`` backend. Called on the first helper call; returns
+    nothing."""
+    register(OPENAI, openai_backend, description="OpenAI-compatible chat completions")

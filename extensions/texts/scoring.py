@@ -1,0 +1,150 @@
+"""Scores from graded answers, aggregation, and the assertion messages. Pure module."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+#: the metrics in plain words (never an enum's repr)
+METRIC_WORDS = {
+    "f1": "F1 score (the harmonic mean of precision and recall)",
+    "precision": "precision (completeness: how much of the given text the expected text supports)",
+    "recall": "recall (correctness: how much of the expected text the given text contains)",
+}
+SHORT = {"f1": "F1", "precision": "precision", "recall": "recall"}
+#: the questions shown under a failed assertion
+WORST_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class SideSample:
+    """One side of one sample: questions written from one text, answered from the other."""
+
+    questions: tuple[str, ...]
+    answers: tuple[float, ...]
+
+    @property
+    def score(self) -> float:
+        """The mean answer (1 when there are no questions: nothing can be missing)."""
+        return sum(self.answers) / len(self.answers) if self.answers else 1.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One evaluation: recall and/or precision sides, and the metric's value."""
+
+    recall: SideSample | None
+    precision: SideSample | None
+
+    def value(self, metric: str) -> float:
+        if metric == "recall":
+            assert self.recall is not None
+            return self.recall.score
+        if metric == "precision":
+            assert self.precision is not None
+            return self.precision.score
+        assert self.recall is not None and self.precision is not None
+        return f1(self.precision.score, self.recall.score)
+
+
+def f1(precision: float, recall: float) -> float:
+    """``2PR/(P+R)``, 0 when both are 0."""
+    total = precision + recall
+    return 0.0 if total == 0 else 2 * precision * recall / total
+
+
+AGGREGATES = {
+    "min": min,
+    "max": max,
+    "median": statistics.median,
+    "mean": statistics.fmean,
+}
+
+
+@dataclass
+class Verdict:
+    """An assertion's outcome and the message explaining a failure."""
+
+    passed: bool
+    message: str
+    values: list[float] = field(default_factory=list)
+
+
+def score(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def failed_questions(samples: Sequence[Sample], metric: str) -> list[tuple[str, str, float]]:
+    """The lowest-scored answers across samples: ``(side, question, answer)``."""
+    found: list[tuple[str, str, float]] = []
+    for sample in samples:
+        sides = []
+        if metric in ("recall", "f1") and sample.recall is not None:
+            sides.append(("recall", sample.recall))
+        if metric in ("precision", "f1") and sample.precision is not None:
+            sides.append(("precision", sample.precision))
+        for name, side in sides:
+            found += [(name, q, a) for q, a in zip(side.questions, side.answers, strict=True)]
+    failing = sorted((f for f in found if f[2] < 1.0), key=lambda f: f[2])
+    unique: list[tuple[str, str, float]] = []
+    for item in failing:
+        if all(item[1] != other[1] for other in unique):
+            unique.append(item)
+    return unique[:WORST_SHOWN]
+
+
+def explain(samples: Sequence[Sample], metric: str, headline: str, values: Sequence[float]) -> str:
+    """The message of a failed assertion: the headline, the sides, the worst questions."""
+    lines = [headline]
+    if len(values) > 1:
+        lines.append(f"  samples: {', '.join(score(v) for v in values)}")
+    if metric == "f1" and len(samples) == 1:
+        sample = samples[0]
+        assert sample.precision is not None and sample.recall is not None
+        lines.append(f"  {METRIC_WORDS['recall']}: {score(sample.recall.score)}")
+        lines.append(f"  {METRIC_WORDS['precision']}: {score(sample.precision.score)}")
+    worst = failed_questions(samples, metric)
+    if worst:
+        lines.append("  questions the texts did not fully answer (lowest first):")
+        for side, question, answer in worst:
+            where = "given" if side == "recall" else "expected"
+            lines.append(f"    {answer:<4g} {question}  [asked of the {where} text]")
+    return "\n".join(lines)
+
+
+def check_range(
+    samples: Sequence[Sample], metric: str, low: float, high: float, function: str
+) -> Verdict:
+    """One evaluation: is the value within ``[low, high]``?"""
+    value = samples[0].value(metric)
+    if low <= value <= high:
+        return Verdict(True, "", [value])
+    side = "below the minimum" if value < low else "above the maximum"
+    bound = low if value < low else high
+    headline = (
+        f"{function}: the {METRIC_WORDS[metric]} is {score(value)}, {side} {score(bound)} "
+        f"(accepted: [{score(low)}, {score(high)}])"
+    )
+    return Verdict(False, explain(samples, metric, headline, [value]), [value])
+
+
+def check_aggregate(
+    samples: Sequence[Sample],
+    metric: str,
+    how: str,
+    low: float,
+    high: float,
+    function: str,
+) -> Verdict:
+    """Several evaluations: is ``how`` (min/max/median/mean) of the values in range?"""
+    values = [sample.value(metric) for sample in samples]
+    value = AGGREGATES[how](values)
+    if low <= value <= high:
+        return Verdict(True, "", values)
+    headline = (
+        f"{function}: the {how} {SHORT[metric]} over {len(values)} evaluations is "
+        f"{score(value)}, outside the accepted [{score(low)}, {score(high)}] "
+        f"({METRIC_WORDS[metric]})"
+    )
+    return Verdict(False, explain(samples, metric, headline, values), values)

@@ -1,0 +1,158 @@
+"""Where a helper call gets its judge: the session's settings, backends and cache, and where
+the judge's token usage goes (the run's ``record_usage``)."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+from pytest_probability.context import _current
+
+from .backends import Backends, default_backends
+from .evaluate import Call, Judge
+from .settings import TextsSettings, price, resolve
+
+#: the config of the session in progress (set by the plugin at ``pytest_configure``), for
+#: helpers called outside a bench run (a plain ``test_*``)
+_session: dict[str, Any] = {"config": None}
+_lock = threading.Lock()
+_BACKENDS_KEY = "texts-backends"
+_SETTINGS_KEY = "texts-settings"
+_WARNED: set[str] = set()
+
+
+class TextsUsageWarning(UserWarning):
+    """The judge's reply carried no token usage, or the cache is unavailable."""
+
+
+def set_session(config: Any) -> None:
+    _session["config"] = config
+    _WARNED.clear()
+
+
+def active_config() -> Any:
+    """The running bench run's config, else the session's, else ``None``."""
+    context = _current.get()
+    if context is not None and context.config is not None:
+        return context.config
+    return _session["config"]
+
+
+def _per_config(config: Any, key: str, make: Any) -> Any:
+    store = getattr(config, "_prob_texts", None) if config is not None else None
+    if store is None:
+        if config is None:
+            return make()
+        store = {}
+        config._prob_texts = store
+    with _lock:
+        if key not in store:
+            store[key] = make()
+        return store[key]
+
+
+def settings_for(config: Any) -> TextsSettings:
+    """The resolved settings (read once per session, on first use)."""
+
+    def read(name: str) -> Any:
+        from pytest_probability.kernel import kernel_of
+
+        options = kernel_of(config).options
+        return options.session_value(name) if name in options.specs else None
+
+    return _per_config(config, _SETTINGS_KEY, lambda: resolve(read if config else None))
+
+
+def backends_for(config: Any) -> Backends:
+    def make() -> Backends:
+        if config is None:
+            return default_backends()
+        found = Backends()
+        config.hook.pytest_prob_register_llm_backends.call_historic(
+            kwargs={"register": found.register, "config": config}
+        )
+        return found
+
+    return _per_config(config, _BACKENDS_KEY, make)
+
+
+class PytestCache:
+    """The judge cache in pytest's cache directory (``.pytest_cache``)."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def get(self, key: str) -> str | None:
+        found = self.cache.get(f"probability/texts/{key}", None)
+        return found if isinstance(found, str) else None
+
+    def set(self, key: str, text: str) -> None:
+        self.cache.set(f"probability/texts/{key}", text)
+
+
+def judge_for(retry_on_error: bool) -> Judge:
+    """A judge for one helper call, with the session's settings."""
+    config = active_config()
+    settings = settings_for(config)
+    backend = backends_for(config).create(
+        settings if retry_on_error else _without_retries(settings)
+    )
+    cache = None
+    if settings.cache:
+        store = getattr(config, "cache", None)
+        if store is None:
+            _warn_once("cache", "texts_cache is on but pytest's cache is disabled: not caching")
+        else:
+            cache = PytestCache(store)
+    context = _current.get()
+    run_key = f"{context.case_id}#{context.run}" if context is not None else ""
+    return Judge(
+        backend=backend,
+        backend_name=settings.backend,
+        model=settings.model,
+        json_mode=settings.json_mode,
+        max_concurrency=settings.max_concurrency,
+        reply_retries=settings.reply_retries if retry_on_error else 0,
+        cache=cache,
+        run_key=run_key,
+    )
+
+
+def _without_retries(settings: TextsSettings) -> TextsSettings:
+    import dataclasses
+
+    return dataclasses.replace(settings, reply_retries=0, transport_retries=0)
+
+
+def record_call(call: Call, judge: Judge) -> None:
+    """Record a finished call's token usage on the current bench run (if any)."""
+    reply = call.reply
+    if reply is None:
+        return
+    usage = reply.usage() if hasattr(reply, "usage") else None
+    if usage is None:
+        _warn_once(
+            "usage", f"the judge ({judge.model}) reported no token usage: its spend is not counted"
+        )
+        return
+    context = _current.get()
+    if context is None:
+        return
+    from pytest_probability.extensions.cost import record_usage
+
+    config = active_config()
+    cost = price(settings_for(config), reply.model, usage) if config is not None else None
+    record_usage(
+        model=reply.model,
+        input_tokens=usage[0],
+        output_tokens=usage[1],
+        cached_input_tokens=usage[2],
+        cost=cost,
+    )
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(TextsUsageWarning(message), stacklevel=4)

@@ -1,0 +1,198 @@
+"""The judge's settings, read lazily on the first helper call.
+
+Options are declared as plain text (so a bad value never breaks a pytest run that does not use
+the helpers) and checked here, the first time a helper needs them: CLI > ini > environment >
+default. Errors name the setting and what would be valid. Pure module (the config is an opaque
+object with ``getoption``/``getini`` through the kernel's registry).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class TextsConfigError(RuntimeError):
+    """The judge is not configured, or a setting is invalid (the run is an ERROR)."""
+
+
+@dataclass(frozen=True)
+class TextsSettings:
+    """Everything the helpers need to call the judge."""
+
+    backend: str
+    model: str
+    base_url: str
+    api_key: str | None
+    azure_endpoint: str | None
+    azure_deployment: str | None
+    api_version: str | None
+    temperature: float | None
+    max_tokens: int | None
+    timeout: float
+    json_mode: bool
+    max_concurrency: int
+    cache: bool
+    #: model → (input, output, cached input) price per million tokens
+    prices: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    #: replies that are truncated or not valid JSON may be asked again this many times
+    reply_retries: int = 2
+    #: extra attempts after a connection error, a timeout, 408/409/429 or 5xx
+    transport_retries: int = 4
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings for reports and messages: the key is never shown."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key": None if self.api_key is None else "***",
+            "azure_endpoint": self.azure_endpoint,
+            "azure_deployment": self.azure_deployment,
+            "api_version": self.api_version,
+        }
+
+
+#: setting name → (CLI option dest or None, environment variables, default)
+SOURCES: dict[str, tuple[tuple[str, ...], Any]] = {
+    "texts_backend": ((), "openai"),
+    "texts_model": (("PYTEST_TEXTS_MODEL",), None),
+    "texts_base_url": (("OPENAI_BASE_URL",), None),
+    "texts_azure_endpoint": (("AZURE_OPENAI_ENDPOINT",), None),
+    "texts_azure_deployment": ((), None),
+    "texts_api_version": (("OPENAI_API_VERSION",), None),
+    "texts_temperature": ((), "0"),
+    "texts_max_tokens": ((), None),
+    "texts_timeout": ((), "60"),
+    "texts_json_mode": ((), "true"),
+    "texts_max_concurrency": ((), "8"),
+    "texts_cache": ((), "false"),
+    "texts_prices": ((), None),
+}
+
+
+def resolve(
+    read: Callable[[str], Any] | None, environ: Mapping[str, str] | None = None
+) -> TextsSettings:
+    """The settings from ``read(name)`` (the session's CLI/ini value or ``None``), then the
+    environment, then the defaults. Raises :class:`TextsConfigError` naming a bad setting."""
+    env = os.environ if environ is None else environ
+
+    def raw(name: str) -> Any:
+        value = read(name) if read is not None else None
+        if value is None or value == "":
+            envs, default = SOURCES[name]
+            value = next((env[e] for e in envs if env.get(e)), default)
+        return value
+
+    model = raw("texts_model")
+    azure_endpoint = raw("texts_azure_endpoint")
+    deployment = raw("texts_azure_deployment")
+    if not model and not deployment:
+        raise TextsConfigError(
+            "no judge model is configured for the texts_* helpers: set --texts-model, the "
+            "ini option texts_model or the environment variable PYTEST_TEXTS_MODEL"
+        )
+    api_key = env.get("AZURE_OPENAI_API_KEY") if azure_endpoint else None
+    api_key = api_key or env.get("OPENAI_API_KEY") or None
+    api_version = raw("texts_api_version")
+    if azure_endpoint and not api_version:
+        raise TextsConfigError(
+            "Azure OpenAI mode (texts_azure_endpoint) needs texts_api_version (or "
+            "OPENAI_API_VERSION), e.g. 2024-10-21"
+        )
+    return TextsSettings(
+        backend=str(raw("texts_backend")).strip(),
+        model=str(model or deployment),
+        base_url=str(raw("texts_base_url") or DEFAULT_BASE_URL),
+        api_key=api_key,
+        azure_endpoint=str(azure_endpoint) if azure_endpoint else None,
+        azure_deployment=str(deployment) if deployment else None,
+        api_version=str(api_version) if api_version else None,
+        temperature=_number("texts_temperature", raw("texts_temperature"), 0.0, 2.0, none=True),
+        max_tokens=_whole("texts_max_tokens", raw("texts_max_tokens")),
+        timeout=_number("texts_timeout", raw("texts_timeout"), 0.001, math.inf),  # type: ignore[arg-type]
+        json_mode=_flag("texts_json_mode", raw("texts_json_mode")),
+        max_concurrency=_whole("texts_max_concurrency", raw("texts_max_concurrency")) or 8,
+        cache=_flag("texts_cache", raw("texts_cache")),
+        prices=_prices(raw("texts_prices")),
+    )
+
+
+def _number(name: str, value: Any, low: float, high: float, none: bool = False) -> float | None:
+    if value is None or (none and str(value).strip().lower() in ("", "none")):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not low <= number <= high:
+        raise TextsConfigError(f"{name}={value!r}: expected a number from {low:g} to {high:g}")
+    return number
+
+
+def _whole(name: str, value: Any) -> int | None:
+    if value is None or str(value).strip() == "":
+        return None
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise TextsConfigError(f"{name}={value!r}: expected a whole number of at least 1")
+    return number
+
+
+def _flag(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise TextsConfigError(f"{name}={value!r}: expected true or false")
+
+
+def _prices(path: Any) -> dict[str, tuple[float, float, float]]:
+    """``texts_prices``: a TOML file of ``[model] input = …, output = …, cached_input = …``
+    (dollars, or your unit, per million tokens)."""
+    if not path:
+        return {}
+    try:
+        with open(str(path), "rb") as handle:
+            document = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TextsConfigError(f"texts_prices={path!r}: cannot read it: {exc}") from None
+    prices: dict[str, tuple[float, float, float]] = {}
+    for model, entry in document.items():
+        if not isinstance(entry, dict):
+            raise TextsConfigError(
+                f"texts_prices={path!r}: [{model}] must be a table with input and output"
+            )
+        try:
+            values = tuple(
+                float(entry.get(key, entry.get("input", 0.0) if key == "cached_input" else 0.0))
+                for key in ("input", "output", "cached_input")
+            )
+        except (TypeError, ValueError):
+            raise TextsConfigError(f"texts_prices={path!r}: [{model}] has a non-number") from None
+        if any(not math.isfinite(v) or v < 0 for v in values):
+            raise TextsConfigError(f"texts_prices={path!r}: [{model}] has a negative price")
+        prices[model] = values  # type: ignore[assignment]
+    return prices
+
+
+def price(settings: TextsSettings, model: str, tokens: tuple[int, int, int]) -> float | None:
+    """The cost of one call from ``texts_prices`` (``None`` when the model is not listed)."""
+    found = settings.prices.get(model) or settings.prices.get(settings.model)
+    if found is None:
+        return None
+    inputs, outputs, cached = tokens
+    return ((inputs - cached) * found[0] + cached * found[2] + outputs * found[1]) / 1e6
