@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from importlib import metadata as importlib_metadata
 
-import importlib_metadata
 import pytest
 
 ENTRY_POINT_GROUP = "pytest_probability.extensions"

@@ -18,7 +18,7 @@ from .paired import fisher_two_sided, margin_verdict, newcombe_difference
 from .registry import InputLine, Pair, Side, TestOutcome, TestSettings
 from .signflip import bootstrap_difference, sign_flip_test
 
-PAIRED = "paired"
+PAIRED = "paired"  # (the same name as session.PAIRED)
 
 
 def _difference(pair: Pair) -> Fraction:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.cases import FunctionCases
@@ -14,10 +14,13 @@ from pytest_probability.results import Results
 from pytest_probability.values import parse_bool
 from pytest_probability.verdicts import VerdictRequest
 
-from . import regression, render
 from .axes import analyse_axis
-from .engine import PAIRED, Comparison
-from .session import RECORD_FIELD, build, register_bundled, state_of
+from .regression_options import PLUGIN_NAME as REGRESSION
+from .regression_options import add_options as add_regression_options
+from .session import PAIRED, RECORD_FIELD, build, register_bundled, state_of
+
+if TYPE_CHECKING:
+    from .engine import Comparison
 
 KIND_PREFIX = "compare:"
 SECTION_ORDER = 120
@@ -123,7 +126,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="adjust comparison p-values: none (exploratory), holm, bonferroni, bh",
         owner=owner,
     )
-    regression.add_options(options, parse_margin)
+    add_regression_options(options, parse_margin)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -133,7 +136,14 @@ def pytest_configure(config: pytest.Config) -> None:
     state = state_of(config)
     state.tests()
     state.adjustments()
-    regression.configure(config)
+    options = kernel_of(config).options
+    if any(
+        options.session_value(name) is not None
+        for name in ("baseline_report", "baseline_margin", "save_baseline")
+    ):
+        from . import regression
+
+        regression.configure(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
 
@@ -177,7 +187,11 @@ def pytest_prob_collect_function_verdicts(
     """
     state = state_of(config)
     state.planned[function.key] = {case.key: case.runs for case in function.cases}
-    extra = regression.requests(config, function)
+    extra = []
+    if config.pluginmanager.get_plugin(REGRESSION) is not None:
+        from . import regression
+
+        extra = regression.requests(config, function)
     mark = _function_mark(function)
     options = kernel_of(config).options
     if mark.get("equivalence") and mark.get("margin") is None:
@@ -200,6 +214,8 @@ def pytest_prob_collect_function_verdicts(
         return extra
     baseline = next(iter(arms.values())).baseline
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
+    from . import render
+
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [
         *(
@@ -250,6 +266,8 @@ def judge_item(item: VerdictItem) -> None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
     comparison = found[0]
     if _failing(comparison, config):
+        from . import render
+
         cells = render.comparison_cells(
             comparison,
             f"{comparison.label}[{comparison.axis}]",
@@ -320,6 +338,8 @@ def pytest_prob_build_report(
 
 def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) -> list[str]:
     """The aligned comparison lines, each followed by its details, then the notes."""
+    from . import render
+
     rows = [
         render.comparison_cells(c, f"{c.label}[{c.axis}]", f"{c.arm} − {c.baseline}")
         for c in comparisons

@@ -18,7 +18,6 @@ from pytest_probability import __version__
 from pytest_probability.cases import FunctionCases
 from pytest_probability.collect import VerdictItem
 from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results
 from pytest_probability.verdicts import VerdictRequest
@@ -27,43 +26,13 @@ from . import render
 from .baselines import Baseline, BaselineCase, BaselineError, read_baseline, write_baseline_toml
 from .engine import Comparison, run_test
 from .registry import Pair, Side
+from .regression_options import PLUGIN_NAME
 from .session import setting, state_of, test_settings
 
 KIND = "baseline"
 SECTION_ORDER = 130
-PLUGIN_NAME = "probability.comparisons.baseline"
+
 DEFERRED = "judged at session end"
-
-
-def add_options(options: OptionRegistry, parse_margin: Any) -> None:
-    """Declare ``--prob-baseline``, ``--prob-margin`` and ``--prob-save-baseline``."""
-    owner = "comparisons"
-    options.add(
-        "baseline_report",
-        parse=str,
-        cli="--prob-baseline",
-        metavar="PATH",
-        help="compare every function with an earlier --prob-json report (or a saved "
-        "baseline), pairing cases by id",
-        owner=owner,
-    )
-    options.add(
-        "baseline_margin",
-        parse=parse_margin,
-        cli="--prob-margin",
-        metavar="MARGIN",
-        help="with --prob-baseline: fail a function whose pass rate may have dropped by more "
-        "than MARGIN",
-        owner=owner,
-    )
-    options.add(
-        "save_baseline",
-        parse=str,
-        cli="--prob-save-baseline",
-        metavar="PATH",
-        help="write a compact TOML baseline of this session (to commit and compare with)",
-        owner=owner,
-    )
 
 
 @dataclass

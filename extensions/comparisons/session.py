@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.extensions.stopping.service import is_stopped
@@ -15,8 +15,13 @@ from pytest_probability.results import CaseResult
 
 from .adjust import benjamini_hochberg, bonferroni, holm
 from .axes import ArmInfo
-from .engine import PAIRED, Comparison, adjust_family, paired_test, run_test
 from .registry import Named, Pair, Side, TestSettings
+
+if TYPE_CHECKING:
+    from .engine import Comparison
+
+#: the bundled comparison test's name
+PAIRED = "paired"
 
 STATE_KEY = pytest.StashKey["CompareState"]()
 RECORD_FIELD = "compare"
@@ -88,9 +93,16 @@ def state_of(config: pytest.Config) -> CompareState:
     return state
 
 
+def paired(pairs: Any, settings: TestSettings) -> Any:
+    """The bundled ``paired`` test (its statistics are imported when first used)."""
+    from .engine import paired_test
+
+    return paired_test(pairs, settings)
+
+
 def register_bundled(tests: Any, adjustments: Any) -> None:
     """The bundled test and adjustments (called through the registration hooks)."""
-    tests(PAIRED, paired_test, description="Newcombe/Fisher, sign-flip, paired bootstrap")
+    tests(PAIRED, paired, description="Newcombe/Fisher, sign-flip, paired bootstrap")
     adjustments("none", list, description="no adjustment (exploratory)")
     adjustments("holm", holm, description="Holm step-down")
     adjustments("bonferroni", bonferroni, description="Bonferroni")
@@ -133,6 +145,8 @@ def build(
 ) -> list[Comparison]:
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
+    from .engine import Comparison, adjust_family, run_test
+
     options = kernel_of(config).options
     state = state_of(config)
     cost_of = None

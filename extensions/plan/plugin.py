@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomli_w
 from pytest_probability.cases import Case
 from pytest_probability.collect import BenchRun
 from pytest_probability.kernel import kernel_of
@@ -272,6 +271,8 @@ def _jsonable_toml(value: Any) -> Any:
 
 def _write_toml(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` as TOML atomically (a temporary file, then a rename)."""
+    import tomli_w
+
     text = tomli_w.dumps(_jsonable_toml(document))
     directory = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)

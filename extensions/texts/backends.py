@@ -48,8 +48,10 @@ class Backends:
 def openai_backend(settings: TextsSettings) -> Any:
     """The bundled backend: OpenAI-compatible chat completions over HTTP (stdlib only),
     imported on first use so that loading the plugin stays cheap."""
-    from .client import ChatClient, ClientSettings
+    from .client import COMPLETION_TOKENS_PREFIXES, ChatClient, ClientSettings
 
+    name = settings.model.rsplit("/", 1)[-1].lower()
+    reasoning = name.startswith(COMPLETION_TOKENS_PREFIXES)  # they accept no temperature
     return ChatClient(
         ClientSettings(
             model=settings.model,
@@ -58,7 +60,7 @@ def openai_backend(settings: TextsSettings) -> Any:
             azure_endpoint=settings.azure_endpoint,
             azure_deployment=settings.azure_deployment,
             api_version=settings.api_version,
-            temperature=settings.temperature,
+            temperature=None if reasoning else settings.temperature,
             max_tokens=settings.max_tokens,
             timeout=settings.timeout,
             json_mode=settings.json_mode,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pytest_probability.options import OptionRegistry
 
+from .active import set_session
 from .backends import OPENAI, openai_backend
-from .session import set_session
 
 #: (setting, CLI flag or None, help) — values are text, checked on first use
 SETTINGS = (

@@ -9,13 +9,12 @@ from typing import Any
 
 from pytest_probability.context import _current
 
+from .active import SESSION, set_session
 from .backends import Backends, default_backends
 from .evaluate import Call, Judge
 from .settings import TextsSettings, price, resolve
 
-#: the config of the session in progress (set by the plugin at ``pytest_configure``), for
-#: helpers called outside a bench run (a plain ``test_*``)
-_session: dict[str, Any] = {"config": None}
+_session = SESSION
 _lock = threading.Lock()
 _BACKENDS_KEY = "texts-backends"
 _SETTINGS_KEY = "texts-settings"
@@ -26,8 +25,9 @@ class TextsUsageWarning(UserWarning):
     """The judge's reply carried no token usage, or the cache is unavailable."""
 
 
-def set_session(config: Any) -> None:
-    _session["config"] = config
+def new_session(config: Any) -> None:
+    """A new session: remember it, and warn again about what was warned before."""
+    set_session(config)
     _WARNED.clear()
 
 

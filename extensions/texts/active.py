@@ -1,0 +1,16 @@
+"""The pytest session the ``texts_*`` helpers use outside a bench run (a plain test).
+
+Kept apart so that loading the plugin imports nothing heavy. Pure module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: the config of the session in progress (set by the plugin at ``pytest_configure``)
+SESSION: dict[str, Any] = {"config": None}
+
+
+def set_session(config: Any) -> None:
+    """Remember (or, with ``None``, forget) the session in progress."""
+    SESSION["config"] = config
