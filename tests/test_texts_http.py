@@ -1,0 +1,200 @@
+"""The texts helpers end to end over the real chat-completions wire protocol (a loopback
+server that plays the judge): request bodies and headers, scores, usage, faults, speed."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import texts_server
+from conftest import load_json, section
+from texts_server import ok, status
+
+chat_server = texts_server.chat_server
+
+KEY = "sk-test-secret-0123456789"
+
+
+def judge(request: texts_server.Request, delay: float = 0.0) -> texts_server.Reply:
+    """Questions: one per known keyword of the text; answers: 1 when the answering text has
+    the question's keyword, else 0."""
+    prompt = request.prompt
+    text = prompt.split("<<<")[1].split(">>>")[0]
+    if "Questions:" in prompt:
+        questions = [q for q in prompt.split("Questions:")[1].splitlines() if q.strip()]
+        scores = [1 if q.rsplit(" ", 1)[-1].rstrip("?") in text else 0 for q in questions]
+        answers = [{"question": i + 1, "score": s} for i, s in enumerate(scores)]
+        return ok(json.dumps({"answers": answers}), usage=(300, 40, 100), delay=delay)
+    words = [w for w in ("refund", "days", "call") if w in text] or ["nothing"]
+    fenced = "```json\n" + json.dumps({"questions": [f"Does the text say {w}?" for w in words]})
+    return ok(fenced + "\n```", usage=(200, 30, 0), delay=delay)
+
+
+BENCH = """
+from pytest_probability import current_run
+from pytest_probability.texts import texts_expect_f1_range
+
+def bench_answer():
+    given = "your refund comes in 5 days" if current_run().run != 3 else "we will call you"
+    texts_expect_f1_range("a refund in 5 days", given, 0.9, 1.0)
+"""
+
+
+def _ini(pytester: pytest.Pytester, server: texts_server.ChatServer, extra: str = "") -> None:
+    pytester.makeini(
+        f"[pytest]\ntexts_model = judge-1\ntexts_base_url = {server.url}\n"
+        f"texts_max_tokens = 500\n{extra}"
+    )
+
+
+def test_bench_end_to_end(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(judge)
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=5", "--prob-json=r.json")
+    lines = section(result.outlines)
+    assert lines[0] == "  answer  4/5  [28%, 99%]  FLAKY"
+    # 5 runs × (2 question sets + 2 answer passes)
+    assert "  Tokens:  judge-1  5,000 in / 700 out / 1,000 cached" in lines
+    first = chat_server.requests[0]
+    assert first.path == "/v1/chat/completions"
+    assert first.headers["authorization"] == f"Bearer {KEY}"
+    assert first.headers["content-type"] == "application/json"
+    assert first.body["model"] == "judge-1"
+    assert first.body["temperature"] == 0.0
+    assert first.body["max_tokens"] == 500
+    assert first.body["response_format"] == {"type": "json_object"}
+    assert [m["role"] for m in first.body["messages"]] == ["system", "user"]
+    report = load_json(pytester.path / "r.json")
+    assert report["records"][2]["outcome"] == "fail"
+    assert KEY not in (pytester.path / "r.json").read_text()
+    assert KEY not in "\n".join(result.outlines)
+
+
+def test_azure_mode(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    chat_server.respond_with(judge)
+    pytester.makeini(
+        "[pytest]\n"
+        f"texts_azure_endpoint = {chat_server.azure_endpoint}\n"
+        "texts_azure_deployment = judge-deploy\n"
+        "texts_api_version = 2024-10-21\n"
+    )
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=1")
+    assert section(result.outlines)[0] == "  answer  1/1"
+    request = chat_server.requests[0]
+    assert request.path == "/openai/deployments/judge-deploy/chat/completions"
+    assert request.query == {"api-version": "2024-10-21"}
+    assert request.headers["api-key"] == KEY
+    assert "authorization" not in request.headers
+
+
+def test_bad_credentials_are_an_error_without_retries(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(
+        lambda request: status(401, {"error": {"message": "Incorrect API key provided"}})
+    )
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=1", "--prob-json=r.json")
+    assert load_json(pytester.path / "r.json")["records"][0]["outcome"] == "error"
+    # the two question sets of an F1 go out together; neither 401 is retried
+    assert len(chat_server.requests) == 2
+    assert any("AuthenticationError" in line and "401" in line for line in result.outlines)
+    assert KEY not in "\n".join(result.outlines)
+
+
+def test_rate_limits_are_waited_out(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.script(status(429, headers={"Retry-After": "1"}))
+    chat_server.respond_with(judge)
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    start = time.perf_counter()
+    result = pytester.runpytest("--prob-runs=1")
+    assert time.perf_counter() - start >= 1.0  # Retry-After honoured
+    assert section(result.outlines)[0] == "  answer  1/1"
+
+
+def test_missing_usage_is_said_once(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def no_usage(request: texts_server.Request) -> texts_server.Reply:
+        reply = judge(request)
+        return ok(
+            json.loads(json.dumps(reply.payload))["choices"][0]["message"]["content"], usage=None
+        )
+
+    chat_server.respond_with(no_usage)
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=2")
+    assert section(result.outlines)[0] == "  answer  2/2  [16%, 100%]"
+    assert "Tokens:" not in "\n".join(result.outlines)
+    assert "\n".join(result.outlines).count("reported no token usage") == 1
+
+
+def test_aggregate_calls_run_concurrently(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(lambda request: judge(request, delay=0.2))
+    _ini(pytester, chat_server)
+    pytester.makepyfile(
+        bench_t="""
+import time
+from pytest_probability.texts import texts_agg_f1_mean
+
+def bench_t():
+    start = time.perf_counter()
+    texts_agg_f1_mean("a refund in 5 days", "a refund in 5 days", 1.0, full_runs=5)
+    elapsed = time.perf_counter() - start
+    print(f"ELAPSED {elapsed:.3f}")
+    assert elapsed < 0.5 * 20 * 0.2  # 20 calls of 200 ms, one after another, would take 4 s
+"""
+    )
+    result = pytester.runpytest("--prob-runs=1", "-s")
+    result.assert_outcomes(passed=1)
+    assert len(chat_server.requests) == 20
+
+
+@pytest.mark.subprocess
+def test_xdist(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(judge)
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest_subprocess("--prob-runs=5", "-n", "2")
+    lines = section(result.outlines)
+    assert lines[0] == "  answer  4/5  [28%, 99%]  FLAKY"
+    assert "  Tokens:  judge-1  5,000 in / 700 out / 1,000 cached" in lines
