@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -165,6 +164,8 @@ def _prices(path: Any) -> dict[str, tuple[float, float, float]]:
     (dollars, or your unit, per million tokens)."""
     if not path:
         return {}
+    import tomllib
+
     try:
         with open(str(path), "rb") as handle:
             document = tomllib.load(handle)
