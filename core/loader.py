@@ -30,6 +30,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("stopping", "pytest_probability.extensions.stopping"),
     ("plan", "pytest_probability.extensions.plan"),
     ("texts", "pytest_probability.extensions.texts"),
+    ("explain", "pytest_probability.extensions.explain"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

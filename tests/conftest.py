@@ -39,8 +39,17 @@ def bench_triage(text, style):
 """
 
 
-def section(lines: list[str], title: str = "probability") -> list[str]:
-    """The lines of one ``=== title ===`` section of pytest's output (without the header)."""
+#: the explain extension's one-line hint at the end of the main section
+EXPLAIN_HINT = re.compile(r"^  --prob-explain reads .* in plain words$")
+
+
+def section(lines: list[str], title: str = "probability", hint: bool = False) -> list[str]:
+    """The lines of one ``=== title ===`` section of pytest's output (without the header).
+
+    The explain extension's hint line (and the blank line before it) is left out of the main
+    section unless ``hint`` is true: most tests are about other lines (tests/test_explain.py
+    checks the hint).
+    """
     out: list[str] = []
     inside = False
     for line in lines:
@@ -52,6 +61,8 @@ def section(lines: list[str], title: str = "probability") -> list[str]:
             continue
         if inside:
             out.append(line)
+    if not hint and out and EXPLAIN_HINT.match(out[-1]):
+        out = out[:-2] if len(out) > 1 and out[-2] == "" else out[:-1]
     return out
 
 

@@ -262,6 +262,8 @@ def judge_item(item: VerdictItem) -> None:
     arm = item.request.kind[len(KIND_PREFIX) :]
     cases = [c for key in planned if (c := results.get(key)) is not None]
     found = [c for c in build(config, cases, item.case.key) if c.arm == arm]
+    if found and "hidden" in found[0].extra:
+        pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
     if not found or found[0].verdict is None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
     comparison = found[0]
@@ -364,3 +366,11 @@ def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) 
             "in several processes (keep each function on one pytest-xdist worker)"
         )
     return lines
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read the comparisons and the baseline regression. Called once in the aggregating
+    process by the explain extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report)

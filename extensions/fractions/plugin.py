@@ -44,3 +44,11 @@ def pytest_prob_build_report(
             f"{totals.passes}/{totals.count} passed ({whole_percent(totals.passes, totals.count)})",
             order=OVERALL_ORDER,
         )
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read ungated rows that did not all pass. Called once in the aggregating process by
+    the explain extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report, results)

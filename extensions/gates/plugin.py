@@ -353,3 +353,11 @@ def pytest_prob_build_report(
             "errors": kernel_of(config).options.session_value("errors"),
         },
     )
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read the verdicts of gated cases that did not pass. Called once in the aggregating
+    process by the explain extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report, results, config)

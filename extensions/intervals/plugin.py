@@ -262,3 +262,11 @@ def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
     costs = [case_cost(case) for case in cases]
     known = [c for c in costs if c is not None]
     return sum(known) if known else None
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read the function-level and Overall lines. Called once in the aggregating process by
+    the explain extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report)

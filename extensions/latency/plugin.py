@@ -308,3 +308,11 @@ def pytest_prob_build_report(
         report.add_section(
             "latency", render_rows(shown) + open_end_notes(shown), order=LATENCY_SECTION_ORDER
         )
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read the latency rows. Called once in the aggregating process by the explain
+    extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report, results, bool(kernel_of(config).options.session_value("latency")))

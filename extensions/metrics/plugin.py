@@ -160,3 +160,11 @@ def pytest_prob_build_report(
 
 def _labels(chosen: tuple[ChosenMetric, ...]) -> list[str]:
     return [metric.label for metric in chosen]
+
+
+def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+    """Read the metric lines. Called once in the aggregating process by the explain
+    extension; returns the readings."""
+    from .explain import readings
+
+    return readings(report)

@@ -84,7 +84,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         parse=str,
         cli="--prob-plan-report",
         metavar="PATH",
-        help="previous JSON report to read cost per run from, for --prob-plan",
+        help="previous JSON report (or saved TOML baseline) to read cost per run from, for "
+        "--prob-plan",
         owner=owner,
     )
     options.add(
@@ -201,7 +202,13 @@ class PlanSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        """Run nothing: a plan is printed instead. Called once; returns ``True``."""
+        """Run nothing: a plan is printed instead. Called once; returns ``True`` (a
+        collection error still interrupts the session, as pytest does)."""
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(
+                f"{session.testsfailed} error{'s' if session.testsfailed != 1 else ''} "
+                "during collection"
+            )
         return True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -244,7 +251,8 @@ class PlanSession:
             f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
         )
         lines.append(f"  with 95% probability: {catches}")
-        total = f"  {sum(row.runs for row in self.rows)} runs planned"
+        runs = sum(row.runs for row in self.rows)
+        total = f"  {runs} run{'' if runs == 1 else 's'} planned"
         cost = self.total_cost()
         if cost is not None:
             total += f", about {money(cost)} at the cost per run of {self.report_path}"

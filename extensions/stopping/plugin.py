@@ -185,7 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
 
 
-@dataclass
+@dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
 class Stopper:
     """Decides, before each run of a gated case, whether the case is settled."""
 
@@ -273,8 +273,8 @@ def pytest_prob_build_report(
     and the ``stopping`` object when a rule is on. Called once in the aggregating process;
     returns nothing."""
     mode = kernel_of(config).options.session_value("stop")
-    if mode == OFF:
-        return
+    if mode == OFF or not len(results):
+        return  # (nothing ran: a --prob-plan session)
     cells: dict[str, str] = {}
     saved = planned = stopped_cases = 0
     avoided: float | None = None

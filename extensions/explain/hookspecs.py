@@ -1,0 +1,42 @@
+"""Hooks of the ``explain`` extension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+
+    from .readings import Reading
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec
+def pytest_prob_explain(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> list[Reading] | None:
+    """Read your part of the results in plain words.
+
+    Called once in the aggregating process when the report is built, after every
+    extension contributed to it (so ``report.json``, ``report.row_json`` and the sessions'
+    results hold the numbers), with ``--prob-explain`` (or ``prob_explain``), and also
+    without it to decide whether to print a one-line hint.
+
+    :param report: the :class:`~pytest_probability.report.ReportBuilder` as the other
+        extensions left it.
+    :param results: the session results.
+    :param config: the pytest config.
+    :return: a list of :class:`~pytest_probability.extensions.explain.readings.Reading`
+        (what the numbers say, what they assume, and the next step), or ``None``. A
+        reading's ``target`` (a JSON object of the report) gets its text as an
+        ``explanation`` field. An implementation that raises is reported as a warning and
+        the other readings still appear.
+
+    Implemented by the bundled ``fractions``, ``gates``, ``intervals``, ``metrics``,
+    ``comparisons`` and ``latency`` extensions, each for its own numbers.
+    """

@@ -1,0 +1,92 @@
+"""The ``explain`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+from pytest_probability.values import parse_bool
+
+from .readings import Reading, glossary_for, render
+
+SECTION_ORDER = 9000
+HINT_ORDER = 950
+
+
+class ExplainWarning(pytest.PytestWarning):
+    """An extension's ``pytest_prob_explain`` raised; its readings are missing."""
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-explain`` / ``prob_explain``. Called by the kernel's historic hook;
+    returns nothing."""
+    options.add(
+        "explain",
+        parse=parse_bool,
+        default=False,
+        cli="--prob-explain",
+        ini="prob_explain",
+        flag_value=True,
+        help="add a plain-language reading of the results (terminal and JSON)",
+        ini_help="add a plain-language reading of the results (default false)",
+        owner="explain",
+    )
+
+
+def collect(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Reading]:
+    """Every extension's readings; one that raises is warned about and skipped."""
+    found: list[Reading] = []
+    for impl in reversed(config.hook.pytest_prob_explain.get_hookimpls()):
+        try:
+            answer = impl.function(report=report, results=results, config=config)
+        except Exception as exc:  # one extension's bug must not lose the others' readings
+            message = f"{impl.plugin_name} failed to explain: {type(exc).__name__}: {exc}"
+            warnings.warn(ExplainWarning(message), stacklevel=2)
+            report.warn(message)
+            continue
+        found += [reading for reading in answer or () if isinstance(reading, Reading)]
+    return found
+
+
+def _width(config: pytest.Config) -> int:
+    try:
+        return int(config.get_terminal_writer().fullwidth) - 1
+    except Exception:  # no terminal (a plugin without one): a fixed width
+        return 88
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_build_report(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> None:
+    """Add the ``probability: explained`` section and ``explanation`` fields (with
+    ``--prob-explain``), else a one-line hint when something is worth explaining. Called
+    once in the aggregating process, after every other extension; returns nothing."""
+    readings = collect(report, results, config)
+    if not readings:
+        return
+    if not kernel_of(config).options.session_value("explain"):
+        report.add_block(
+            [
+                f"  --prob-explain reads {len(readings)} of these results in plain words"
+                if len(readings) > 1
+                else "  --prob-explain reads this result in plain words"
+            ],
+            order=HINT_ORDER,
+        )
+        return
+    for reading in readings:
+        if reading.target is not None:
+            reading.target["explanation"] = reading.text
+    report.add_section("explained", render(readings, _width(config)), order=SECTION_ORDER)
+    report.set_json("glossary", glossary_for(readings))
+
+
+def explanation_field(target: dict[str, Any] | None) -> str | None:
+    """The ``explanation`` a reading left on a JSON object (for other writers)."""
+    return None if target is None else target.get("explanation")

@@ -1,0 +1,46 @@
+"""Plain-language readings of ungated rows that did not all pass (for ``--prob-explain``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import Results
+
+
+def interval_words(ci: dict[str, Any] | None) -> str:
+    """`` With 95% confidence its pass rate is between 44% and 97%.`` (or nothing)."""
+    if not ci or ci.get("low") is None:
+        return ""
+    level = percent(ci["level"])
+    return (
+        f" With {level} confidence its pass rate is between {percent(ci['low'])} and "
+        f"{percent(ci['high'])}, assuming its runs are independent repetitions."
+    )
+
+
+def readings(report: ReportBuilder, results: Results) -> list[Reading]:
+    """A reading per ungated row with failures or errors."""
+    found = []
+    for case in results.rows():
+        row = report.row_json.setdefault(case.key, {})
+        if row.get("gate") is not None or (case.fails == 0 and case.errors == 0):
+            continue
+        if case.total == 0:
+            continue
+        said = f"{case.passes} of {case.total} runs passed"
+        if case.errors:
+            said += f" and {case.errors} errored (an exception other than a failed check)"
+        text = said + "." + interval_words(row.get("ci"))
+        if case.passes and (case.fails or case.errors):
+            text += (
+                " It is flaky: every failing run fails the session. To hold it to a pass "
+                "rate instead, gate it (min_rate=…) and let the verdict decide."
+            )
+        elif case.errors and not case.fails and not case.passes:
+            text += " Every run errored: fix the cause before reading any rate."
+        else:
+            text += " It never passed: this is a failure to fix, not noise."
+        found.append(Reading(case.display, text, ("pass rate", "interval", "gate"), row, order=100))
+    return found

@@ -1,0 +1,54 @@
+"""Plain-language readings of function-level and Overall lines (for ``--prob-explain``)."""
+
+from __future__ import annotations
+
+from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.report import ReportBuilder
+
+#: ρ below which runs vary enough that more runs help most, and above which inputs do
+LOW_RHO, HIGH_RHO = 0.3, 0.6
+
+
+def readings(report: ReportBuilder) -> list[Reading]:
+    """A reading per function-level (and Overall) line."""
+    found = []
+    for line in report.json.get("aggregates", []):
+        ci = line["ci"]
+        text = (
+            f"The mean pass fraction over its {line['inputs']} inputs is "
+            f"{percent(line['estimate'], 1)}"
+        )
+        if line.get("hidden"):
+            text += f"; its interval is hidden because {line['hidden']}."
+        else:
+            text += (
+                f", with a {percent(ci['level'])} interval of {percent(ci['low'], 1)} to "
+                f"{percent(ci['high'], 1)} from a bootstrap over inputs (it treats these "
+                "inputs as a sample of the ones you care about)."
+            )
+        rho = line.get("icc")
+        runs_x2 = line["width_factor"]["runs_x2"]
+        inputs_x2 = line["width_factor"]["inputs_x2"]
+        if rho is not None and runs_x2 is not None and not line.get("hidden"):
+            narrow_runs = percent(-runs_x2)
+            narrow_inputs = percent(-inputs_x2)
+            if rho >= HIGH_RHO:
+                text += (
+                    f" ρ = {rho:.2f}: each input is mostly right or mostly wrong every time, "
+                    f"so add inputs, not runs (doubling the runs would narrow the interval "
+                    f"by {narrow_runs}, doubling the inputs by {narrow_inputs})."
+                )
+            elif rho <= LOW_RHO:
+                text += (
+                    f" ρ = {rho:.2f}: outputs vary from run to run, so more runs help "
+                    f"(doubling them narrows the interval by {narrow_runs}; doubling the "
+                    f"inputs by {narrow_inputs})."
+                )
+            else:
+                text += (
+                    f" ρ = {rho:.2f}: both help (doubling the runs narrows the interval by "
+                    f"{narrow_runs}, doubling the inputs by {narrow_inputs})."
+                )
+        terms = ("interval", "bootstrap") + (("ρ (rho)",) if rho is not None else ())
+        found.append(Reading(line["label"], text, terms, line, order=200))
+    return found

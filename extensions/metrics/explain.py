@@ -1,0 +1,37 @@
+"""Plain-language readings of pass^k and pass@k lines (for ``--prob-explain``)."""
+
+from __future__ import annotations
+
+from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.report import ReportBuilder
+
+
+def readings(report: ReportBuilder) -> list[Reading]:
+    """A reading per metric line."""
+    found = []
+    for line in (report.json.get("metrics") or {}).get("lines", []):
+        if line.get("error") or line.get("value") is None:
+            continue
+        name = line["metric"]
+        if name.startswith("pass^"):
+            meaning = f"the chance that {name[5:]} runs of the same input all pass"
+        elif name.startswith("pass@"):
+            meaning = f"the chance that at least one of {name[5:]} runs of an input passes"
+        else:
+            meaning = f"the metric {name}"
+        text = f"{percent(line['value'], 1)} is {meaning}, averaged over {line['n']} inputs"
+        if line.get("low") is not None:
+            text += f" (interval {percent(line['low'], 1)} to {percent(line['high'], 1)})"
+        text += "."
+        if line.get("left_out"):
+            text += (
+                f" {line['left_out']} input(s) had fewer than {line['min_runs']} runs and are "
+                "left out."
+            )
+        term = (
+            "pass^k" if name.startswith("pass^") else "pass@k" if name.startswith("pass@") else None
+        )
+        found.append(
+            Reading(f"{line['scope']} {name}", text, (term,) if term else (), line, order=300)
+        )
+    return found

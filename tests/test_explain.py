@@ -1,0 +1,165 @@
+"""The explain extension: plain-language readings, the glossary, JSON explanation fields."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import load_json, section
+from pytest_probability.extensions.gates.rate import RateSpec, rate_verdict
+from pytest_probability.extensions.intervals.service import Settings
+from test_comparisons import TRIAGE_BENCH
+from test_gates import GATED_BENCH
+from test_latency import API_BENCH
+
+COMPARISON_READING = (
+    "10/10 against 8/10 looks like a win, but it is one input: the difference is +20 points "
+    "with a 95% interval from −11 to +51, and p = 0.47 — if the two style values were equally "
+    "good, a gap this big would turn up by chance about half the time. The data can't tell yet "
+    "which is better. What it does show is that chain_of_thought costs 4.0 times as much per "
+    "run as terse. Add inputs: with enough pairs the interval comes from a paired bootstrap "
+    "over inputs and p from a sign-flip test on the per-input differences."
+)
+
+
+def _readings(lines: list[str]) -> dict[str, str]:
+    """Topic → its reading joined back into one paragraph."""
+    found: dict[str, str] = {}
+    topic = None
+    for line in lines:
+        if line == "  Terms":
+            break
+        if line.startswith("    "):
+            assert topic is not None
+            found[topic] = (found[topic] + " " + line.strip()).strip()
+        elif line.startswith("  "):
+            topic = line.strip()
+            found[topic] = ""
+    return found
+
+
+def test_comparison_reading_follows_the_spec(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_triage=TRIAGE_BENCH)
+    result = pytester.runpytest(
+        "--prob-runs=10", "--prob-compare=style", "--prob-explain", "--prob-json=r.json"
+    )
+    lines = section(result.outlines, "probability: explained")
+    readings = _readings(lines)
+    assert readings["triage[style] chain_of_thought − terse"] == COMPARISON_READING
+    assert readings["triage::refund-terse"].startswith(
+        "8 of 10 runs passed. With 95% confidence its pass rate is between 44% and 97%"
+    )
+    assert all(len(line) <= 79 for line in lines)  # wrapped to the terminal (80 columns)
+    report = load_json(pytester.path / "r.json")
+    assert report["comparisons"][0]["explanation"] == COMPARISON_READING
+    assert report["rows"][0]["explanation"].startswith("8 of 10 runs passed.")
+    assert "explanation" not in report["rows"][1]  # 10/10, ungated: nothing to explain
+    # the glossary holds only the terms used, in order of first use
+    assert list(report["glossary"]) == ["pass rate", "interval", "gate", "pp", "p-value"]
+    terms = lines[lines.index("  Terms") + 1 :]
+    assert terms[0].startswith("    pass rate: the share of runs that pass")
+
+
+def _settled_at(passes: int, runs: int, bar: float) -> int:
+    """Brute force: the first run count at which the observed rate decides the gate."""
+    spec = RateSpec(bar, Settings("exact", 0.95, (1.0, 1.0)))
+    rate = passes / runs
+    n = runs
+    while rate_verdict(spec, round(rate * n), n, None) == "undecided":  # type: ignore[arg-type]
+        n += 1
+    return n
+
+
+def test_gate_readings(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "--prob-explain")
+    readings = _readings(section(result.outlines, "probability: explained"))
+    settle = _settled_at(37, 40, 0.9)
+    assert readings["classify::identify_pii"] == (
+        "37 of 40 judged runs passed; with 95% confidence its pass rate is between 80% and "
+        "98%. The interval straddles the 90% bar, so the runs cannot tell yet whether it "
+        f"meets it: UNDECIDED. If it keeps passing at 92.5%, about {settle} runs would "
+        "settle it."
+    )
+    assert readings["classify::never"].endswith(
+        "All of it is below the 90% bar: FAIL. More runs will not change that; the case "
+        "needs fixing."
+    )
+    assert "classify::is_question" not in readings  # a passing gate needs no reading
+
+
+def test_hint_without_the_flag(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-runs=40")
+    assert section(result.outlines, hint=True)[-2:] == [
+        "",
+        "  --prob-explain reads 2 of these results in plain words",
+    ]
+    assert section(result.outlines, "probability: explained") == []
+
+
+def test_no_hint_when_everything_passed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-runs=3")
+    assert "--prob-explain" not in "\n".join(result.outlines)
+
+
+def test_function_level_and_metric_readings(pytester: pytest.Pytester) -> None:
+    from test_metrics import METRICS_BENCH
+
+    pytester.makepyfile(bench_m=METRICS_BENCH)
+    result = pytester.runpytest(
+        "--prob-runs=10", "--prob-metric=pass^3", "--prob-explain", "--prob-json=r.json"
+    )
+    readings = _readings(section(result.outlines, "probability: explained"))
+    function = readings["classify"]
+    assert function.startswith(
+        "The mean pass fraction over its 12 inputs is 66.7%, with a 95% interval of 55.8% to "
+        "78.3% from a bootstrap over inputs"
+    )
+    assert "ρ = " in function
+    assert readings["classify pass^3"] == (
+        "34.3% is the chance that 3 runs of the same input all pass, averaged over 12 inputs "
+        "(interval 17.2% to 53.8%)."
+    )
+    report = load_json(pytester.path / "r.json")
+    assert report["aggregates"][0]["explanation"] == function
+    assert report["metrics"]["lines"][0]["explanation"].startswith("34.3% is the chance")
+
+
+def test_latency_reading(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_api=API_BENCH)
+    result = pytester.runpytest("--prob-runs=100", "--prob-explain", "-k", "search or translate")
+    readings = _readings(section(result.outlines, "probability: explained"))
+    assert readings["api::search"] == (
+        "p95 is 769ms: 95% of its 100 runs finished within about that. With 95% confidence the "
+        "true p95 is between 600ms and 933ms (distribution-free: it assumes only independent "
+        "runs). All of it is below the 2s limit: PASS."
+    )
+    assert readings["api::translate"].endswith(
+        "All of it is above the 2s limit: FAIL — it is too slow."
+    )
+
+
+def test_third_party_reading_and_a_broken_one(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+from pytest_probability.extensions.explain import Reading
+
+def pytest_prob_explain(report, results, config):
+    return [Reading("smoke", "Our own words.", ("widget",), definitions={"widget": "a thing."})]
+
+class Broken:
+    def pytest_prob_explain(self, report, results, config):
+        raise RuntimeError("oops")
+
+def pytest_configure(config):
+    config.pluginmanager.register(Broken(), "broken-explainer")
+"""
+    )
+    pytester.makepyfile(bench_a="def bench_smoke():\n    pass\n")
+    result = pytester.runpytest("--prob-explain", "-W", "ignore::pytest.PytestWarning")
+    lines = section(result.outlines, "probability: explained")
+    assert lines[:2] == ["  smoke", "    Our own words."]
+    assert lines[-2:] == ["  Terms", "    widget: a thing."]
+    assert "  warning: broken-explainer failed to explain: RuntimeError: oops" in section(
+        result.outlines
+    )
