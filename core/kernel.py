@@ -20,7 +20,7 @@ from .context import RunContext, enter_run, leave_run
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .ordering import transposed, with_verdict_runs
-from .records import default_classify, make_record
+from .records import crash_record, default_classify, make_record
 from .report import ReportBuilder, render_main
 from .results import ERROR, Results
 from .safecall import FailureLog, HookPlans, build_report, call_each
@@ -322,6 +322,18 @@ class Kernel:
             )
             if failures:
                 self.failures.add("pytest_prob_logrecord", failures)
+        elif report.when == "???" and report.failed and not _is_worker(self.config):
+            # pytest-xdist: the worker running this item died before reporting it
+            key = report.nodeid
+            found = crash_record(
+                report.nodeid,
+                str(report.longrepr),
+                self.results.get(key.rsplit("[run", 1)[0] if "[run" in key else key),
+                self.patterns,
+                len(self.results),
+            )
+            if found is not None:
+                self.results.add(found)
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
@@ -335,8 +347,10 @@ class Kernel:
         adjust the exit status; returns nothing. The terminal summary is printed later from
         the same report.
         """
-        if _is_worker(session.config) or not (len(self.results) or self.case_order):
-            return  # nothing was collected: no report
+        if _is_worker(session.config):
+            return
+        if not (len(self.results) or self.case_order or self.json_path is not None):
+            return  # nothing collected and no --prob-json: no report
         self.builder = build_report(session.config, self.results, self.failures)
         if self.json_path is not None:
             self._write_json(*self.json_path, session)

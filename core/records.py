@@ -6,11 +6,13 @@ call report (see :mod:`pytest_probability.bus`).
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from typing import Any
 
 import pytest
 
-from .cases import Case
+from .cases import BENCH_PREFIX, Case, case_id, function_label
 from .collect import ELAPSED_KEY, STEPS_KEY, BenchRun
 from .results import ERROR, FAIL, PASS, SKIP
 from .steps import StepErrored, StepFailed, step_to_json, truncate
@@ -96,3 +98,62 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
     name = type(value).__name__
     text = str(value)
     return truncate(f"{name}: {text}" if text else name), name
+
+
+_RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
+
+
+def crash_record(
+    nodeid: str, message: str, known: Any, patterns: tuple[str, ...], order: int
+) -> dict[str, Any] | None:
+    """The record of a run whose process died before reporting it (a pytest-xdist worker
+    crash): an ERROR naming the crash, built from the node id and from the case's other runs
+    when any arrived (``known``: the case's :class:`~pytest_probability.results.CaseResult`
+    or ``None``). ``None`` when the node id is not a bench run (a verdict item, a test)."""
+    path = nodeid.split("::", 1)[0]
+    if not any(fnmatch.fnmatch(path.rsplit("/", 1)[-1], p) for p in patterns):
+        return None
+    match = _RUN_SUFFIX.search(nodeid)
+    tail = nodeid.rsplit("[", 1)[-1].rstrip("]") if nodeid.endswith("]") else ""
+    if match is None and tail.split(":", 1)[0] in ("gate", "compare", "baseline"):
+        return None  # a verdict item, not a run
+    run = int(match.group(1)) if match else 1
+    key = nodeid[: match.start()] if match else nodeid
+    parts = key.split("::")
+    if len(parts) < 2 or not parts[1].startswith(BENCH_PREFIX):
+        return None
+    label = function_label(parts[1])
+    param = parts[2] if len(parts) > 2 else None
+    base = {
+        "case": case_id(parts[1], param),
+        "label": label,
+        "module": path,
+        "runs": run,
+        "mark": {},
+        "order": order,
+    }
+    if known is not None and known.records:
+        sample = next(iter(known.records.values()))
+        base.update({k: sample[k] for k in ("case", "label", "module", "runs", "mark", "order")})
+    return {
+        **base,
+        "run": run,
+        "nodeid": nodeid,
+        "outcome": ERROR,
+        "phase": "call",
+        "elapsed": None,
+        "message": truncate(message),
+        "error": "WorkerCrashed",
+        "xfail": False,
+        "worker": None,
+        "steps": [
+            {
+                "label": label,
+                "passed": False,
+                "elapsed": None,
+                "error": "WorkerCrashed",
+                "message": truncate(message),
+            }
+        ],
+        "key": key,
+    }
