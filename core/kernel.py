@@ -17,6 +17,7 @@ import pytest
 from . import bus, jsonreport
 from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
 from .context import RunContext, enter_run, leave_run
+from .distribution import REPLACED, make_scheduler
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .ordering import transposed, with_verdict_runs
@@ -73,6 +74,8 @@ class Kernel:
         #: (their values are then made JSON-able; bundled extensions add JSON values only)
         self.foreign_run_data: bool | None = None
         self.plans = HookPlans()
+        #: how pytest-xdist distributed the runs (controller), for the report
+        self.distribution: str | None = None
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
         """Forget the cached hook implementation lists (a conftest or an extension arrived).
@@ -298,6 +301,19 @@ class Kernel:
         Called in the executing process after each bench run phase; returns the outcome word.
         """
         return default_classify(call)
+
+    # -- distribution (the xdist controller) ------------------------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Keep every run of a case (of a function, for function-level verdict items) on one
+        worker: called once by pytest-xdist on the controller; returns the case-aware
+        scheduler for ``--dist load`` (the default), ``loadgroup`` and ``worksteal``, else
+        ``None`` (xdist's own scheduler)."""
+        dist = config.getvalue("dist")
+        if dist not in REPLACED:
+            return None
+        self.distribution = f"case-aware (replacing --dist {dist})"
+        return make_scheduler(config, log)
 
     # -- aggregating -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

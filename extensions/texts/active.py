@@ -9,8 +9,12 @@ from typing import Any
 
 #: the config of the session in progress (set by the plugin at ``pytest_configure``)
 SESSION: dict[str, Any] = {"config": None}
+#: what was already warned about in this session ("warn once")
+WARNED: set[str] = set()
 
 
 def set_session(config: Any) -> None:
-    """Remember (or, with ``None``, forget) the session in progress."""
+    """Remember (or, with ``None``, forget) the session in progress; a new session warns
+    afresh."""
     SESSION["config"] = config
+    WARNED.clear()

@@ -9,7 +9,7 @@ from typing import Any
 
 from pytest_probability.context import _current
 
-from .active import SESSION, set_session
+from .active import SESSION, WARNED
 from .backends import Backends, default_backends
 from .evaluate import Call, Judge
 from .settings import TextsSettings, price, resolve
@@ -18,17 +18,11 @@ _session = SESSION
 _lock = threading.Lock()
 _BACKENDS_KEY = "texts-backends"
 _SETTINGS_KEY = "texts-settings"
-_WARNED: set[str] = set()
+_WARNED = WARNED
 
 
 class TextsUsageWarning(UserWarning):
     """The judge's reply carried no token usage, or the cache is unavailable."""
-
-
-def new_session(config: Any) -> None:
-    """A new session: remember it, and warn again about what was warned before."""
-    set_session(config)
-    _WARNED.clear()
 
 
 def active_config() -> Any:
