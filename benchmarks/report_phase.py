@@ -7,7 +7,10 @@ Run by hand (never from the test suite)::
 
 It writes a bench file whose cases pass a deterministic, varied number of their runs, runs
 pytest once in a subprocess with a small timing plugin, and prints the seconds spent in
-``pytest_sessionfinish`` (report building + JSON) and ``pytest_terminal_summary``.
+``pytest_sessionfinish`` (report building + JSON) and ``pytest_terminal_summary``, the JSON's
+size, the whole session's wall time and its peak memory (``ru_maxrss`` of the child). The
+scale target (issue 11): 10,000 cases × 10 runs under 1 GB, the report phase under 10 s and
+the JSON under 100 MB: ``python benchmarks/report_phase.py --cases 10000 --runs 10``.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 TIMER = """
@@ -91,7 +96,10 @@ def main() -> None:
             f"--prob-runs={args.runs}",
             "--prob-json=report.json",
         ]
+        started = time.perf_counter()
         subprocess.run(command, cwd=root, env=env, stdout=subprocess.DEVNULL, check=False)
+        wall = time.perf_counter() - started
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB → MiB
         times = json.loads((root / "times.json").read_text())
         size = (root / "report.json").stat().st_size
     items = args.cases * args.runs
@@ -101,6 +109,8 @@ def main() -> None:
     print(f"  build report + write JSON: {building:.3f} s")
     print(f"  terminal summary:          {times['terminal_summary']:.3f} s")
     print(f"  JSON report size:          {size / 1e6:.1f} MB")
+    print(f"  whole session (wall):      {wall:.1f} s")
+    print(f"  peak memory (max RSS):     {peak:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -232,7 +232,7 @@ class Kernel:
         if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
             reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
             if reason:
-                pytest.skip(str(reason))
+                raise pytest.skip.Exception(str(reason), _use_item_location=True)
         delay = self.options.session_value("delay")
         if delay and self.runs_started:
             time.sleep(delay)

@@ -30,6 +30,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("stopping", "pytest_probability.extensions.stopping"),
     ("plan", "pytest_probability.extensions.plan"),
     ("texts", "pytest_probability.extensions.texts"),
+    ("budget", "pytest_probability.extensions.budget"),
     ("explain", "pytest_probability.extensions.explain"),
 )
 #: Plugin names of the bundled extensions.

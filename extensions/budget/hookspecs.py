@@ -1,0 +1,29 @@
+"""Hooks of the ``budget`` extension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec(firstresult=True)
+def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> float | None:
+    """How much one finished run spent, in the units of ``--prob-budget``.
+
+    Called in the aggregating process (the only process, or the xdist controller) once per
+    run record that arrives, while a budget is set.
+
+    :param record: the run record.
+    :param config: the pytest config.
+    :return: the amount (``None``: nothing recorded). The first non-``None`` answer wins.
+
+    The bundled default (``trylast``) reads the record's ``cost`` (the cost extension's
+    total of ``record_cost``, ``record_usage`` and steps); a plugin can count something else
+    (tokens, API calls) instead.
+    """

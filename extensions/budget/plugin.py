@@ -1,0 +1,232 @@
+"""The ``budget`` extension's pytest hooks."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_probability.cases import Case
+from pytest_probability.kernel import kernel_of
+from pytest_probability.options import OptionRegistry
+from pytest_probability.report import ReportBuilder
+from pytest_probability.results import SKIP, Results
+from pytest_probability.values import parse_positive_int
+
+from .tally import Tally, TallyReader
+
+SESSION = "probability.budget.session"
+SUMMARY_ORDER = 170
+COLUMN_ORDER = 960
+WORKER_KEY = "prob_budget_tally"
+REASON = "budget of "
+
+
+def parse_amount(value: Any) -> float:
+    """A finite amount greater than 0."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
+        raise ValueError(f"expected an amount greater than 0 such as 5 or 0.5, got {value!r}")
+    return number
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-budget``, ``--prob-budget-runs`` and ``--prob-budget-ok``. Called by
+    the kernel's historic hook; returns nothing."""
+    owner = "budget"
+    options.add(
+        "budget",
+        parse=parse_amount,
+        cli="--prob-budget",
+        ini="prob_budget",
+        metavar="AMOUNT",
+        help="skip every remaining run once the session's recorded spend reaches AMOUNT",
+        owner=owner,
+    )
+    options.add(
+        "budget_runs",
+        parse=parse_positive_int,
+        cli="--prob-budget-runs",
+        ini="prob_budget_runs",
+        metavar="N",
+        help="skip every remaining run once N runs were made (for suites that record no cost)",
+        owner=owner,
+    )
+    options.add(
+        "budget_ok",
+        parse=bool,
+        default=False,
+        cli="--prob-budget-ok",
+        flag_value=True,
+        help="a session cut by its budget does not fail for that",
+        owner=owner,
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> float | None:
+    """The bundled default: the run's recorded ``cost``. Called in the aggregating process
+    per arriving record while a budget is set; returns the amount or ``None``."""
+    cost = record.get("cost")
+    return float(cost) if isinstance(cost, (int, float)) else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start keeping the tally when a budget is set. Called once per process; returns
+    nothing."""
+    options = kernel_of(config).options
+    if options.session_value("budget") is None and options.session_value("budget_runs") is None:
+        return
+    if config.pluginmanager.get_plugin(SESSION) is None:
+        config.pluginmanager.register(Budget(config), SESSION)
+
+
+class Budget:
+    """The session's budget: the tally, the skips, the report."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        options = kernel_of(config).options
+        self.amount: float | None = options.session_value("budget")
+        self.runs_limit: int | None = options.session_value("budget_runs")
+        self.ok: bool = options.session_value("budget_ok")
+        self.tally = Tally()
+        self.reached_at: Tally | None = None
+        workerinput = getattr(config, "workerinput", None)
+        self.reader: TallyReader | None = None
+        self.shared: Path | None = None
+        if workerinput is not None and workerinput.get(WORKER_KEY):
+            self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
+        elif workerinput is None and getattr(config.option, "numprocesses", None):
+            self.directory = tempfile.mkdtemp(prefix="prob-budget-")
+            self.shared = Path(self.directory) / "tally.json"
+            self.tally.write(self.shared)
+
+    # -- the controller tells the workers where the tally is ----------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Give a pytest-xdist worker the tally's path. Called on the controller per worker;
+        returns nothing."""
+        if self.shared is not None:
+            node.workerinput[WORKER_KEY] = str(self.shared)
+
+    def shown(self) -> str:
+        """The budget as written: ``$5.00`` (cents when whole cents), or ``1,000 runs``."""
+        if self.amount is None:
+            return f"{self.runs_limit:,} runs"
+        if abs(self.amount * 100 - round(self.amount * 100)) < 1e-9:
+            return f"${self.amount:,.2f}"
+        from pytest_probability.extensions.cost.format import money
+
+        return money(self.amount)
+
+    def reason(self, tally: Tally) -> str | None:
+        if self.amount is not None and tally.spent >= self.amount:
+            return f"{REASON}{self.shown()} reached"
+        if self.runs_limit is not None and tally.runs >= self.runs_limit:
+            return f"{REASON}{self.runs_limit:,} runs reached"
+        return None
+
+    def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
+        """Skip the run once the budget is reached. Called before every run in the
+        executing process; returns the skip reason or ``None``."""
+        tally = self.reader.read() if self.reader is not None else self.tally
+        return self.reason(tally)
+
+    def pytest_prob_logrecord(self, record: dict[str, Any], config: pytest.Config) -> None:
+        """Add a finished run to the tally (and share it with the workers). Called in the
+        aggregating process per arriving record; returns nothing."""
+        if record["outcome"] == SKIP:
+            return
+        spend = config.hook.pytest_prob_run_spend(record=record, config=config)
+        self.tally.add(spend)
+        if self.reached_at is None and self.reason(self.tally) is not None:
+            self.reached_at = Tally(self.tally.spent, self.tally.runs)
+        if self.shared is not None:
+            self.tally.write(self.shared)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """A session cut by its budget fails unless ``--prob-budget-ok``. Called once in the
+        aggregating process before the report; returns nothing."""
+        if hasattr(self.config, "workerinput"):
+            return
+        skipped = self.skipped(kernel_of(self.config).results)
+        if skipped and not self.ok and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Remove the shared tally. Called once per process at the end; returns nothing."""
+        if self.shared is not None:
+            shutil.rmtree(self.shared.parent, ignore_errors=True)
+
+    @staticmethod
+    def skipped(results: Results) -> int:
+        return sum(
+            1
+            for case in results.cases()
+            for record in case.records.values()
+            if record["outcome"] == SKIP and str(record.get("message") or "").startswith(REASON)
+        )
+
+    def pytest_prob_build_report(
+        self, report: ReportBuilder, results: Results, config: pytest.Config
+    ) -> None:
+        """Contribute the ``Budget:`` line, ``cut short`` cells and the ``budget`` JSON.
+        Called once in the aggregating process; returns nothing."""
+        from pytest_probability.extensions.cost.format import money
+
+        planned = sum(case.planned for case in results.cases())
+        skipped = self.skipped(results)
+        cells = {}
+        for case in results.cases():
+            cut = sum(
+                1
+                for r in case.records.values()
+                if r["outcome"] == SKIP and str(r.get("message") or "").startswith(REASON)
+            )
+            if cut:
+                cells[case.key] = f"cut short ({case.planned - cut}/{case.planned})"
+            report.add_row_json(case.key, {"budget_skipped": cut})
+        if cells:
+            report.add_column("budget", cells, order=COLUMN_ORDER, align="free")
+        limit = self.shown()
+        if skipped:
+            made = planned - skipped
+            text = f"{limit} reached after {made:,} of {planned:,} runs; {skipped:,} skipped"
+        elif self.amount is not None:
+            text = f"{money(self.tally.spent)} of {limit} spent; no run skipped"
+        else:
+            text = f"{self.tally.runs:,} of {limit}; no run skipped"
+        lines = [text]
+        overshoot = None
+        if self.amount is not None and self.tally.spent > self.amount:
+            overshoot = self.tally.spent - self.amount
+            in_flight = self.tally.runs - (self.reached_at.runs if self.reached_at else 0)
+            lines.append(
+                f"spent {money(self.tally.spent)}: {money(overshoot)} over, from {in_flight} "
+                "run(s) already running when the budget was reached"
+            )
+        if skipped and not self.ok:
+            lines.append("a session cut by its budget fails (--prob-budget-ok accepts a cut)")
+        report.add_summary("Budget:", lines, order=SUMMARY_ORDER)
+        report.set_json(
+            "budget",
+            {
+                "amount": self.amount,
+                "runs_limit": self.runs_limit,
+                "spent": self.tally.spent,
+                "runs": self.tally.runs,
+                "planned": planned,
+                "skipped": skipped,
+                "reached": bool(skipped) or self.reached_at is not None,
+                "overshoot": overshoot,
+                "ok": self.ok,
+            },
+        )

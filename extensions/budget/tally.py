@@ -1,0 +1,56 @@
+"""The session's spend, shared with pytest-xdist workers through a small file. Pure module.
+
+The aggregating process adds every finished run's spend and rewrites the file (atomically);
+a worker reads it before each run, only when it changed (its modification time), so the
+budget is global: workers may overshoot by at most the runs already in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Tally:
+    """Spend and runs so far."""
+
+    spent: float = 0.0
+    runs: int = 0
+
+    def add(self, amount: float | None) -> None:
+        self.runs += 1
+        if amount is not None:
+            self.spent += amount
+
+    def write(self, path: Path) -> None:
+        handle, temporary = tempfile.mkstemp(prefix=".tally.", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump({"spent": self.spent, "runs": self.runs}, stream)
+        os.replace(temporary, path)
+
+
+class TallyReader:
+    """A worker's view of the controller's tally (re-read only when the file changed)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: int | None = None
+        self.tally = Tally()
+
+    def read(self) -> Tally:
+        try:
+            stamp = self.path.stat().st_mtime_ns
+        except OSError:
+            return self.tally
+        if stamp != self.seen:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                self.tally = Tally(float(data["spent"]), int(data["runs"]))
+                self.seen = stamp
+            except (OSError, ValueError, KeyError):
+                pass  # a partial read between writes: keep the last good tally
+        return self.tally
