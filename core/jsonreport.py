@@ -12,6 +12,7 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,7 @@ def build_document(
             **builder.totals_json,
         },
         "rows": [_row(case, builder) for case in results.cases()],
-        "records": [
-            _record(r, case.display) for case in results.cases() for r in case.ordered_records()
-        ],
+        "records": Records(results),
     }
     if builder.warnings:
         document["warnings"] = list(builder.warnings)
@@ -64,6 +63,22 @@ def build_document(
         if key not in document:
             document[key] = value
     return document
+
+
+class Records:
+    """The report's ``records``, made one at a time while the report is written (a copy of
+    100,000 records would double the memory the session needs at its end)."""
+
+    def __init__(self, results: Results) -> None:
+        self.results = results
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for case in self.results.cases():
+            for record in case.ordered_records():
+                yield _record(record, case.display)
+
+    def __len__(self) -> int:
+        return sum(len(case.records) for case in self.results.cases())
 
 
 def _row(case: Any, builder: ReportBuilder) -> dict[str, Any]:
@@ -164,21 +179,32 @@ def _dump_value(value: Any) -> str:
         )
 
 
-def dumps(document: dict[str, Any]) -> str:
-    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``).
+def iter_dumps(document: dict[str, Any]) -> Iterator[str]:
+    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``), in pieces.
 
     Top-level keys go one per line and list items (rows, records, ...) one per line: the
-    file stays readable and diffable, and large reports are written at C speed.
+    file stays readable and diffable, large reports are written at C speed, and no copy of
+    the whole text is ever held in memory.
     """
-    parts = []
-    for key, value in document.items():
+    yield "{\n"
+    for index, (key, value) in enumerate(document.items()):
         name = json.dumps(str(key), ensure_ascii=False)
-        if isinstance(value, list) and value:
-            items = ",\n    ".join(_dump_value(item) for item in value)
-            parts.append(f"  {name}: [\n    {items}\n  ]")
+        comma = ",\n" if index else ""
+        if isinstance(value, (list, Records)) and len(value):
+            yield f"{comma}  {name}: [\n    "
+            for position, item in enumerate(value):
+                yield (",\n    " if position else "") + _dump_value(item)
+            yield "\n  ]"
         else:
-            parts.append(f"  {name}: {_dump_value(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+            if isinstance(value, Records):
+                value = []
+            yield f"{comma}  {name}: {_dump_value(value)}"
+    yield "\n}\n"
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """:func:`iter_dumps` joined into one string."""
+    return "".join(iter_dumps(document))
 
 
 def check_writable(path: Path) -> str | None:
@@ -197,13 +223,17 @@ def check_writable(path: Path) -> str | None:
     return None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and a rename (raises ``OSError``)."""
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (a string, or pieces of one) to ``path`` via a temporary file and a
+    rename (raises ``OSError``)."""
     parent = path.parent if str(path.parent) else Path(".")
     descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp_name, path)

@@ -380,7 +380,7 @@ class Kernel:
             exit_status=int(session.exitstatus),
         )
         try:
-            jsonreport.write_atomic(path, jsonreport.dumps(document))
+            jsonreport.write_atomic(path, jsonreport.iter_dumps(document))
         except OSError as exc:
             self.json_error = f"could not write the JSON report to {shown}: {exc.strerror or exc}"
             if session.exitstatus == pytest.ExitCode.OK:

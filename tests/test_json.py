@@ -147,7 +147,7 @@ def test_document_from_an_empty_results_model() -> None:
         results=Results(), builder=ReportBuilder(rows=[]), runs=3, exit_status=5
     )
     assert document["totals"]["pass_rate"] is None
-    assert document["rows"] == [] and document["records"] == []
+    assert document["rows"] == [] and list(document["records"]) == []
     json.loads(jsonreport.dumps(document))
 
 
