@@ -198,3 +198,38 @@ def test_xdist(
     lines = section(result.outlines)
     assert lines[0] == "  answer  4/5  [28%, 99%]  FLAKY"
     assert "  Tokens:  judge-1  5,000 in / 700 out / 1,000 cached" in lines
+
+
+def test_a_reply_that_is_not_a_completion_is_asked_again(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.script(texts_server.garbage("<html>proxy error</html>"))
+    chat_server.respond_with(judge)
+    _ini(pytester, chat_server, "texts_max_concurrency = 1\n")
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=1", "--prob-json=r.json")
+    assert section(result.outlines)[0] == "  answer  1/1"
+    assert len(chat_server.requests) == 5  # 4 calls, the first asked twice
+    report = load_json(pytester.path / "r.json")
+    assert report["texts"] == {
+        "judges": [{"prompt_version": "1", "backend": "openai", "model": "judge-1"}]
+    }
+
+
+def test_spend_of_a_failing_call_is_still_recorded(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(lambda request: ok("not json at all", usage=(50, 5, 0)))
+    _ini(pytester, chat_server, "texts_max_concurrency = 1\n")
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=1", "--prob-json=r.json")
+    record = load_json(pytester.path / "r.json")["records"][0]
+    assert record["outcome"] == "error"
+    assert record["usage"]["judge-1"]["input_tokens"] == 150  # 3 attempts of 50
+    assert any("JudgeReplyError" in line for line in result.outlines)

@@ -71,18 +71,23 @@ def pytest_prob_build_report(
     if not readings:
         return
     if not kernel_of(config).options.session_value("explain"):
-        report.add_block(
-            [
-                f"  --prob-explain reads {len(readings)} of these results in plain words"
-                if len(readings) > 1
-                else "  --prob-explain reads this result in plain words"
-            ],
-            order=HINT_ORDER,
-        )
+        notable = sum(1 for reading in readings if reading.notable)
+        if notable:
+            report.add_block(
+                [
+                    f"  --prob-explain reads {notable} of these results in plain words"
+                    if notable > 1
+                    else "  --prob-explain reads this result in plain words"
+                ],
+                order=HINT_ORDER,
+            )
         return
     for reading in readings:
-        if reading.target is not None:
-            reading.target["explanation"] = reading.text
+        if reading.target is not None:  # two readings of one object are both kept
+            before = reading.target.get("explanation")
+            reading.target["explanation"] = (
+                reading.text if not before else f"{before}\n\n{reading.text}"
+            )
     report.add_section("explained", render(readings, _width(config)), order=SECTION_ORDER)
     report.set_json("glossary", glossary_for(readings))
 

@@ -19,6 +19,8 @@ class Reading:
     :ivar order: where it goes: rows (100), function lines (200), metrics (300),
         comparisons (400), baselines (500), latency (600), anything else after.
     :ivar definitions: glossary entries a third-party reading brings along.
+    :ivar notable: whether it is worth a hint without ``--prob-explain`` (a line that only
+        restates a clean result is not).
     """
 
     topic: str
@@ -27,6 +29,7 @@ class Reading:
     target: dict[str, Any] | None = None
     order: int = 1000
     definitions: Mapping[str, str] = field(default_factory=dict)
+    notable: bool = True
 
 
 GLOSSARY: dict[str, str] = {

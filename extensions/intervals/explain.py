@@ -20,6 +20,10 @@ def readings(report: ReportBuilder) -> list[Reading]:
         )
         if line.get("hidden"):
             text += f"; its interval is hidden because {line['hidden']}."
+        elif ci["low"] == ci["high"]:
+            text += (
+                ": every input passed (or failed) every run, so the bootstrap has nothing to vary."
+            )
         else:
             text += (
                 f", with a {percent(ci['level'])} interval of {percent(ci['low'], 1)} to "
@@ -50,5 +54,7 @@ def readings(report: ReportBuilder) -> list[Reading]:
                     f"{narrow_runs}, doubling the inputs by {narrow_inputs})."
                 )
         terms = ("interval", "bootstrap") + (("ρ (rho)",) if rho is not None else ())
-        found.append(Reading(line["label"], text, terms, line, order=200))
+        found.append(
+            Reading(line["label"], text, terms, line, order=200, notable=line["estimate"] < 1.0)
+        )
     return found

@@ -13,6 +13,7 @@ implements: *completeness* asks how much of the given text the expected text sup
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -39,12 +40,14 @@ MANY = 50
 
 
 def _text(function: str, name: str, value: Any) -> str:
+    __tracebackhide__ = True
     if not isinstance(value, str):
         raise TextsUsageError(f"{function}(): {name} must be a str, got {type(value).__name__}")
     return value
 
 
 def _unit(function: str, name: str, value: Any) -> float:
+    __tracebackhide__ = True
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
@@ -55,6 +58,7 @@ def _unit(function: str, name: str, value: Any) -> float:
 
 
 def _count(function: str, name: str, value: Any) -> int:
+    __tracebackhide__ = True
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TextsUsageError(
             f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
@@ -62,8 +66,20 @@ def _count(function: str, name: str, value: Any) -> int:
     return value
 
 
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside this package (the
+    bench line that called the helper)."""
+    frame = sys._getframe(1)
+    level = 1
+    package = __name__.rsplit(".", 1)[0]
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
 def _warn(message: str) -> None:
-    warnings.warn(TextsWarning(message), stacklevel=4)
+    warnings.warn(TextsWarning(message), stacklevel=caller_stacklevel())
 
 
 def _check_bounds(function: str, low: float, high: float, quiet: bool, what: str) -> None:
@@ -164,6 +180,7 @@ def _make_equal(metric: str, name: str) -> Callable[..., None]:
 
 
 def _aggregate_counts(name: str, full_runs: Any, each_question_runs: Any) -> tuple[int, int]:
+    __tracebackhide__ = True
     runs = _count(name, "full_runs", full_runs)
     each = _count(name, "each_question_runs", each_question_runs)
     if runs * each > MANY:

@@ -69,6 +69,8 @@ class Judge:
     cache: Cache | None = None
     #: identifies the bench run (case id and run index) so each run draws fresh samples
     run_key: str = ""
+    #: the settings that change replies (base URL, temperature, max tokens, JSON mode)
+    settings_key: str = ""
 
     def ask(
         self, messages: list[dict[str, str]], read: Callable[[str], Any], key: list[Any]
@@ -77,7 +79,15 @@ class Judge:
         unreadable reply is asked again up to ``reply_retries`` times."""
         cache_key = None
         if self.cache is not None:
-            material = [self.backend_name, self.model, PROMPT_VERSION, self.run_key, key, messages]
+            material = [
+                self.backend_name,
+                self.model,
+                self.settings_key,
+                PROMPT_VERSION,
+                self.run_key,
+                key,
+                messages,
+            ]
             cache_key = hashlib.sha256(
                 json.dumps(material, sort_keys=True).encode("utf-8")
             ).hexdigest()
@@ -90,7 +100,15 @@ class Judge:
         problems: list[str] = []
         replies: list[Reply] = []
         for _ in range(self.reply_retries + 1):
-            reply = self.backend.complete(messages, json_mode=self.json_mode)
+            try:
+                reply = self.backend.complete(messages, json_mode=self.json_mode)
+            except Exception as exc:
+                if type(exc).__name__ != "ProtocolError":  # a 2xx that is not a completion
+                    if replies:
+                        exc.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+                    raise
+                problems.append(str(exc))
+                continue
             replies.append(reply)
             if reply.finish_reason == "length":
                 problems.append("the reply was cut off (finish_reason: length)")
@@ -103,10 +121,13 @@ class Judge:
             if cache_key is not None and self.cache is not None:
                 self.cache.set(cache_key, reply.text)
             return Call(_Combined(replies), result)
-        raise JudgeReplyError(
+        error = JudgeReplyError(
             f"the judge ({self.backend_name}, {self.model}) gave no usable reply in "
             f"{len(problems)} attempt(s): {'; '.join(problems)}"
         )
+        if replies:  # what the unusable replies cost is still recorded
+            error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+        raise error
 
 
 @dataclass(frozen=True)
@@ -130,12 +151,40 @@ class _Combined:
         )
 
 
-def _in_parallel(judge: Judge, tasks: Sequence[Callable[[], Call]]) -> list[Call]:
+def _in_parallel(
+    judge: Judge, tasks: Sequence[Callable[[], Call]], on_call: Callable[[Call], None]
+) -> list[Call]:
+    """Run the tasks (concurrently up to ``max_concurrency``) and show every finished call
+    to ``on_call``; when some failed, the others still count (their usage is recorded)
+    before the first error is raised."""
+    outcomes: list[Call | BaseException] = []
     if len(tasks) == 1 or judge.max_concurrency == 1:
-        return [task() for task in tasks]
-    with ThreadPoolExecutor(max_workers=min(judge.max_concurrency, len(tasks))) as pool:
-        futures = [pool.submit(task) for task in tasks]
-        return [future.result() for future in futures]
+        for task in tasks:
+            try:
+                outcomes.append(task())
+            except Exception as exc:
+                outcomes.append(exc)
+                break
+    else:
+        with ThreadPoolExecutor(max_workers=min(judge.max_concurrency, len(tasks))) as pool:
+            futures = [pool.submit(task) for task in tasks]
+            for future in futures:
+                try:
+                    outcomes.append(future.result())
+                except Exception as exc:
+                    outcomes.append(exc)
+    failure: BaseException | None = None
+    for outcome in outcomes:
+        if isinstance(outcome, Call):
+            on_call(outcome)
+        else:
+            partial = getattr(outcome, "partial", None)
+            if partial is not None:
+                on_call(partial)
+            failure = failure or outcome
+    if failure is not None:
+        raise failure
+    return [outcome for outcome in outcomes if isinstance(outcome, Call)]
 
 
 def evaluate(
@@ -159,10 +208,9 @@ def evaluate(
         return lambda: judge.ask(question_messages(source), parse_questions, ["q", side, run])
 
     plan = [(side, run) for run in range(full_runs) for side in wanted]
-    asked = _in_parallel(judge, [question_task(side, run) for side, run in plan])
+    asked = _in_parallel(judge, [question_task(side, run) for side, run in plan], on_call)
     questions: dict[tuple[str, int], list[str]] = {}
     for (side, run), call in zip(plan, asked, strict=True):
-        on_call(call)
         questions[(side, run)] = call.result
 
     def answer_task(side: str, run: int, index: int) -> Callable[[], Call]:
@@ -182,10 +230,9 @@ def evaluate(
         for index in range(each_question_runs)
         for side in wanted
     ]
-    answered = _in_parallel(judge, [answer_task(*p) for p in passes])
+    answered = _in_parallel(judge, [answer_task(*p) for p in passes], on_call)
     results: dict[tuple[str, int, int], SideSample] = {}
     for (side, run, index), call in zip(passes, answered, strict=True):
-        on_call(call)
         results[(side, run, index)] = SideSample(tuple(questions[(side, run)]), tuple(call.result))
     return [
         Sample(

@@ -71,3 +71,27 @@ def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> N
     """Register the bundled ``openai`` backend. Called on the first helper call; returns
     nothing."""
     register(OPENAI, openai_backend, description="OpenAI-compatible chat completions")
+
+
+def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Name the judge and the prompt version on the record of a run that used the helpers
+    (``texts``). Called in the executing process once per run; returns nothing."""
+    from pytest_probability.collect import CONTEXT_KEY
+
+    context = item.stash.get(CONTEXT_KEY, None)
+    used = context.data.get("texts") if context is not None else None
+    if used is not None:
+        record["texts"] = used
+
+
+def pytest_prob_build_report(report: Any, results: Any, config: pytest.Config) -> None:
+    """Add the top-level ``texts`` object (judges and prompt versions used) when a run used
+    the helpers. Called once in the aggregating process; returns nothing."""
+    seen: list[dict[str, Any]] = []
+    for case in results.cases():
+        for record in case.records.values():
+            used = record.get("texts")
+            if used is not None and used not in seen:
+                seen.append(used)
+    if seen:
+        report.set_json("texts", {"judges": seen})

@@ -12,7 +12,8 @@ from pytest_probability.context import _current
 from .active import SESSION, WARNED
 from .backends import Backends, default_backends
 from .evaluate import Call, Judge
-from .settings import TextsSettings, price, resolve
+from .prompts import PROMPT_VERSION
+from .settings import TextsConfigError, TextsSettings, price, resolve
 
 _session = SESSION
 _lock = threading.Lock()
@@ -53,7 +54,12 @@ def settings_for(config: Any) -> TextsSettings:
         from pytest_probability.kernel import kernel_of
 
         options = kernel_of(config).options
-        return options.session_value(name) if name in options.specs else None
+        value = options.session_value(name) if name in options.specs else None
+        if name == "texts_prices" and value and getattr(config, "inipath", None) is not None:
+            import os
+
+            value = os.path.join(os.path.dirname(str(config.inipath)), str(value))
+        return value
 
     return _per_config(config, _SETTINGS_KEY, lambda: resolve(read if config else None))
 
@@ -87,11 +93,15 @@ class PytestCache:
 
 def judge_for(retry_on_error: bool) -> Judge:
     """A judge for one helper call, with the session's settings."""
+    __tracebackhide__ = True
     config = active_config()
     settings = settings_for(config)
-    backend = backends_for(config).create(
-        settings if retry_on_error else _without_retries(settings)
-    )
+    try:
+        backend = backends_for(config).create(
+            settings if retry_on_error else _without_retries(settings)
+        )
+    except ValueError as exc:  # e.g. a base URL that is not http(s)
+        raise TextsConfigError(str(exc)) from None
     cache = None
     if settings.cache:
         store = getattr(config, "cache", None)
@@ -101,6 +111,12 @@ def judge_for(retry_on_error: bool) -> Judge:
             cache = PytestCache(store)
     context = _current.get()
     run_key = f"{context.case_id}#{context.run}" if context is not None else ""
+    if context is not None:  # the run's record names the judge and the prompt version
+        context.data["texts"] = {
+            "prompt_version": PROMPT_VERSION,
+            "backend": settings.backend,
+            "model": settings.model,
+        }
     return Judge(
         backend=backend,
         backend_name=settings.backend,
@@ -110,6 +126,16 @@ def judge_for(retry_on_error: bool) -> Judge:
         reply_retries=settings.reply_retries if retry_on_error else 0,
         cache=cache,
         run_key=run_key,
+        settings_key=repr(
+            (
+                settings.base_url,
+                settings.azure_endpoint,
+                settings.azure_deployment,
+                settings.temperature,
+                settings.max_tokens,
+                settings.json_mode,
+            )
+        ),
     )
 
 
@@ -149,4 +175,6 @@ def record_call(call: Call, judge: Judge) -> None:
 def _warn_once(key: str, message: str) -> None:
     if key not in _WARNED:
         _WARNED.add(key)
-        warnings.warn(TextsUsageWarning(message), stacklevel=4)
+        from .api import caller_stacklevel
+
+        warnings.warn(TextsUsageWarning(message), stacklevel=caller_stacklevel())

@@ -132,7 +132,12 @@ def _number(name: str, value: Any, low: float, high: float, none: bool = False) 
     except (TypeError, ValueError):
         number = math.nan
     if not low <= number <= high:
-        raise TextsConfigError(f"{name}={value!r}: expected a number from {low:g} to {high:g}")
+        expected = (
+            f"a number greater than {low:g}"
+            if high == math.inf
+            else f"a number from {low:g} to {high:g}"
+        )
+        raise TextsConfigError(f"{name}={value!r}: expected {expected}")
     return number
 
 
