@@ -26,9 +26,17 @@ def default_classify(call: pytest.CallInfo[None]) -> str:
     value = excinfo.value
     if isinstance(value, pytest.skip.Exception):
         return SKIP
+    if isinstance(value, pytest.fail.Exception) and _is_timeout(value):
+        return ERROR  # pytest-timeout: the run did not finish, it did not fail a check
     if isinstance(value, (AssertionError, pytest.fail.Exception)):
         return FAIL if call.when == "call" else ERROR
     return ERROR
+
+
+def _is_timeout(value: BaseException) -> bool:
+    """pytest-timeout's ``pytest.fail("Timeout (>1.0s) from pytest-timeout.")``."""
+    message = str(getattr(value, "msg", "") or "")
+    return message.startswith("Timeout") and "pytest-timeout" in message
 
 
 def make_record(
@@ -89,7 +97,7 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
     if outcome == SKIP:
         return truncate(str(getattr(value, "msg", value))), None
     if isinstance(value, pytest.fail.Exception):
-        return truncate(str(value.msg)), None
+        return truncate(str(value.msg)), "Timeout" if outcome == ERROR else None
     if isinstance(value, StepErrored):
         return truncate(str(value)), value.error
     if outcome == FAIL:
