@@ -17,30 +17,48 @@ from typing import Any
 
 #: the ``--dist`` modes this scheduler replaces
 REPLACED = ("load", "loadgroup", "worksteal")
-#: ``[run3]``, ``[gate]``, ``[compare:ARM]``, ``[baseline]`` at the end of a node id, and
-#: pytest-xdist's ``@group`` suffix after it (pytest 7.4 with ``loadgroup``)
-_SUFFIX = re.compile(r"\[(run\d+|gate|compare:[^\]]*|baseline)\](@.*)?$")
-_FUNCTION_VERDICT = re.compile(r"^([^:]+::bench_[^:\[]+)\[(compare:[^\]]*|baseline)\](@.*)?$")
+#: pytest-xdist's ``@group`` suffix (pytest 7.4 with ``loadgroup`` and ``xdist_group``)
+_GROUP = re.compile(r"@([^\]]*)$")
+
+
+def _bench_parts(nodeid: str) -> list[str] | None:
+    parts = nodeid.split("::")
+    return parts if len(parts) >= 2 and parts[1].startswith("bench_") else None
 
 
 def case_scope(nodeid: str, function_scoped: set[str]) -> str:
-    """The work unit of a node id: its case key, its function key when the function has
-    function-level verdict items, or the node id itself for anything else (a ``test_*``)."""
-    match = _FUNCTION_VERDICT.match(nodeid)
-    if match:
-        return match.group(1)
-    found = _SUFFIX.search(nodeid)
-    key = nodeid[: found.start()] if found else nodeid.split("@", 1)[0]
-    parts = key.split("::")
-    if len(parts) >= 2 and parts[1].startswith("bench_"):
-        function = f"{parts[0]}::{parts[1]}"
-        return function if function in function_scoped else key
-    return nodeid
+    """The work unit of a node id: its case key (the node id without its last ``[...]``:
+    ``[run3]``, ``[gate]`` or a third party's verdict kind), its function key when the
+    function has function-level verdict items, an ``xdist_group`` name for other grouped
+    items, or the node id itself (a ``test_*``).
+
+    A parametrize id that itself ends in ``]`` may merge its case with another in one unit;
+    that only costs parallelism, never co-location."""
+    group = _GROUP.search(nodeid)
+    plain = nodeid[: group.start()] if group else nodeid
+    parts = _bench_parts(plain)
+    if parts is None:
+        return f"@{group.group(1)}" if group else nodeid
+    function = f"{parts[0]}::{parts[1].split('[', 1)[0]}"
+    if function in function_scoped:
+        return function
+    return plain.rsplit("[", 1)[0] if plain.endswith("]") else plain
 
 
 def function_scoped(collection: list[str]) -> set[str]:
-    """The functions that have function-level verdict items in the collection."""
-    return {m.group(1) for nodeid in collection if (m := _FUNCTION_VERDICT.match(nodeid))}
+    """Functions whose collection has a function-level item (``module::bench_f[kind]``) next
+    to per-case items (``module::bench_f::case…``): their units are the whole function."""
+    level: set[str] = set()
+    parametrized: set[str] = set()
+    for nodeid in collection:
+        parts = _bench_parts(_GROUP.sub("", nodeid))
+        if parts is None:
+            continue
+        if len(parts) == 2 and parts[1].endswith("]") and "[" in parts[1]:
+            level.add(f"{parts[0]}::{parts[1].split('[', 1)[0]}")
+        elif len(parts) >= 3:
+            parametrized.add(f"{parts[0]}::{parts[1]}")
+    return level & parametrized
 
 
 def make_scheduler(config: Any, log: Any) -> Any:

@@ -312,7 +312,11 @@ class Kernel:
         dist = config.getvalue("dist")
         if dist not in REPLACED:
             return None
-        self.distribution = f"case-aware (replacing --dist {dist})"
+        if dist != "load":  # a mode the user chose: say once what was done instead
+            self.distribution = (
+                f"each case's runs kept on one worker (case-aware scheduling instead of "
+                f"--dist {dist})"
+            )
         return make_scheduler(config, log)
 
     # -- aggregating -----------------------------------------------------------------------
@@ -368,6 +372,8 @@ class Kernel:
         if not (len(self.results) or self.case_order or self.json_path is not None):
             return  # nothing collected and no --prob-json: no report
         self.builder = build_report(session.config, self.results, self.failures)
+        if self.distribution is not None:
+            self.builder.add_summary("Workers:", self.distribution, order=900)
         if self.json_path is not None:
             self._write_json(*self.json_path, session)
 

@@ -54,6 +54,21 @@ step "docs (sphinx-build -W)"
 "$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt
 "$VENV/bin/sphinx-build" -W -q -b html docs docs/_build/html
 
+step "packaging: the wheel and the sdist, each into a fresh virtualenv, with a smoke run"
+"$VENV/bin/python" -m pip install --quiet build
+rm -rf .dist-test && "$VENV/bin/python" -m build --quiet --outdir .dist-test . >/dev/null
+SMOKE="$(mktemp -d)"
+printf 'def bench_smoke():\n    pass\n' > "$SMOKE/bench_smoke.py"
+for artifact in .dist-test/*.whl .dist-test/*.tar.gz; do
+    rm -rf .venv-smoke && "$PYTHON" -m venv .venv-smoke
+    .venv-smoke/bin/python -m pip install --quiet "$artifact"
+    .venv-smoke/bin/python -m pytest_probability --version
+    (cd "$SMOKE" && "$OLDPWD/.venv-smoke/bin/python" -m pytest -q -p no:cacheprovider \
+        --prob-runs=3 --prob-json=smoke.json >/dev/null && test -s smoke.json)
+    echo "smoke run ok: $(basename "$artifact")"
+done
+rm -rf "$SMOKE" .venv-smoke .dist-test
+
 step "test suite on pytest 7.4"
 "$VENV/bin/python" -m venv "$VENV-pytest74"
 "$VENV-pytest74/bin/python" -m pip install --quiet --upgrade pip

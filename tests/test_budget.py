@@ -92,3 +92,22 @@ def bench_b(item):
     assert budget["skipped"] > 0 and budget["reached"]
     # two workers each finishing the case they were running: never two workers' full budget
     assert 10 <= budget["spent"] <= 10 + 2 * 5 * 0.5 + 0.5
+
+
+def test_an_undecided_gate_says_the_budget_cut_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_g="""
+import pytest
+from pytest_probability import record_cost
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_g():
+    record_cost(1.0)
+"""
+    )
+    result = pytester.runpytest(
+        "--prob-runs=20", "--prob-budget=3", "-W", "ignore::pytest.PytestWarning"
+    )
+    lines = section(result.outlines)
+    assert "           1 gate(s) UNDECIDED after the budget cut their runs: g" in lines
+    assert "  Budget:  $3.00 reached after 3 of 20 runs; 17 skipped" in lines

@@ -31,6 +31,12 @@ def test_scopes() -> None:
         "bench_x.py::bench_smoke",
         "test_y.py::test_z[1]",
     ]
+    # a third party's verdict kinds are grouped the same way
+    third = ["bench_x.py::bench_c::p[run1]", "bench_x.py::bench_c[weakest]"]
+    assert [case_scope(n, function_scoped(third)) for n in third] == ["bench_x.py::bench_c"] * 2
+    assert case_scope("bench_x.py::bench_a::one[weakest]", set()) == "bench_x.py::bench_a::one"
+    # other tests grouped with xdist_group keep their group (pytest 7.4 with loadgroup)
+    assert case_scope("test_y.py::test_z@mine", set()) == "@mine"
     # pytest 7.4 with --dist loadgroup appends "@group" to grouped node ids
     assert case_scope("bench_x.py::bench_a::one[run1]@bench_x.py::bench_a::one", set()) == (
         "bench_x.py::bench_a::one"

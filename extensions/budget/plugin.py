@@ -103,7 +103,9 @@ class Budget:
         self.shared: Path | None = None
         if workerinput is not None and workerinput.get(WORKER_KEY):
             self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
-        elif workerinput is None and getattr(config.option, "numprocesses", None):
+        elif workerinput is None and (
+            getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
+        ):
             self.directory = tempfile.mkdtemp(prefix="prob-budget-")
             self.shared = Path(self.directory) / "tally.json"
             self.tally.write(self.shared)
@@ -132,6 +134,12 @@ class Budget:
         if self.runs_limit is not None and tally.runs >= self.runs_limit:
             return f"{REASON}{self.runs_limit:,} runs reached"
         return None
+
+    def hit(self) -> str:
+        """Which limit was reached: the amount, or the run count."""
+        if self.amount is not None and self.tally.spent >= self.amount:
+            return self.shown()
+        return f"{self.runs_limit:,} runs" if self.runs_limit is not None else self.shown()
 
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run once the budget is reached. Called before every run in the
@@ -192,14 +200,16 @@ class Budget:
                 if r["outcome"] == SKIP and str(r.get("message") or "").startswith(REASON)
             )
             if cut:
-                cells[case.key] = f"cut short ({case.planned - cut}/{case.planned})"
+                cells[case.key] = f"cut short ({case.total}/{case.planned})"
             report.add_row_json(case.key, {"budget_skipped": cut})
         if cells:
             report.add_column("budget", cells, order=COLUMN_ORDER, align="free")
         limit = self.shown()
         if skipped:
-            made = planned - skipped
-            text = f"{limit} reached after {made:,} of {planned:,} runs; {skipped:,} skipped"
+            text = (
+                f"{self.hit()} reached after {self.tally.runs:,} of {planned:,} runs; "
+                f"{skipped:,} skipped"
+            )
         elif self.amount is not None:
             text = f"{money(self.tally.spent)} of {limit} spent; no run skipped"
         else:
@@ -209,9 +219,26 @@ class Budget:
         if self.amount is not None and self.tally.spent > self.amount:
             overshoot = self.tally.spent - self.amount
             in_flight = self.tally.runs - (self.reached_at.runs if self.reached_at else 0)
+            why = (
+                f"from {in_flight} run(s) already running when the budget was reached"
+                if in_flight
+                else "by the run that reached it (a run is not stopped half-way)"
+            )
+            lines.append(f"spent {money(self.tally.spent)}: {money(overshoot)} over, {why}")
+        verdicts = {}
+        if config.pluginmanager.get_plugin("probability.gates") is not None:
+            from pytest_probability.extensions.gates.state import state_of
+
+            verdicts = state_of(config).verdicts
+        undecided = [
+            case.display
+            for case in results.cases()
+            if case.key in cells and getattr(verdicts.get(case.key), "verdict", None) == "undecided"
+        ]
+        if undecided:
             lines.append(
-                f"spent {money(self.tally.spent)}: {money(overshoot)} over, from {in_flight} "
-                "run(s) already running when the budget was reached"
+                f"{len(undecided)} gate(s) UNDECIDED after the budget cut their runs: "
+                + ", ".join(undecided)
             )
         if skipped and not self.ok:
             lines.append("a session cut by its budget fails (--prob-budget-ok accepts a cut)")

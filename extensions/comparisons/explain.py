@@ -54,6 +54,12 @@ def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
             f"{_points(item['difference'])} and {shown_p} (a sign-flip test on the per-input "
             "differences); there are too few inputs for an interval yet."
         )
+    elif item.get("low") is None:  # the interval is hidden (cases stopped early)
+        text = (
+            f"Over {item['paired']} paired inputs {versus} differs by "
+            f"{_points(item['difference'])} and {shown_p}; its interval is hidden because "
+            f"{item.get('hidden', 'it could not be computed')}."
+        )
     else:
         text = (
             f"Over {item['paired']} paired inputs {versus} differs by "

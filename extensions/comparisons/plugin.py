@@ -257,7 +257,7 @@ def judge_item(item: VerdictItem) -> None:
     if here < total:
         pytest.skip(
             f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
-            "pytest-xdist, keep a function on one worker: --dist loadfile)"
+            "pytest-xdist, the default -n scheduling keeps a function on one worker)"
         )
     arm = item.request.kind[len(KIND_PREFIX) :]
     cases = [c for key in planned if (c := results.get(key)) is not None]

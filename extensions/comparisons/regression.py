@@ -97,7 +97,7 @@ class Regression:
         if here < total:
             pytest.skip(
                 f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
-                "pytest-xdist, keep a function on one worker: --dist loadfile)"
+                "pytest-xdist, the default -n scheduling keeps a function on one worker)"
             )
         cases = [c for key in planned if (c := results.get(key)) is not None]
         found, _ = self.compare(cases)

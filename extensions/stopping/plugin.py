@@ -131,7 +131,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="curtail: skip a gated case's remaining runs once its verdict can no longer "
         "change (same verdicts); sequential: judge rate gates on an anytime-valid interval "
         "and stop as soon as it clears or falls below the bar (runs becomes a maximum); "
-        "under xdist both need each case on one worker (--dist loadfile)",
+        "under xdist both need each case on one worker (what -n does by default)",
         owner="stopping",
     )
 
@@ -312,7 +312,7 @@ def pytest_prob_build_report(
     if spread:
         lines.append(
             f"{spread} case(s) had runs on several workers, which ran every run they had "
-            "(keep each case on one worker: --dist loadfile)"
+            "(-n with the default --dist load keeps each case on one worker)"
         )
     report.add_summary("Stopped:", lines, order=SUMMARY_ORDER)
     report.set_json(

@@ -1,0 +1,91 @@
+"""``python -m pytest_probability``: tools that work on saved reports, outside pytest.
+
+.. code-block:: console
+
+   $ python -m pytest_probability --version
+   $ python -m pytest_probability html report.json -o report.html
+
+Exit status: 0 on success, 2 when a file cannot be read or written or the arguments are
+wrong (one ``error:`` line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+
+PROG = "python -m pytest_probability"
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _html(arguments: argparse.Namespace) -> int:
+    """Render a saved ``--prob-json`` report as the HTML page ``--prob-html`` writes."""
+    from .extensions.html.render import ReportError, load_report, render_report, write_page
+    from .jsonreport import check_writable
+
+    source = Path(arguments.report)
+    target = Path(arguments.output) if arguments.output else source.with_suffix(".html")
+    if target.resolve() == source.resolve():
+        return _fail(f"the output {str(target)!r} would replace the report; give -o PATH")
+    try:
+        document = load_report(source)
+    except ReportError as exc:
+        return _fail(str(exc))
+    problem = check_writable(target)
+    if problem:
+        return _fail(f"cannot write {target}: {problem}")
+    page = render_report(document)
+    try:
+        write_page(target, page)
+    except OSError as exc:
+        return _fail(f"could not write {target}: {exc.strerror or exc}")
+    print(f"wrote {target} ({len(page.encode('utf-8')) / 1024:,.0f} KiB)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``--version`` and one subcommand per tool."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="pytest-probability tools for saved reports (the plugin itself runs "
+        "inside pytest).",
+    )
+    parser.add_argument("--version", action="version", version=f"pytest-probability {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    html = commands.add_parser(
+        "html",
+        help="render a --prob-json report as one self-contained HTML page",
+        description="Render a JSON report written by --prob-json (this session's or an "
+        "earlier one) as the HTML page --prob-html writes.",
+    )
+    html.add_argument("report", metavar="REPORT.json", help="the JSON report to render")
+    html.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="where to write the page (default: REPORT with the suffix .html)",
+    )
+    html.set_defaults(handler=_html)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.command is None:
+        parser.print_usage(sys.stderr)
+        return _fail("choose a command (html), or --version")
+    return int(arguments.handler(arguments))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

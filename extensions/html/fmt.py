@@ -1,0 +1,175 @@
+"""Reading report values defensively and printing them the way the terminal does.
+
+A report may come from an earlier version, a third-party extension or a hand edit, so every
+accessor accepts anything and returns a usable value (``None`` for a missing or malformed
+number). Printing follows the terminal's rules by reusing the bundled extensions' pure
+formatting modules. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_probability.extensions.cost.format import money as _money
+from pytest_probability.extensions.intervals.formatting import percent as _percent
+from pytest_probability.extensions.intervals.formatting import percent1 as _percent1
+from pytest_probability.extensions.latency.format import duration as _duration
+from pytest_probability.extensions.latency.format import limit as _limit
+from pytest_probability.extensions.latency.format import quantile_label as _quantile_label
+
+MISSING = "\u2014"
+MINUS = "\u2212"
+
+
+# -- reading ----------------------------------------------------------------------------------
+def num(value: Any) -> float | None:
+    """A finite number (not a boolean), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def integer(value: Any) -> int | None:
+    """A whole number (not a boolean), else ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def fraction(value: Any) -> float | None:
+    """A number clamped to [0, 1], else ``None``."""
+    number = num(value)
+    return None if number is None else min(1.0, max(0.0, number))
+
+
+def obj(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def objects(value: Any) -> list[Mapping[str, Any]]:
+    """The JSON objects of an array (anything else in it is skipped)."""
+    return [item for item in items(value) if isinstance(item, Mapping)]
+
+
+def text(value: Any, default: str = "") -> str:
+    """``value`` as text; ``None`` is ``default``."""
+    return default if value is None else str(value)
+
+
+# -- printing ---------------------------------------------------------------------------------
+def percent(value: Any) -> str:
+    """A fraction in whole percent (``35%``; ``100%`` only for exactly 1); ``—`` if absent."""
+    number = fraction(value)
+    return MISSING if number is None else _percent(number)
+
+
+def percent1(value: Any) -> str:
+    """A fraction with one decimal (``81.0%``); ``—`` if absent."""
+    number = fraction(value)
+    return MISSING if number is None else _percent1(number)
+
+
+def rate(value: Any) -> str:
+    """A pass rate given in percent (``pass_rate``) as a whole percent; ``—`` if absent."""
+    number = num(value)
+    return MISSING if number is None else _percent(min(1.0, max(0.0, number / 100)))
+
+
+def interval(low: Any, high: Any, *, decimals: int = 0) -> str:
+    """``[35%, 93%]`` (``—`` for a missing end); empty when both ends are missing."""
+    if num(low) is None and num(high) is None:
+        return ""
+    show = percent if decimals == 0 else percent1
+    return f"[{show(low)}, {show(high)}]"
+
+
+def points(value: Any, *, signed: bool = True) -> str:
+    """A difference of fractions in percentage points: ``+20 pp``, ``−11 pp``."""
+    number = num(value)
+    if number is None:
+        return MISSING
+    rounded = round(number * 100)
+    if rounded == 0:
+        return "0 pp"
+    sign = ("+" if rounded > 0 else MINUS) if signed else ("" if rounded > 0 else MINUS)
+    return f"{sign}{abs(rounded)} pp"
+
+
+def point_interval(low: Any, high: Any) -> str:
+    """``[−11, +51] pp``; empty when both ends are missing."""
+    if num(low) is None and num(high) is None:
+        return ""
+    ends = [points(end).removesuffix(" pp") for end in (low, high)]
+    return f"[{ends[0]}, {ends[1]}] pp"
+
+
+def duration(value: Any) -> str:
+    """Seconds as the terminal prints them (``769ms``, ``2.00s``); ``—`` if absent."""
+    number = num(value)
+    if number is None or number < 0:
+        return MISSING
+    return _duration(number)
+
+
+def short_duration(value: Any) -> str:
+    """Seconds as written, without padding zeros (``500ms``, ``1µs``): axis ticks, limits."""
+    number = num(value)
+    if number is None or number < 0:
+        return MISSING
+    return _limit(float(f"{number:.3g}"))
+
+
+def quantile(value: Any) -> str:
+    """``p95`` for 0.95; ``p?`` when the quantile is not a usable fraction."""
+    number = num(value)
+    try:
+        return _quantile_label(number) if number is not None else "p?"
+    except ValueError:
+        return "p?"
+
+
+def money(value: Any) -> str:
+    """``$0.0400``; ``—`` if absent."""
+    number = num(value)
+    return MISSING if number is None else _money(number)
+
+
+def count(value: Any) -> str:
+    """A whole number with thousands separators; ``—`` if absent."""
+    number = integer(value)
+    return MISSING if number is None else f"{number:,}"
+
+
+def p_value(value: Any) -> str:
+    """``p=0.47``, ``p<0.001``; empty if absent."""
+    number = num(value)
+    if number is None:
+        return ""
+    if number < 0.001:
+        return "p<0.001"
+    return f"p={number:.2g}" if number < 0.01 else f"p={number:.2f}"
+
+
+def plural(number: int, word: str, many: str | None = None) -> str:
+    """``1 run``, ``3 runs``."""
+    return f"{number:,} {word if number == 1 else (many or word + 's')}"
+
+
+def truncate(value: str, limit: int) -> tuple[str, int]:
+    """``value`` cut to ``limit`` characters, and how many were cut."""
+    if len(value) <= limit:
+        return value, 0
+    return value[:limit], len(value) - limit

@@ -1,0 +1,100 @@
+"""The latency section: each case's quantile with its interval against its limit.
+
+Cases with a ``max_latency`` gate are always drawn; without any gate, the slowest cases are.
+The axis is linear from 0, or logarithmic when the times span more than 50×. Pure module:
+never imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import fmt
+from .fmt import integer, num, obj, objects, text
+from .forest import ForestLine, forest_table
+from .markup import Markup
+from .summaries import badge
+from .svg import time_axis
+
+#: Most cases the latency plot draws.
+LATENCY_LINES = 100
+
+
+def render_latency(document: Mapping[str, Any]) -> Markup | None:
+    """The latency forest, or ``None`` when no row has a timed quantile."""
+    timed = [
+        (row, obj(row.get("latency")))
+        for row in objects(document.get("rows"))
+        if num(obj(row.get("latency")).get("estimate")) is not None
+    ]
+    if not timed:
+        return None
+    gated = [(row, q) for row, q in timed if num(q.get("max_latency")) is not None]
+    rest = [(row, q) for row, q in timed if num(q.get("max_latency")) is None]
+    rest.sort(key=lambda pair: -(num(pair[1].get("estimate")) or 0.0))
+    shown = (gated + rest)[: max(LATENCY_LINES, len(gated))]
+    values: list[float | None] = []
+    for _, q in shown:
+        values += [num(q.get(k)) for k in ("estimate", "low", "high", "max_latency")]
+    axis = time_axis(values)
+    lines = []
+    for row, q in shown:
+        limit = num(q.get("max_latency"))
+        verdict = text(q.get("verdict"))
+        low = num(q.get("low"))
+        high = num(q.get("high"))
+        n = integer(q.get("n")) or 0
+        lines.append(
+            ForestLine(
+                before=[
+                    text(row.get("case")),
+                    fmt.plural(n, "run"),
+                    fmt.quantile(q.get("quantile")),
+                    fmt.duration(q.get("estimate")),
+                    f"[{fmt.duration(low)}, {fmt.duration(high)}]",
+                ],
+                low=low if low is not None else (0.0 if high is not None else None),
+                high=high,
+                estimate=num(q.get("estimate")),
+                after=[
+                    "" if limit is None else f"≤ {fmt.duration(limit)}",
+                    badge(verdict) if verdict else "",
+                    text(q.get("method")),
+                ],
+                refs=[] if limit is None else [(limit, "gate")],
+                css=f"v-{verdict}" if verdict else "lat",
+                open_high=low is not None and high is None,
+            )
+        )
+    scale = "log scale" if axis.log else "linear scale"
+    parts = [
+        forest_table(
+            ["Case", "Timed", "Quantile", "Estimate", "Interval"],
+            ["Limit", "Verdict", "Method"],
+            lines,
+            axis,
+            caption=f"Latency quantile and its interval ({scale}); the dashed line is the limit",
+        )
+    ]
+    if any(q.get("high") is None and num(q.get("low")) is not None for _, q in shown):
+        parts.append(
+            '<p class="muted">An arrow marks an interval without an upper end: too few runs '
+            "for this quantile at this level.</p>"
+        )
+    if len(shown) < len(timed):
+        parts.append(
+            f'<p class="muted">{len(timed) - len(shown):,} faster cases are not drawn; sort '
+            "the case table by Latency to see every case.</p>"
+        )
+    return Markup("".join(parts))
+
+
+def latency_note(document: Mapping[str, Any]) -> str:
+    """``p95, order-statistic`` — the latency settings in use, for the header."""
+    seen: dict[str, None] = {}
+    for row in objects(document.get("rows")):
+        q = obj(row.get("latency"))
+        if q:
+            seen[f"{fmt.quantile(q.get('quantile'))} ({text(q.get('method'), '?')})"] = None
+    return ", ".join(seen)

@@ -1,0 +1,131 @@
+"""Escaping and building HTML safely: the helpers every section and third-party panel uses.
+
+Text is escaped unless it is :class:`Markup` (already HTML). Building pages from
+:func:`element`, :func:`join` and :func:`table` keeps every case id, message and label
+inert, whatever characters it holds (``<``, ``&``, quotes, newlines, control characters,
+non-ASCII). Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["HtmlPanel", "Markup", "element", "escape", "join", "table"]
+
+#: C0 control characters (except tab, newline, carriage return) and DEL become their visible
+#: "control picture" (U+2400 block): NUL is ``␀``, ESC ``␛``, so nothing invisible reaches
+#: the page and nothing breaks the HTML parser.
+_CONTROLS = {code: 0x2400 + code for code in range(32) if code not in (9, 10, 13)}
+_CONTROLS[127] = 0x2421
+_HAS_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+#: Elements without an end tag.
+VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+
+
+class Markup(str):
+    """A string that is already HTML: :func:`escape` and :func:`element` leave it as is.
+
+    Wrap only HTML you produced yourself (``Markup("<b>ok</b>")``); wrap nothing that holds
+    text from a report without escaping it first.
+    """
+
+    __slots__ = ()
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+def escape(value: object) -> Markup:
+    """``value`` as HTML text: ``None`` is empty, :class:`Markup` is returned as it is,
+    anything else is converted with ``str`` and escaped (``&``, ``<``, ``>``, both quotes;
+    control characters become visible symbols). Safe in text and in quoted attributes."""
+    if isinstance(value, Markup):
+        return value
+    if value is None:
+        return Markup("")
+    text = str(value)
+    if _HAS_CONTROL.search(text):
+        text = text.translate(_CONTROLS)
+    return Markup(html.escape(text, quote=True))
+
+
+def _attributes(attributes: Mapping[str, object]) -> str:
+    parts = []
+    for name, value in attributes.items():
+        if value is None or value is False:
+            continue
+        name = name.rstrip("_").replace("_", "-")  # class_ → class, data_x → data-x
+        if value is True:
+            parts.append(f" {name}")
+        else:
+            parts.append(f' {name}="{escape(value)}"')
+    return "".join(parts)
+
+
+def element(tag: str, *children: object, **attributes: object) -> Markup:
+    """``<tag attributes>children</tag>`` with every child and attribute value escaped.
+
+    Children that are :class:`Markup` are kept as they are; ``None`` children are skipped.
+    Attribute names lose a trailing ``_`` and turn ``_`` into ``-`` (``class_="x"``,
+    ``data_sort="rate"``); a ``True`` value writes the bare attribute, ``None`` or ``False``
+    leaves it out. Void elements (``br``, ``input``, …) get no end tag.
+
+    >>> element("td", "a<b", class_="case")
+    '<td class="case">a&lt;b</td>'
+    """
+    start = f"<{tag}{_attributes(attributes)}>"
+    if tag in VOID:
+        return Markup(start)
+    return Markup(f"{start}{join(children)}</{tag}>")
+
+
+def join(parts: Iterable[object], separator: str = "") -> Markup:
+    """Escape each part (``None`` skipped) and concatenate them."""
+    return Markup(separator.join(escape(part) for part in parts if part is not None))
+
+
+def table(
+    headers: Sequence[object],
+    rows: Iterable[Sequence[object]],
+    *,
+    caption: object = None,
+    class_: str | None = None,
+) -> Markup:
+    """A ``<table>`` with one header row and one row per sequence of cells.
+
+    Cells are escaped unless they are :class:`Markup`. The table scrolls sideways on narrow
+    screens instead of widening the page.
+    """
+    head = element("tr", *(element("th", cell, scope="col") for cell in headers))
+    body = join(element("tr", *(element("td", cell) for cell in row)) for row in rows)
+    inner = join(
+        [
+            element("caption", caption) if caption is not None else None,
+            element("thead", head),
+            element("tbody", body),
+        ]
+    )
+    return element("div", element("table", inner, class_=class_), class_="scroll")
+
+
+@dataclass(frozen=True)
+class HtmlPanel:
+    """One panel of the HTML report, contributed by ``pytest_prob_html_panels``.
+
+    :ivar title: the panel's heading, plain text (escaped when shown).
+    :ivar body: the panel's content. :class:`Markup` (built with :func:`element`,
+        :func:`table`, :func:`join` or :func:`escape`) is inserted as HTML; a plain ``str``
+        is shown as text, escaped, in a paragraph that keeps its line breaks.
+    :ivar anchor: an optional id for links to the panel (``#my-panel``); by default one is
+        made from the title.
+    """
+
+    title: str
+    body: Markup | str = ""
+    anchor: str | None = None

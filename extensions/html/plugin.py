@@ -1,0 +1,145 @@
+"""The ``html`` extension's pytest hooks: ``--prob-html=PATH``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_probability import jsonreport
+from pytest_probability.options import OptionRegistry
+from pytest_probability.values import parse_text
+
+from . import hookspecs
+from .markup import HtmlPanel
+from .render import failed_panel, render_report
+from .render import write_page as write_file
+
+KERNEL_NAME = "probability.kernel"
+HOOK = "pytest_prob_html_panels"
+#: Per-config state: the path as given and as resolved, and a write error to print.
+STATE_KEY = pytest.StashKey[dict[str, Any]]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add ``pytest_prob_html_panels`` unless the loader already did (it adds every bundled
+    extension's hooks; this covers ``-p pytest_probability.extensions.html.plugin``).
+    Called once when this module registers, in every process; returns nothing."""
+    caller = getattr(pluginmanager.hook, HOOK, None)
+    if caller is None or getattr(caller, "spec", None) is None:
+        pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-html`` / ``prob_html``. Called by the kernel's historic hook;
+    returns nothing."""
+    options.add(
+        "html",
+        parse=parse_text,
+        cli="--prob-html",
+        ini="prob_html",
+        metavar="PATH",
+        help="write the report as one self-contained HTML page to PATH",
+        owner="html",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Check that the ``--prob-html`` path can take the page, before anything runs.
+
+    Called once per process after the kernel resolved the settings; raises
+    :class:`pytest.UsageError` (exit 4) for an unwritable path in the aggregating process.
+    Returns nothing.
+    """
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None or _is_worker(config):
+        return
+    path = kernel.options.session_value("html")
+    if path is None:
+        return
+    problem = jsonreport.check_writable(Path(path))
+    if problem:
+        raise pytest.UsageError(f"--prob-html={path}: cannot write the report: {problem}")
+    config.stash[STATE_KEY] = {"shown": path, "path": Path(path).resolve(), "error": None}
+
+
+def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:
+    """Every implementation's panels, in hook order; a failing one becomes a marked panel."""
+    panels: list[HtmlPanel] = []
+    for impl in reversed(getattr(config.hook, HOOK).get_hookimpls()):
+        name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
+        try:
+            answer = impl.function(report=report, config=config)
+            found = [answer] if isinstance(answer, HtmlPanel) else list(answer or ())
+            bad = [item for item in found if not isinstance(item, HtmlPanel)]
+            if bad:
+                raise TypeError(f"expected HtmlPanel objects, got {type(bad[0]).__name__}")
+        except Exception as exc:  # one extension's bug must not lose the page
+            panels.append(failed_panel(f"extension {name!r}", exc))
+            continue
+        panels.extend(found)
+    return panels
+
+
+def write_page(config: pytest.Config, exit_status: int) -> str | None:
+    """Build the report document as ``--prob-json`` does, render and write the page.
+
+    Returns an error line when writing failed, else ``None``.
+    """
+    state = config.stash.get(STATE_KEY, None)
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if state is None or kernel is None or kernel.builder is None:
+        return None  # no --prob-html, or nothing was collected: no report
+    if not len(kernel.results) and "plan" not in kernel.builder.json:
+        return None  # nothing ran (--collect-only): no page, as the JSON docs promise
+    try:
+        document = jsonreport.build_document(
+            results=kernel.results,
+            builder=kernel.builder,
+            runs=kernel.options.session_value("runs"),
+            exit_status=exit_status,
+        )
+        # the same strict JSON the report file holds, so a page rendered from it matches
+        document = json.loads(jsonreport.dumps(document))
+        page = render_report(document, collect_panels(document, config))
+    except Exception as exc:  # a bug here must not hide the session's results
+        return f"could not build the HTML report: {type(exc).__name__}: {exc}"
+    try:
+        write_file(state["path"], page)
+    except (OSError, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return f"could not write the HTML report to {state['shown']}: {reason}"
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+    """Write the HTML page once the kernel built the report (aggregating process only).
+
+    Wraps ``pytest_sessionfinish`` so that it runs after the kernel's implementation, and
+    before the terminal summary is printed. A failed write becomes one ``ERROR`` line in
+    the terminal summary and turns a passing session's exit status into 1. Returns nothing.
+    """
+    result = yield
+    config = session.config
+    if not _is_worker(config) and STATE_KEY in config.stash:
+        error = write_page(config, int(session.exitstatus))
+        config.stash[STATE_KEY]["error"] = error
+        if error and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    return result
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the error line of a failed HTML write after the report. Called once in the
+    aggregating process at the end of the terminal summary; returns nothing."""
+    state = terminalreporter.config.stash.get(STATE_KEY, None)
+    if state and state["error"]:
+        terminalreporter.write_line(f"ERROR: {state['error']}", red=True, bold=True)

@@ -1,0 +1,144 @@
+"""Rendering a report document (the ``--prob-json`` dict) as one self-contained HTML page.
+
+The pytest plugin and ``python -m pytest_probability html`` both call :func:`render_report`,
+so a page rendered later from a saved report matches the one written by the session
+(except for panels, which extensions add only inside a pytest session). A section that
+cannot be drawn from the data it finds becomes a marked panel with the error; the rest of
+the page is unaffected. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_probability import jsonreport
+
+from .cases import render_cases
+from .compare import render_baseline, render_comparisons
+from .explained import render_explained
+from .header import render_settings, render_totals, render_warnings
+from .latency import render_latency
+from .markup import HtmlPanel, Markup, escape
+from .page import Section, render_page, slug
+from .planning import render_plan, render_stopping
+from .summaries import render_aggregates, render_gates, render_metrics
+from .usage import render_cost
+
+Renderer = Callable[[Mapping[str, Any]], "Markup | None"]
+
+#: The built-in sections in page order: (anchor, title, renderer). Third-party panels go
+#: after ``plan``, before the case table.
+BEFORE_PANELS: tuple[tuple[str, str, Renderer], ...] = (
+    ("warnings", "Warnings", render_warnings),
+    ("functions", "Functions and Overall", render_aggregates),
+    ("gates", "Gates", render_gates),
+    ("comparisons", "Comparisons", render_comparisons),
+    ("baseline", "Baseline", render_baseline),
+    ("metrics", "Metrics", render_metrics),
+    ("latency", "Latency", render_latency),
+    ("cost", "Cost and tokens", render_cost),
+    ("stopping", "Early stopping", render_stopping),
+    ("plan", "Run plan", render_plan),
+)
+AFTER_PANELS: tuple[tuple[str, str, Renderer], ...] = (
+    ("case-list", "Cases", render_cases),
+    ("explained", "Explained", render_explained),
+)
+SECTION_CLASSES = {"warnings": "panel failed"}
+
+
+class ReportError(Exception):
+    """A report file cannot be read: missing, unreadable, not JSON, or not a report."""
+
+
+class FailedPanel(HtmlPanel):
+    """A panel standing in for a section or an extension that raised while drawing."""
+
+
+def failed_panel(source: str, exc: BaseException) -> FailedPanel:
+    """The marked panel for ``source`` (a section or an extension) that raised ``exc``."""
+    body = Markup(
+        f"<p>This part could not be drawn: <code>{escape(type(exc).__name__)}: "
+        f"{escape(exc)}</code></p><p>The rest of the report is unaffected.</p>"
+    )
+    return FailedPanel(title=f"{source} (failed)", body=body)
+
+
+def _panel_body(panel: HtmlPanel) -> Markup:
+    if isinstance(panel.body, Markup):
+        return panel.body
+    return Markup(f'<p class="plain">{escape(panel.body)}</p>')
+
+
+def _built_in(
+    document: Mapping[str, Any], specs: Iterable[tuple[str, str, Renderer]], taken: set[str]
+) -> list[Section]:
+    sections = []
+    for anchor, title, renderer in specs:
+        taken.add(anchor)
+        try:
+            body = renderer(document)
+        except Exception as exc:  # a malformed section must not lose the rest of the page
+            panel = failed_panel(title, exc)
+            sections.append(Section(anchor, panel.title, _panel_body(panel), "panel failed"))
+            continue
+        if body:
+            sections.append(Section(anchor, title, body, SECTION_CLASSES.get(anchor, "")))
+    return sections
+
+
+def render_report(document: Mapping[str, Any], panels: Iterable[HtmlPanel] = ()) -> str:
+    """The HTML page for a report document, with extra ``panels`` after the summaries."""
+    if not isinstance(document, Mapping):
+        raise TypeError(f"a report is a JSON object, not {type(document).__name__}")
+    taken: set[str] = {"cases", "case-filters"}
+    try:
+        header = Markup(render_totals(document) + render_settings(document))
+    except Exception as exc:
+        header = _panel_body(failed_panel("Summary", exc))
+    sections = _built_in(document, BEFORE_PANELS, taken)
+    taken.update(anchor for anchor, _, _ in AFTER_PANELS)
+    for panel in panels:
+        title = str(panel.title)
+        anchor = slug(str(panel.anchor or title or "panel"), taken, "" if panel.anchor else "x-")
+        css = "panel failed" if isinstance(panel, FailedPanel) else "panel"
+        sections.append(Section(anchor, title, _panel_body(panel), css))
+    sections += _built_in(document, AFTER_PANELS, set())
+    page = render_page(document, header, sections)
+    # text from a hand-made report may hold lone surrogates, which UTF-8 cannot encode
+    return page.encode("utf-8", "replace").decode("utf-8")
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """Read a ``--prob-json`` report; raises :class:`ReportError` with a one-line reason."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path}: is a directory") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReportError(f"{path}: cannot read it: {reason}") from None
+    try:
+        document = json.loads(raw)
+    except ValueError as exc:
+        raise ReportError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(document, dict) or not ({"rows", "schema_version", "plan"} & set(document)):
+        raise ReportError(f"{path}: not a pytest-probability JSON report")
+    return document
+
+
+def write_page(path: Path, page: str) -> None:
+    """Write ``page`` atomically (temporary file, then rename; raises ``OSError``), readable
+    as the umask allows like any file the user creates: a page is meant to be shared."""
+    jsonreport.write_atomic(path, page)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o666 & ~mask)

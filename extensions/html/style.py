@@ -1,0 +1,196 @@
+"""The page's stylesheet, written for this report: light and dark (``prefers-color-scheme``),
+readable from phone width to a wide screen, and printable. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+CSS = """
+:root {
+  color-scheme: light dark;
+  --bg: #fdfdfc; --fg: #1d232b; --muted: #5b6570; --line: #d5dae0; --soft: #f1f3f5;
+  --head: #e9edf1; --link: #1f5fbf;
+  --pass: #23824a; --flaky: #b5650b; --fail: #c8283a; --error: #7b46c9;
+  --skipped: #7a838c; --undecided: #b5650b; --accent: #2f6db5; --gate: #1d232b;
+  --ci-alpha: 0.35;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #15191e; --fg: #e3e7ec; --muted: #9aa4ae; --line: #343b44; --soft: #1d2229;
+    --head: #232a32; --link: #7fb1f0;
+    --pass: #4cc17a; --flaky: #e0a24a; --fail: #f0646f; --error: #b596f0;
+    --skipped: #98a1aa; --undecided: #e0a24a; --accent: #7fb1f0; --gate: #e3e7ec;
+    --ci-alpha: 0.45;
+  }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+}
+a { color: var(--link); }
+code, pre, .nodeid { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+main { max-width: 1500px; margin: 0 auto; padding: 0 1rem 3rem; }
+header.top { padding: 1rem 0 .5rem; }
+h1 { font-size: 1.5rem; margin: .2rem 0; }
+h2 { font-size: 1.2rem; margin: 0 0 .6rem; }
+h3 { font-size: 1rem; margin: .8rem 0 .2rem; }
+.muted, .subtitle { color: var(--muted); }
+.subtitle { margin: 0 0 .8rem; }
+nav.toc {
+  position: sticky; top: 0; z-index: 2; background: var(--bg);
+  border-bottom: 1px solid var(--line); padding: .4rem 0; margin-bottom: 1rem;
+  display: flex; flex-wrap: wrap; gap: .2rem .9rem; font-size: .92rem;
+}
+nav.toc a { text-decoration: none; }
+nav.toc a:hover { text-decoration: underline; }
+section { margin: 0 0 2rem; scroll-margin-top: 3rem; }
+section.panel { border: 1px solid var(--line); border-radius: 6px; padding: .8rem 1rem; }
+section.failed { border-color: var(--fail); }
+section.failed h2 { color: var(--fail); }
+.cards { display: flex; flex-wrap: wrap; gap: .6rem; margin: .4rem 0 .8rem; }
+.card {
+  border: 1px solid var(--line); border-radius: 6px; padding: .5rem .8rem;
+  min-width: 11rem; background: var(--soft);
+}
+.card .label { font-size: .8rem; color: var(--muted); text-transform: uppercase; }
+.card .value { font-size: 1.3rem; font-weight: 600; }
+.card .note { font-size: .85rem; color: var(--muted); margin-bottom: .2rem; }
+.card.ok .value { color: var(--pass); }
+.card.bad .value { color: var(--fail); }
+dl.settings {
+  display: flex; flex-wrap: wrap; gap: .2rem 1.4rem; margin: 0; font-size: .9rem;
+}
+dl.settings div { display: flex; gap: .4rem; }
+dl.settings dt { color: var(--muted); }
+dl.settings dd { margin: 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: .92rem; }
+th, td { padding: .22rem .55rem; text-align: left; vertical-align: top; }
+thead th {
+  background: var(--head); position: sticky; top: 0; font-weight: 600; white-space: nowrap;
+}
+tbody tr:nth-child(even) > * { background: transparent; }
+table.numbers td, td.num, th.num { font-variant-numeric: tabular-nums; }
+td.num { text-align: right; white-space: nowrap; }
+caption { text-align: left; color: var(--muted); padding: .2rem 0; font-size: .88rem; }
+table.cases { width: 100%; }
+table.cases > tbody { border-top: 1px solid var(--line); }
+table.cases > tbody:hover { background: var(--soft); }
+table.cases th.case {
+  font-weight: 500; min-width: 9rem; max-width: 34rem; overflow-wrap: anywhere;
+}
+table.cases > tbody > tr > td {
+  text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
+}
+table.cases > tbody > tr > td.l, table.cases > tbody > tr > td.plot { text-align: left; }
+table.cases > tbody > tr > td.l { white-space: normal; }
+table.cases > tbody > tr.runs-row > td { text-align: left; white-space: normal; }
+table.cases td.plot span { font-variant-numeric: tabular-nums; }
+table.cases tr.runs-row > td { padding-top: 0; padding-bottom: .3rem; }
+thead button {
+  all: unset; cursor: pointer; display: inline-block;
+}
+thead button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+thead button::after { content: " \\2195"; color: var(--muted); font-size: .8em; }
+th[aria-sort="ascending"] button::after { content: " \\25B2"; color: var(--fg); }
+th[aria-sort="descending"] button::after { content: " \\25BC"; color: var(--fg); }
+details > summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+details[open] > summary { color: var(--fg); }
+details.rundetails[open] { padding: .2rem 0 .4rem; }
+.nodeid { font-size: .8rem; color: var(--muted); margin: .2rem 0; overflow-wrap: anywhere; }
+table.runs { font-size: .85rem; margin-top: .2rem; }
+table.runs th { background: var(--head); }
+table.runs td { border-top: 1px solid var(--line); }
+pre.msg {
+  margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .82rem;
+  max-height: 16rem; overflow-y: auto;
+}
+.cut, .same { color: var(--muted); font-style: italic; font-size: .82rem; }
+.tag {
+  display: inline-block; border: 1px solid var(--line); border-radius: 3px;
+  padding: 0 .3rem; margin-right: .3rem; font-size: .78rem; color: var(--muted);
+}
+.warn { color: var(--fail); font-size: .82rem; }
+p.expl, .reading p { max-width: 60rem; }
+p.expl { margin: .2rem 0; font-size: .88rem; }
+ol.steps { margin: 0; padding-left: 1.2rem; }
+ol.steps li.ok::marker { color: var(--pass); }
+ol.steps li.bad { color: var(--fail); }
+.badge {
+  display: inline-block; font-size: .75rem; font-weight: 700; letter-spacing: .02em;
+  padding: .05rem .4rem; border-radius: 3px; color: #fff; background: var(--skipped);
+}
+.s-pass, .v-pass, .o-pass { --c: var(--pass); }
+.s-flaky { --c: var(--flaky); }
+.s-fail, .v-fail, .o-fail { --c: var(--fail); }
+.s-errored, .s-error, .o-error { --c: var(--error); }
+.s-skipped, .o-skip { --c: var(--skipped); }
+.v-undecided { --c: var(--undecided); }
+.badge[class*="s-"], .badge[class*="v-"] { background: var(--c); }
+@media (prefers-color-scheme: dark) { .badge { color: #111; } }
+b[class^="o-"] { color: var(--c); }
+svg { overflow: visible; vertical-align: middle; }
+svg.bar {
+  background: linear-gradient(90deg, var(--line) 1px, transparent 1px) 4.5px 0 / 37.5px 100%
+    repeat-x;
+}
+svg.bar .ci { fill: var(--c, var(--accent)); fill-opacity: var(--ci-alpha); }
+svg.bar .pt, svg.forest .pt { fill: var(--c, var(--accent)); }
+svg .gate { stroke: var(--gate); stroke-width: 1.5; stroke-dasharray: 2 2; }
+svg.forest .ci, svg.forest .cap { stroke: var(--c, var(--accent)); stroke-width: 2; fill: none; }
+svg.forest .zero { stroke: var(--muted); stroke-width: 1; }
+svg.forest .margin { stroke: var(--flaky); stroke-width: 1.5; stroke-dasharray: 4 3; }
+svg.forest .axis { stroke: var(--muted); }
+svg.forest text { fill: var(--muted); font-size: 11px; }
+svg.forest.overall { --c: var(--fg); }
+table.forest-table td.plot, table.forest-table th.plot { padding-top: 0; padding-bottom: 0; }
+table.forest-table td { white-space: nowrap; }
+table.forest-table td:last-child { white-space: normal; min-width: 8rem; }
+table.forest-table th[scope="row"] { min-width: 11rem; overflow-wrap: anywhere; }
+table.forest-table tr.overall th { font-weight: 700; }
+table.forest-table tr.sub th { padding-left: 1.6rem; font-weight: 400; color: var(--muted); }
+table.forest-table tr.axis-line td { border: 0; }
+table.forest-table tbody tr:not(.axis-line) > * { border-top: 1px solid var(--soft); }
+svg.stack rect.s-pass, svg rect.s-pass { fill: var(--pass); }
+svg rect.s-flaky { fill: var(--flaky); }
+svg rect.s-fail { fill: var(--fail); }
+svg rect.s-errored, svg rect.s-error { fill: var(--error); }
+svg rect.s-skipped { fill: var(--skipped); }
+svg.stack { display: block; margin-top: .25rem; max-width: 100%; }
+svg.valbar rect { fill: var(--accent); fill-opacity: .7; }
+form.filters {
+  display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center;
+  margin: .4rem 0 .6rem; font-size: .9rem;
+}
+form.filters select, form.filters input {
+  font: inherit; padding: .15rem .3rem; background: var(--bg); color: var(--fg);
+  border: 1px solid var(--line); border-radius: 4px;
+}
+form.filters input { width: 14rem; max-width: 60vw; }
+#f-count { color: var(--muted); }
+.sr {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap;
+}
+p.plain { white-space: pre-wrap; overflow-wrap: anywhere; }
+.hint { font-size: .85rem; margin: 0; }
+.reading h3 { font-size: .95rem; }
+.reading p { margin: .1rem 0 .4rem; }
+dl.glossary dt { font-weight: 600; }
+dl.glossary dd { margin: 0 0 .4rem 1rem; }
+footer { color: var(--muted); font-size: .85rem; border-top: 1px solid var(--line);
+  padding-top: .6rem; }
+@media (max-width: 700px) {
+  body { font-size: 14px; }
+  main { padding: 0 .5rem 2rem; }
+  .card { min-width: 0; flex: 1 1 45%; }
+  table.cases th.case { max-width: 14rem; }
+  nav.toc { position: static; }
+}
+@media print {
+  nav.toc, form.filters, .hint { display: none; }
+  details > :not(summary) { display: block; }
+  thead th { position: static; }
+}
+"""

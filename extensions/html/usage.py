@@ -1,0 +1,97 @@
+"""The cost section: the session's cost, tokens per model, and the costliest cases.
+
+Costs are in whatever unit the benchmarks record (shown with a ``$`` like the terminal).
+Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import fmt
+from .fmt import integer, num, obj, objects, text
+from .markup import Markup, escape, table
+from .svg import value_bar
+
+#: Most cases listed by cost.
+COST_CASES = 20
+
+
+def _tokens(usage: Mapping[str, Any]) -> Markup | None:
+    models = [(text(name), obj(totals)) for name, totals in usage.items()]
+    if not models:
+        return None
+    total_tokens = {
+        name: (integer(t.get("input_tokens")) or 0) + (integer(t.get("output_tokens")) or 0)
+        for name, t in models
+    }
+    largest = max(total_tokens.values(), default=0) or 1
+    rows = [
+        [
+            name,
+            fmt.count(t.get("input_tokens")),
+            fmt.count(t.get("output_tokens")),
+            fmt.count(t.get("cached_input_tokens")),
+            fmt.money(t.get("cost")) if num(t.get("cost")) is not None else "",
+            value_bar(total_tokens[name] / largest, "tok"),
+        ]
+        for name, t in models
+    ]
+    return table(
+        ["Model", "Input", "Output", "Cached input", "Cost", "Tokens"],
+        rows,
+        caption="Tokens per model",
+        class_="numbers",
+    )
+
+
+def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
+    costed = [row for row in rows if num(row.get("cost")) is not None]
+    if not costed:
+        return None
+    costed.sort(key=lambda row: -(num(row.get("cost")) or 0.0))
+    shown = costed[:COST_CASES]
+    largest = num(shown[0].get("cost")) or 1.0
+    lines = []
+    for row in shown:
+        cost = num(row.get("cost")) or 0.0
+        runs = (integer(row.get("total")) or 0) + (integer(row.get("skipped")) or 0)
+        lines.append(
+            [
+                text(row.get("case")),
+                fmt.money(cost),
+                fmt.money(cost / runs) if runs else fmt.MISSING,
+                value_bar(cost / largest if largest > 0 else 0.0, "cost"),
+            ]
+        )
+    caption = "Cost per case" if len(costed) == len(shown) else f"The {len(shown)} costliest cases"
+    result = table(["Case", "Cost", "Per run", ""], lines, caption=caption, class_="numbers")
+    if len(costed) > len(shown):
+        result = Markup(
+            result + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
+            "cost; sort the case table by Cost to see them all.</p>"
+        )
+    return result
+
+
+def render_cost(document: Mapping[str, Any]) -> Markup | None:
+    """The cost section, or ``None`` when nothing recorded a cost or token usage."""
+    totals = obj(document.get("totals"))
+    rows = objects(document.get("rows"))
+    cost = num(totals.get("cost"))
+    usage = obj(totals.get("usage"))
+    if cost is None and not usage and not any(num(r.get("cost")) is not None for r in rows):
+        return None
+    parts = []
+    if cost is not None:
+        runs = (integer(totals.get("count")) or 0) + (integer(totals.get("skipped")) or 0)
+        per_run = f" ({fmt.money(cost / runs)} per run over {runs:,} runs)" if runs else ""
+        parts.append(f"<p><strong>Cost:</strong> {fmt.money(cost)}{escape(per_run)}</p>")
+    tokens = _tokens(usage)
+    if tokens:
+        parts.append(tokens)
+    cases = _costly_cases(rows)
+    if cases:
+        parts.append(cases)
+    return Markup("".join(parts))

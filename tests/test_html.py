@@ -1,0 +1,452 @@
+"""The html extension: --prob-html, the renderer, panels, the CLI, and the page in a browser."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import (
+    Page,
+    chromium,
+    console_lines,
+    dump_dom,
+    external_urls,
+    html5_problems,
+    png_size,
+    synthetic,
+    text_of,
+)
+from pytest_probability import jsonreport
+from pytest_probability.__main__ import main
+from pytest_probability.extensions.html import HtmlPanel, Markup, element, escape, render_report
+from pytest_probability.extensions.html import render as render_module
+from pytest_probability.loader import BUNDLED
+
+#: Before the extension is registered in the loader, sessions load it explicitly.
+PLUGIN = (
+    ()
+    if any(name == "html" for name, _ in BUNDLED)
+    else (
+        "-p",
+        "pytest_probability.extensions.html.plugin",
+    )
+)
+RICH = ("--prob-latency", "--prob-json=r.json", "-W", "ignore", "-p", "no:xdist")
+HOSTILE = "a<b>&\"c'\nd ünï\x00<script>alert(1)</script>"
+
+BENCH = """
+import pytest
+from pytest_probability import current_run, record_cost, record_usage
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("kind", ["ok", "half", "never"])
+def bench_classify(kind):
+    record_usage(model="m-small", input_tokens=10, output_tokens=2, cost=0.001)
+    run = current_run().run
+    if kind == "half":
+        assert run % 2, "<b>odd</b> & 'only'"
+    elif kind == "never":
+        assert False, "never works"
+
+
+@pytest.mark.parametrize("style", ["terse", "long"])
+@pytest.mark.parametrize("text", ["refund", "crash"])
+def bench_triage(text, style):
+    record_cost(0.0001 if style == "terse" else 0.0004)
+    if style == "terse":
+        assert current_run().run != 3
+"""
+ARGS = ("--prob-runs=6", "--prob-compare=style", "--prob-metric=pass^3", "-o", "prob_min_inputs=2")
+
+
+def session(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(bench_demo=BENCH)
+    return pytester.runpytest(*PLUGIN, *ARGS, "-W", "ignore", *args)
+
+
+@pytest.fixture(scope="module")
+def rich(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A report from a real session with gates, comparisons, metrics, latency, cost."""
+    directory = tmp_path_factory.mktemp("rich")
+    (directory / "bench_demo.py").write_text(BENCH)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", *PLUGIN, *ARGS, "-p", "no:cacheprovider", "-q", *RICH],
+        cwd=directory,
+        capture_output=True,
+        check=False,
+    )
+    return json.loads((directory / "r.json").read_text(encoding="utf-8"))
+
+
+def case_cells(source: str) -> list[str]:
+    return [text_of(th) for th in Page(source).find("th", scope="row", class_="case")]
+
+
+# -- the renderer ------------------------------------------------------------------------------
+def test_markup_helpers_escape_everything() -> None:
+    assert escape('<a href="x">&\'') == "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;"
+    assert escape("nul\x00 esc\x1b") == "nul\u2400 esc\u241b"
+    assert escape(Markup("<b>kept</b>")) == "<b>kept</b>"
+    assert element("td", "<x>", Markup("<i>y</i>"), class_="a", data_k='"', hidden=True) == (
+        '<td class="a" data-k="&quot;" hidden>&lt;x&gt;<i>y</i></td>'
+    )
+
+
+def test_rich_report_is_valid_html5_with_plots(rich: dict[str, Any]) -> None:
+    page = render_report(rich)
+    assert html5_problems(page) == []
+    assert external_urls(page) == []
+    parsed = Page(page)
+    assert case_cells(page) == [row["case"] for row in rich["rows"]]
+    for anchor in ("functions", "gates", "comparisons", "metrics", "latency", "cost", "case-list"):
+        assert parsed.find("section", id=anchor), f"no {anchor} section"
+    assert len(parsed.find("svg")) > len(rich["rows"])
+    assert parsed.find("path", class_="zero") and parsed.find("path", class_="gate")
+    assert len(parsed.find("details", class_="rundetails")) == len(rich["rows"])
+    assert len(parsed.find("script")) == 1 and "'sha256-" in page
+
+
+def test_hostile_text_stays_text() -> None:
+    document = synthetic(3, 2)
+    for row in document["rows"]:
+        row["case"] = row["case"] + HOSTILE
+    for record in document["records"]:
+        record["case"] += HOSTILE
+        record["message"] = HOSTILE
+    page = render_report(document)
+    assert html5_problems(page) == []
+    assert "<script>alert" not in page and len(Page(page).find("script")) == 1
+    shown = HOSTILE.replace("\x00", "\u2400")
+    assert all(cell.endswith(shown) for cell in case_cells(page))
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"schema_version": 1},
+        {"rows": []},
+        {"schema_version": 1, "rows": [{"case": "x"}], "records": [{"case": "x"}]},
+        {"schema_version": 1, "plan": {"cases": [{"case": "a", "runs": 3, "catch": [{}]}]}},
+        {"rows": [{"case": "x", "ci": {"low": None}, "gate": {"checks": [{"kind": "new"}]}}]},
+    ],
+)
+def test_missing_optional_sections(document: dict[str, Any]) -> None:
+    page = render_report(document)
+    assert html5_problems(page) == []
+    assert "(failed)" not in page
+
+
+JUNK = [None, "x", 3, -1.5, float("nan"), [], {}, [1, "a"], {"a": None}, True]
+
+
+def test_every_field_may_hold_anything(rich: dict[str, Any]) -> None:
+    places = [(), ("totals",), ("rows", 0), ("records", 0), ("rows", 1, "gate")]
+    places += [("comparisons", 0), ("aggregates", 0), ("metrics",), ("rows", 0, "latency")]
+    for place in places:
+        target: Any = rich
+        for part in place:
+            target = target[part]
+        for key in list(target):
+            for value in JUNK:
+                document = copy.deepcopy(rich)
+                parent = document
+                for part in place:
+                    parent = parent[part]
+                parent[key] = value
+                page = render_report(document)
+                assert "(failed)" not in page, f"{place} {key}={value!r}"
+
+
+def test_malformed_data_never_breaks_the_page(rich: dict[str, Any]) -> None:
+    rng = random.Random(1)
+    junk = JUNK
+    for _ in range(60):
+        document = copy.deepcopy(rich)
+        for _ in range(4):
+            target: Any = document
+            while isinstance(target, (dict, list)) and target:
+                key = rng.choice(list(target) if isinstance(target, dict) else range(len(target)))
+                if not isinstance(target[key], (dict, list)) or rng.random() < 0.3:
+                    target[key] = rng.choice(junk)
+                    break
+                target = target[key]
+        assert html5_problems(render_report(document)) == []
+
+
+def test_a_failing_section_is_marked_and_the_rest_kept(
+    rich: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(document: Any) -> None:
+        raise ZeroDivisionError("on purpose")
+
+    specs = [(a, t, broken if a == "gates" else r) for a, t, r in render_module.BEFORE_PANELS]
+    monkeypatch.setattr(render_module, "BEFORE_PANELS", tuple(specs))
+    page = render_report(rich)
+    failed = Page(page).find("section", id="gates", class_="panel failed")
+    assert failed and "ZeroDivisionError: on purpose" in text_of(failed[0])
+    assert case_cells(page) == [row["case"] for row in rich["rows"]]
+
+
+def test_panels_are_escaped_unless_markup() -> None:
+    panels = [
+        HtmlPanel("Mine <1>", Markup("<p id='ok'>fine</p>")),
+        HtmlPanel("Plain", "<b>shown as text</b>\nline two"),
+        render_module.failed_panel("extension 'x'", ValueError("bad")),
+    ]
+    page = render_report(synthetic(2, 2), panels)
+    assert html5_problems(page) == []
+    parsed = Page(page)
+    assert parsed.find("p", id="ok") and "Mine &lt;1&gt;" in page
+    assert "&lt;b&gt;shown as text&lt;/b&gt;" in page
+    assert "ValueError: bad" in text_of(parsed.find("section", class_="panel failed")[0])
+
+
+def test_explanations_anywhere_and_the_glossary() -> None:
+    document = synthetic(2, 2)
+    document["rows"][1]["explanation"] = "Row <reading>."
+    document["rows"][0]["latency"]["explanation"] = "Latency reading."
+    document["future"] = {"deep": [{"explanation": {"structured": 1}}]}
+    document["glossary"] = {"pass rate": "the share of runs that pass"}
+    page = render_report(document)
+    section = text_of(Page(page).find("section", id="explained")[0])
+    assert "Row <reading>." in section and "Latency reading." in section
+    assert "future.deep[0]" in section and '"structured": 1' in section
+    assert "the share of runs that pass" in section
+    assert "Row &lt;reading&gt;." in page
+
+
+def test_long_and_repeated_messages_are_shortened() -> None:
+    document = synthetic(1, 3)
+    for record in document["records"]:
+        record["outcome"], record["message"] = "fail", "m" * 5000
+    page = render_report(document)
+    assert page.count("m" * 1200) == 1 and "3,800 more characters in the JSON" in page
+    assert page.count("same as run 1") == 2
+
+
+def test_2000_cases_of_10_runs_render_fast_and_small() -> None:
+    document = synthetic(2000, 10)
+    timings = []
+    for _ in range(2):
+        start = time.perf_counter()
+        page = render_report(document)
+        timings.append(time.perf_counter() - start)
+    size = len(page.encode("utf-8"))
+    assert min(timings) < 2.0, f"rendering took {min(timings):.2f}s"
+    assert size < 5_000_000, f"the page is {size / 1e6:.2f} MB"
+    assert len(case_cells(page)) == 2000
+
+
+# -- the plugin --------------------------------------------------------------------------------
+def test_prob_html_writes_the_page(pytester: pytest.Pytester) -> None:
+    result = session(pytester, "--prob-html=report.html")
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert html5_problems(page) == [] and external_urls(page) == []
+    assert len(case_cells(page)) == 7 and "&lt;b&gt;odd&lt;/b&gt;" in page
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert [p.name for p in pytester.path.iterdir() if p.name.startswith(".report")] == []
+
+
+def test_page_matches_the_cli_rendering_of_the_json(pytester: pytest.Pytester) -> None:
+    session(pytester, "--prob-html=s.html", "--prob-json=s.json", "-o", "prob_html=ignored.html")
+    assert main(["html", str(pytester.path / "s.json"), "-o", str(pytester.path / "c.html")]) == 0
+    created = re.compile(r"created [0-9-]+ [0-9:]+")
+    written, rendered = ((pytester.path / n).read_text("utf-8") for n in ("s.html", "c.html"))
+    assert created.sub("", written) == created.sub("", rendered)
+
+
+def test_ini_key_and_nothing_written_without_results(pytester: pytest.Pytester) -> None:
+    session(pytester, "-o", "prob_html=from_ini.html")
+    assert (pytester.path / "from_ini.html").is_file()
+    pytester.runpytest(*PLUGIN, "--collect-only", "--prob-html=none.html")
+    assert not (pytester.path / "none.html").exists()
+
+
+def test_unwritable_path_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*PLUGIN, "--prob-html=missing/r.html")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --prob-html=missing/r.html: cannot write the report: directory 'missing' *"]
+    )
+
+
+def test_a_failed_write_is_one_error_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(bench_ok="def bench_a():\n    pass\n")
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jsonreport, "write_atomic", full)
+    result = pytester.runpytest(*PLUGIN, "--prob-runs=2", "--prob-html=r.html")
+    assert "ERROR: could not write the HTML report to r.html: No space left on device" in (
+        result.outlines
+    )
+    assert "Traceback" not in result.stdout.str() and result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+PANELS = """
+from pytest_probability.extensions.html import HtmlPanel, element, table
+
+class Good:
+    def pytest_prob_html_panels(self, report, config):
+        rows = [(row["case"], row["passes"]) for row in report["rows"]]
+        return [HtmlPanel("Passes <per case>", table(["Case", "Passes"], rows)),
+                HtmlPanel("Note", element("p", "<plain>", id="note"))]
+
+class Broken:
+    def pytest_prob_html_panels(self, report, config):
+        raise RuntimeError("panel bug")
+
+class Wrong:
+    def pytest_prob_html_panels(self, report, config):
+        return ["not a panel"]
+
+def pytest_configure(config):
+    for plugin in (Good(), Broken(), Wrong()):
+        config.pluginmanager.register(plugin, type(plugin).__name__.lower())
+"""
+
+
+def test_panels_from_extensions(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PANELS)
+    result = session(pytester, "--prob-html=p.html")
+    page = (pytester.path / "p.html").read_text(encoding="utf-8")
+    parsed = Page(page)
+    assert html5_problems(page) == []
+    titles = [text_of(h) for h in parsed.find("h2")]
+    assert "Passes <per case>" in titles and "Note" in titles
+    assert text_of(parsed.find("p", id="note")[0]) == "<plain>"
+    failed = " ".join(text_of(s) for s in parsed.find("section", class_="panel failed"))
+    assert "'broken'" in failed and "RuntimeError: panel bug" in failed
+    assert "'wrong'" in failed and "expected HtmlPanel objects, got str" in failed
+    assert len(case_cells(page)) == 7 and result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_under_xdist_the_controller_writes_the_whole_page(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(bench_demo=BENCH)
+    pytester.runpytest_subprocess(*PLUGIN, *ARGS, "-n", "2", "--prob-html=x.html", "-W", "ignore")
+    page = (pytester.path / "x.html").read_text(encoding="utf-8")
+    assert len(case_cells(page)) == 7 and page.count("<tr><td>6</td>") == 7
+    assert sorted(p.name for p in pytester.path.iterdir() if "x.html" in p.name) == ["x.html"]
+
+
+# -- the command line --------------------------------------------------------------------------
+def test_cli_renders_a_saved_report(tmp_path: Path, rich: dict[str, Any]) -> None:
+    (tmp_path / "old.json").write_text(json.dumps(rich), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_probability", "html", str(tmp_path / "old.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert html5_problems((tmp_path / "old.html").read_text(encoding="utf-8")) == []
+    version = subprocess.run(
+        [sys.executable, "-m", "pytest_probability", "--version"], capture_output=True, text=True
+    )
+    assert version.stdout.strip() == "pytest-probability 0.1.0"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no such file"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not a pytest-probability JSON report"),
+        (b"\xff\xfe", "cannot read it"),
+    ],
+)
+def test_cli_refuses_what_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: Any, reason: str
+) -> None:
+    source = tmp_path / "r.json"
+    if isinstance(content, bytes):
+        source.write_bytes(content)
+    elif content is not None:
+        source.write_text(content)
+    assert main(["html", str(source), "-o", str(tmp_path / "r.html")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert reason in error and len(error.splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_refuses_an_unwritable_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "r.json").write_text(json.dumps(synthetic(1, 1)))
+    assert main(["html", str(tmp_path / "r.json"), "-o", str(tmp_path / "no" / "r.html")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+# -- in a browser ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory, rich: dict[str, Any]) -> Path:
+    path = tmp_path_factory.mktemp("page") / "report.html"
+    path.write_text(render_report(rich), encoding="utf-8")
+    return path
+
+
+def shown_rows(dom: str) -> list[tuple[str, str, float]]:
+    """``(case, status, rate)`` of the case rows left visible, in page order."""
+    page = Page(dom)
+    table = page.find("table", id="cases")
+    assert table, "no case table in the DOM"
+    return [
+        (
+            text_of(body.children[0].children[0]),
+            body.attrs["data-status"],
+            float(body.attrs["data-rate"]),
+        )
+        for body in table[0].children
+        if body.tag == "tbody" and "hidden" not in body.attrs
+    ]
+
+
+def test_script_filters_and_sorts_from_the_url(
+    page_file: Path, rich: dict[str, Any], tmp_path: Path
+) -> None:
+    dom = dump_dom(page_file, tmp_path / "a")
+    assert [case for case, *_ in shown_rows(dom)] == [row["case"] for row in rich["rows"]]
+    assert "hidden" not in Page(dom).find("form", id="case-filters")[0].attrs  # the script ran
+    assert "7 of 7 cases shown" in dom
+    dom = dump_dom(page_file, tmp_path / "b", "filter=FAIL,flaky&sort=fraction")
+    rows = shown_rows(dom)
+    assert {status for _, status, _ in rows} == {"fail", "flaky"} and len(rows) == 4
+    assert [rate for *_, rate in rows] == sorted(rate for *_, rate in rows)
+    assert 'aria-sort="ascending"' in dom and "4 of 7 cases shown" in dom
+    dom = dump_dom(page_file, tmp_path / "c", "fn=triage&q=CRASH&sort=-case")
+    assert [case for case, *_ in shown_rows(dom)] == ["triage::crash-terse", "triage::crash-long"]
+
+
+def test_screenshot_without_console_errors(page_file: Path, tmp_path: Path) -> None:
+    shot = tmp_path / "report.png"
+    result = chromium(
+        page_file.resolve().as_uri(),
+        tmp_path / "profile",
+        f"--screenshot={shot}",
+        "--window-size=1280,2000",
+        "--enable-logging=stderr",
+        "--v=0",
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert png_size(shot) == (1280, 2000) and shot.stat().st_size > 20_000
+    assert console_lines(result.stderr) == []
+
+
+def test_console_errors_are_seen(tmp_path: Path) -> None:
+    """The check above can fail: a page whose script throws is caught."""
+    broken = tmp_path / "broken.html"
+    broken.write_text("<!DOCTYPE html><title>x</title><script>missing();</script>")
+    result = chromium(broken.as_uri(), tmp_path / "p", "--dump-dom", "--enable-logging=stderr")
+    assert any("Uncaught ReferenceError" in line for line in console_lines(result.stderr))
