@@ -236,6 +236,9 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
                 handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp_name, 0o666 & ~umask)  # as readable as any file the user creates
         os.replace(temp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):

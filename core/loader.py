@@ -32,6 +32,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("texts", "pytest_probability.extensions.texts"),
     ("budget", "pytest_probability.extensions.budget"),
     ("explain", "pytest_probability.extensions.explain"),
+    ("html", "pytest_probability.extensions.html"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

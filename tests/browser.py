@@ -1,5 +1,6 @@
 """Helpers for the HTML report tests: a structural HTML5 checker built on ``html.parser``,
-and headless Chromium (Debian's ``chromium`` package) to load pages after their script ran.
+headless Chromium (Debian's ``chromium`` package) to load pages after their script ran, a
+synthetic report of any size, and the benchmark and panel conftest the sessions use.
 
 Browser tests skip when Chromium is missing, except under CI (``CI=true``), where they
 fail: CI installs it (``apt-get install -y chromium``) and must run them.
@@ -257,3 +258,72 @@ def synthetic(cases: int, runs: int, seed: int = 0) -> dict[str, Any]:
         "metrics": {"metrics": ["pass^3", "pass@5"], "lines": []},
         "aggregates": [],
     }
+
+
+#: The test sessions' benchmark: a gated function and a compared one.
+BENCH = """
+import pytest
+from pytest_probability import current_run, record_cost, record_usage
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("kind", ["ok", "half", "never"])
+def bench_classify(kind):
+    record_usage(model="m-small", input_tokens=10, output_tokens=2, cost=0.001)
+    run = current_run().run
+    if kind == "half":
+        assert run % 2, "<b>odd</b> & 'only'"
+    elif kind == "never":
+        assert False, "never works"
+
+
+@pytest.mark.parametrize("style", ["terse", "long"])
+@pytest.mark.parametrize("text", ["refund", "crash"])
+def bench_triage(text, style):
+    record_cost(0.0001 if style == "terse" else 0.0004)
+    if style == "terse":
+        assert current_run().run != 3
+"""
+
+#: A conftest with three panel implementations: a good one, a raising one, a wrong one.
+PANELS = """
+from pytest_probability.extensions.html import HtmlPanel, element, table
+
+class Good:
+    def pytest_prob_html_panels(self, report, config):
+        rows = [(row["case"], row["passes"]) for row in report["rows"]]
+        return [HtmlPanel("Passes <per case>", table(["Case", "Passes"], rows)),
+                HtmlPanel("Note", element("p", "<plain>", id="note"))]
+
+class Broken:
+    def pytest_prob_html_panels(self, report, config):
+        raise RuntimeError("panel bug")
+
+class Wrong:
+    def pytest_prob_html_panels(self, report, config):
+        return ["not a panel"]
+
+def pytest_configure(config):
+    for plugin in (Good(), Broken(), Wrong()):
+        config.pluginmanager.register(plugin, type(plugin).__name__.lower())
+"""
+
+
+def case_cells(source: str) -> list[str]:
+    """The case ids of the case table's rows, as text, in page order."""
+    return [text_of(th) for th in Page(source).find("th", scope="row", class_="case")]
+
+
+def shown_rows(dom: str) -> list[tuple[str, str, float]]:
+    """``(case, status, rate)`` of the case rows left visible, in page order."""
+    page = Page(dom)
+    table = page.find("table", id="cases")
+    assert table, "no case table in the DOM"
+    return [
+        (
+            text_of(body.children[0].children[0]),
+            body.attrs["data-status"],
+            float(body.attrs["data-rate"]),
+        )
+        for body in table[0].children
+        if body.tag == "tbody" and "hidden" not in body.attrs
+    ]

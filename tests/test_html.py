@@ -14,13 +14,17 @@ from typing import Any
 
 import pytest
 from browser import (
+    BENCH,
+    PANELS,
     Page,
+    case_cells,
     chromium,
     console_lines,
     dump_dom,
     external_urls,
     html5_problems,
     png_size,
+    shown_rows,
     synthetic,
     text_of,
 )
@@ -31,39 +35,11 @@ from pytest_probability.extensions.html import render as render_module
 from pytest_probability.loader import BUNDLED
 
 #: Before the extension is registered in the loader, sessions load it explicitly.
-PLUGIN = (
-    ()
-    if any(name == "html" for name, _ in BUNDLED)
-    else (
-        "-p",
-        "pytest_probability.extensions.html.plugin",
-    )
-)
+EXPLICIT = ("-p", "pytest_probability.extensions.html.plugin")
+PLUGIN = () if any(name == "html" for name, _ in BUNDLED) else EXPLICIT
 RICH = ("--prob-latency", "--prob-json=r.json", "-W", "ignore", "-p", "no:xdist")
 HOSTILE = "a<b>&\"c'\nd ünï\x00<script>alert(1)</script>"
 
-BENCH = """
-import pytest
-from pytest_probability import current_run, record_cost, record_usage
-
-@pytest.mark.probability(min_rate=0.5)
-@pytest.mark.parametrize("kind", ["ok", "half", "never"])
-def bench_classify(kind):
-    record_usage(model="m-small", input_tokens=10, output_tokens=2, cost=0.001)
-    run = current_run().run
-    if kind == "half":
-        assert run % 2, "<b>odd</b> & 'only'"
-    elif kind == "never":
-        assert False, "never works"
-
-
-@pytest.mark.parametrize("style", ["terse", "long"])
-@pytest.mark.parametrize("text", ["refund", "crash"])
-def bench_triage(text, style):
-    record_cost(0.0001 if style == "terse" else 0.0004)
-    if style == "terse":
-        assert current_run().run != 3
-"""
 ARGS = ("--prob-runs=6", "--prob-compare=style", "--prob-metric=pass^3", "-o", "prob_min_inputs=2")
 
 
@@ -84,10 +60,6 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         check=False,
     )
     return json.loads((directory / "r.json").read_text(encoding="utf-8"))
-
-
-def case_cells(source: str) -> list[str]:
-    return [text_of(th) for th in Page(source).find("th", scope="row", class_="case")]
 
 
 # -- the renderer ------------------------------------------------------------------------------
@@ -155,19 +127,18 @@ def test_every_field_may_hold_anything(rich: dict[str, Any]) -> None:
         for part in place:
             target = target[part]
         for key in list(target):
-            for value in JUNK:
+            for value in (None, "x", float("nan"), [1, "a"], {"a": None}, True):
                 document = copy.deepcopy(rich)
                 parent = document
                 for part in place:
                     parent = parent[part]
-                parent[key] = value
+                parent[key] = copy.deepcopy(value)
                 page = render_report(document)
                 assert "(failed)" not in page, f"{place} {key}={value!r}"
 
 
 def test_malformed_data_never_breaks_the_page(rich: dict[str, Any]) -> None:
     rng = random.Random(1)
-    junk = JUNK
     for _ in range(60):
         document = copy.deepcopy(rich)
         for _ in range(4):
@@ -175,7 +146,7 @@ def test_malformed_data_never_breaks_the_page(rich: dict[str, Any]) -> None:
             while isinstance(target, (dict, list)) and target:
                 key = rng.choice(list(target) if isinstance(target, dict) else range(len(target)))
                 if not isinstance(target[key], (dict, list)) or rng.random() < 0.3:
-                    target[key] = rng.choice(junk)
+                    target[key] = copy.deepcopy(rng.choice(JUNK))  # no cycles
                     break
                 target = target[key]
         assert html5_problems(render_report(document)) == []
@@ -294,29 +265,6 @@ def test_a_failed_write_is_one_error_line(
     assert "Traceback" not in result.stdout.str() and result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-PANELS = """
-from pytest_probability.extensions.html import HtmlPanel, element, table
-
-class Good:
-    def pytest_prob_html_panels(self, report, config):
-        rows = [(row["case"], row["passes"]) for row in report["rows"]]
-        return [HtmlPanel("Passes <per case>", table(["Case", "Passes"], rows)),
-                HtmlPanel("Note", element("p", "<plain>", id="note"))]
-
-class Broken:
-    def pytest_prob_html_panels(self, report, config):
-        raise RuntimeError("panel bug")
-
-class Wrong:
-    def pytest_prob_html_panels(self, report, config):
-        return ["not a panel"]
-
-def pytest_configure(config):
-    for plugin in (Good(), Broken(), Wrong()):
-        config.pluginmanager.register(plugin, type(plugin).__name__.lower())
-"""
-
-
 def test_panels_from_extensions(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(PANELS)
     result = session(pytester, "--prob-html=p.html")
@@ -395,22 +343,6 @@ def page_file(tmp_path_factory: pytest.TempPathFactory, rich: dict[str, Any]) ->
     path = tmp_path_factory.mktemp("page") / "report.html"
     path.write_text(render_report(rich), encoding="utf-8")
     return path
-
-
-def shown_rows(dom: str) -> list[tuple[str, str, float]]:
-    """``(case, status, rate)`` of the case rows left visible, in page order."""
-    page = Page(dom)
-    table = page.find("table", id="cases")
-    assert table, "no case table in the DOM"
-    return [
-        (
-            text_of(body.children[0].children[0]),
-            body.attrs["data-status"],
-            float(body.attrs["data-rate"]),
-        )
-        for body in table[0].children
-        if body.tag == "tbody" and "hidden" not in body.attrs
-    ]
 
 
 def test_script_filters_and_sorts_from_the_url(

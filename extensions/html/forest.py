@@ -38,6 +38,10 @@ class ForestLine:
     row_class: str = ""
 
 
+def _filled(values: Sequence[object], index: int) -> bool:
+    return index < len(values) and values[index] not in (None, "")
+
+
 def _cell(value: object) -> str:
     return f"<td>{escape(value)}</td>"
 
@@ -52,7 +56,10 @@ def forest_table(
     caption: str | None = None,
 ) -> Markup:
     """The forest plot as a table: headers ``before`` + the plot + ``after``; ``refs`` are
-    reference lines drawn on every row (the zero line), and marked on the axis."""
+    reference lines drawn on every row (the zero line), and marked on the axis. A column
+    after the plot that is empty on every row is left out."""
+    kept = [i for i in range(len(after)) if any(_filled(line.after, i) for line in lines)]
+    after = [after[i] for i in kept]
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in before)
     head += '<th scope="col" class="plot"><span class="sr">Plot</span></th>'
     head += "".join(f'<th scope="col">{escape(h)}</th>' for h in after)
@@ -71,7 +78,7 @@ def forest_table(
         cells = [f'<th scope="row">{escape(line.before[0])}</th>' if line.before else ""]
         cells += [_cell(value) for value in line.before[1:]]
         cells.append(f'<td class="plot">{plot}</td>')
-        cells += [_cell(value) for value in line.after]
+        cells += [_cell(line.after[i] if i < len(line.after) else "") for i in kept]
         row_class = f' class="{escape(line.row_class)}"' if line.row_class else ""
         body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     blanks = "<td></td>" * len(before)

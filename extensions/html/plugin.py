@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Generator
 from pathlib import Path
@@ -98,6 +99,8 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         return None  # no --prob-html, or nothing was collected: no report
     if not len(kernel.results) and "plan" not in kernel.builder.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
+    collecting = gc.isenabled()
+    gc.disable()  # a big session's heap makes the collector crawl while the page is built
     try:
         document = jsonreport.build_document(
             results=kernel.results,
@@ -110,6 +113,9 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         page = render_report(document, collect_panels(document, config))
     except Exception as exc:  # a bug here must not hide the session's results
         return f"could not build the HTML report: {type(exc).__name__}: {exc}"
+    finally:
+        if collecting:
+            gc.enable()
     try:
         write_file(state["path"], page)
     except (OSError, UnicodeError) as exc:

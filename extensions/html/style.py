@@ -146,8 +146,8 @@ svg.forest text { fill: var(--muted); font-size: 11px; }
 svg.forest.overall { --c: var(--fg); }
 table.forest-table td.plot, table.forest-table th.plot { padding-top: 0; padding-bottom: 0; }
 table.forest-table td { white-space: nowrap; }
-table.forest-table td:last-child { white-space: normal; min-width: 8rem; }
-table.forest-table th[scope="row"] { min-width: 11rem; overflow-wrap: anywhere; }
+table.forest-table td:last-child { white-space: normal; min-width: 5rem; }
+table.forest-table th[scope="row"] { min-width: 8rem; overflow-wrap: anywhere; }
 table.forest-table tr.overall th { font-weight: 700; }
 table.forest-table tr.sub th { padding-left: 1.6rem; font-weight: 400; color: var(--muted); }
 table.forest-table tr.axis-line td { border: 0; }
