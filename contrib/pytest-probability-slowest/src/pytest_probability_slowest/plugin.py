@@ -57,3 +57,22 @@ def pytest_prob_build_report(
     top = slowest(timings, count)
     report.set_json("slowest", [t.to_json() for t in top])
     report.add_section(SECTION_TITLE, render(top) or ["  no timed runs"], order=SECTION_ORDER)
+
+
+def pytest_prob_html_panels(report: dict, config: pytest.Config) -> list | None:
+    """Add a ``Slowest cases`` panel to the ``--prob-html`` page (from the JSON ``slowest``
+    key this extension wrote). Called once in the aggregating process when the page is
+    written; returns the panel, or ``None`` when ``--prob-slowest`` is off."""
+    found = report.get("slowest")
+    if not found:
+        return None
+    from pytest_probability.extensions.html import HtmlPanel, table
+
+    from .timing import format_duration
+
+    rows = [
+        (item["case"], format_duration(item["median"]), format_duration(item["max"]), item["runs"])
+        for item in found
+    ]
+    body = table(("case", "median", "max", "runs"), rows, caption="by median run time")
+    return [HtmlPanel("Slowest cases", body)]
