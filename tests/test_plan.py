@@ -110,6 +110,13 @@ def bench_paid():
     lines = section(result.outlines, "probability: plan")
     assert lines[2].split() == ["paid", "40", "—", "—", "—", "—", "—", "87%", "$0.0800"]
     assert lines[-1] == "  40 runs planned, about $0.0800 at the cost per run of earlier.json"
+    tight = pytester.runpytest(
+        "--prob-runs=40", "--prob-plan", "--prob-plan-report=earlier.json", "--prob-budget=0.05"
+    )
+    assert section(tight.outlines, "probability: plan")[-1] == (
+        "  40 runs planned, about $0.0800 at the cost per run of earlier.json; over the budget "
+        "of $0.0500 by $0.0300"
+    )
     written = tomllib.loads((pytester.path / "plan.toml").read_text())
     assert written["flakes"] == [0.05]
     assert written["cases"][0]["cost"] == pytest.approx(0.08)

@@ -256,6 +256,18 @@ class PlanSession:
         cost = self.total_cost()
         if cost is not None:
             total += f", about {money(cost)} at the cost per run of {self.report_path}"
+        options = kernel_of(config).options
+        budget = options.session_value("budget") if "budget" in options.specs else None
+        if budget is not None and cost is not None:
+            total += (
+                f"; within the budget of {money(budget)}"
+                if cost <= budget
+                else f"; over the budget of {money(budget)} by {money(cost - budget)}"
+            )
+        elif budget is not None:
+            total += (
+                f"; no cost per run known (--prob-plan-report) to check the {money(budget)} budget"
+            )
         lines.append(total)
         if self.write_error is not None:
             lines.append(f"  ERROR: {self.write_error}")
