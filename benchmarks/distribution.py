@@ -1,0 +1,92 @@
+"""Case-aware scheduling against pytest-xdist's own ``--dist load`` on the same items.
+
+Run by hand (never from the test suite)::
+
+    python benchmarks/distribution.py [--cases 200] [--runs 20] [--sleep 0.005] [--workers 2]
+
+Two sessions with CASES × RUNS items whose body sleeps SLEEP seconds: the plugin's bench
+items with ``-n WORKERS`` (the case-aware scheduler keeps each case's runs on one worker),
+and the same number of plain ``test_`` items with ``-p no:probability -n WORKERS --dist
+load``. Prints each session's wall time and the plugin session's items per worker (from its
+JSON report). The target (issue 12): the case-aware session is no slower than ``--dist load``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+BENCH = """
+import time
+import pytest
+
+@pytest.mark.parametrize("i", range({cases}))
+def bench_sleep(i):
+    time.sleep({sleep})
+"""
+PLAIN = """
+import time
+import pytest
+
+@pytest.mark.parametrize("i", range({items}))
+def test_sleep(i):
+    time.sleep({sleep})
+"""
+
+
+def run(root: Path, args: list[str]) -> float:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS",)}
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--sleep", type=float, default=0.005)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args()
+    items = options.cases * options.runs
+    with tempfile.TemporaryDirectory(prefix="prob-dist-") as tmp:
+        root = Path(tmp)
+        (root / "pytest.ini").write_text("[pytest]\n")
+        (root / "bench_sleep.py").write_text(BENCH.format(cases=options.cases, sleep=options.sleep))
+        (root / "test_sleep.py").write_text(PLAIN.format(items=items, sleep=options.sleep))
+        workers = ["-n", str(options.workers)]
+        case_aware, load = [], []
+        for _ in range(options.repeat):
+            case_aware.append(
+                run(root, [*workers, f"--prob-runs={options.runs}", "--prob-json=r.json",
+                           "bench_sleep.py"])
+            )  # fmt: skip
+            load.append(run(root, ["-p", "no:probability", *workers, "--dist", "load",
+                                   "test_sleep.py"]))  # fmt: skip
+        per_worker = Counter(
+            r["worker"] for r in json.loads((root / "r.json").read_text())["records"]
+        )
+    print(f"{items} items ({options.cases} cases × {options.runs} runs), body {options.sleep}s, "
+          f"-n {options.workers}, best of {options.repeat}")  # fmt: skip
+    print(f"  case-aware (plugin):         {min(case_aware):.2f} s")
+    print(f"  --dist load (plain pytest):  {min(load):.2f} s")
+    print(f"  plugin items per worker:     {dict(sorted(per_worker.items()))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
