@@ -8,6 +8,7 @@ message says what would be valid. The option registry adds where the value came 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -100,3 +101,27 @@ def parse_patterns(value: Any) -> tuple[str, ...]:
     if not parts:
         raise ValueError("expected one or more file globs such as 'bench_*.py'")
     return parts
+
+
+def parse_fraction(
+    value: Any, *, expected: str, percent_hint: Callable[[float], str], hint_from: float = 1.0
+) -> float:
+    """A number strictly between 0 and 1 written as a fraction, for settings people tend to
+    write in percent: a value in ``(hint_from, 100)`` (``90``, ``95``, ``2``) gets a
+    did-you-mean with its hundredth.
+
+    :param expected: what is expected, for the message (``a rate between 0 and 1
+        (exclusive)``).
+    :param percent_hint: how to show the percent reading (``90`` → ``90%``, ``p95``,
+        ``2 points``).
+    """
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0.0 < number < 1.0:
+        hint = ""
+        if hint_from <= number < 100.0:
+            hint = f"; did you mean {number / 100:g} ({percent_hint(number)})?"
+        raise ValueError(f"expected {expected}, got {value!r}{hint}")
+    return number

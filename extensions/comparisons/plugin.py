@@ -11,7 +11,7 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionError, OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
-from pytest_probability.values import parse_bool
+from pytest_probability.values import parse_bool, parse_fraction
 from pytest_probability.verdicts import VerdictRequest
 
 from .axes import analyse_axis
@@ -41,17 +41,11 @@ def parse_axis(value: Any) -> str:
 
 def parse_margin(value: Any) -> float:
     """A margin strictly between 0 and 1; ``2`` gets a did-you-mean for ``0.02``."""
-    try:
-        number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not 0.0 < number < 1.0:
-        hint = f"; did you mean {number / 100:g} ({number:g} points)?" if 1 <= number < 100 else ""
-        raise ValueError(
-            f"expected a margin between 0 and 1 (exclusive) such as 0.02 for 2 points, "
-            f"got {value!r}{hint}"
-        )
-    return number
+    return parse_fraction(
+        value,
+        expected="a margin between 0 and 1 (exclusive) such as 0.02 for 2 points",
+        percent_hint=lambda n: f"{n:g} points",
+    )
 
 
 def parse_flag(value: Any) -> bool:

@@ -14,7 +14,7 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import ERROR, FAIL, Results
-from pytest_probability.values import parse_bool, parse_positive_int
+from pytest_probability.values import parse_bool, parse_fraction, parse_positive_int
 from pytest_probability.verdicts import VerdictRequest
 
 from . import rate
@@ -35,16 +35,12 @@ class GateWarning(pytest.PytestWarning):
 
 def parse_rate(value: Any) -> float:
     """A pass rate strictly between 0 and 1; ``90`` gets a did-you-mean for ``0.9``."""
-    try:
-        number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not 0.0 < number < 1.0:
-        hint = ""
-        if 1.0 < number <= 100.0:
-            hint = f"; did you mean {number / 100:g} ({number:g}%)?"
-        raise ValueError(f"expected a rate between 0 and 1 (exclusive), got {value!r}{hint}")
-    return number
+    return parse_fraction(
+        value,
+        expected="a rate between 0 and 1 (exclusive)",
+        percent_hint=lambda n: f"{n:g}%",
+        hint_from=1.0 + 1e-12,
+    )
 
 
 def _choice(*valid: str) -> Any:

@@ -14,7 +14,7 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionError, OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
-from pytest_probability.values import parse_bool
+from pytest_probability.values import parse_bool, parse_fraction
 
 from .format import MISSING, duration, limit, quantile_label
 from .methods import ORDER_STATISTIC, order_statistic
@@ -30,19 +30,12 @@ WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
 
 def parse_quantile(value: Any) -> float:
     """A quantile strictly between 0 and 1; ``95`` gets a did-you-mean for ``0.95``."""
-    try:
-        number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not 0.0 < number < 1.0:
-        hint = ""
-        if 1.0 < number < 100.0:
-            hint = f"; did you mean {number / 100:g} (p{number:g})?"
-        raise ValueError(
-            f"expected a quantile between 0 and 1 (exclusive) such as 0.95 for p95, "
-            f"got {value!r}{hint}"
-        )
-    return number
+    return parse_fraction(
+        value,
+        expected="a quantile between 0 and 1 (exclusive) such as 0.95 for p95",
+        percent_hint=lambda n: f"p{n:g}",
+        hint_from=1.0 + 1e-12,
+    )
 
 
 def parse_seconds(value: Any) -> float:
