@@ -163,3 +163,29 @@ def pytest_configure(config):
     assert "  warning: broken-explainer failed to explain: RuntimeError: oops" in section(
         result.outlines
     )
+
+
+def test_baseline_reading(pytester: pytest.Pytester) -> None:
+    bench = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.parametrize("item", ["x", "y"])
+def bench_pick(item):
+    assert current_run().run <= {passes}
+"""
+    pytester.makepyfile(bench_pick=bench.format(passes=10))
+    pytester.runpytest("--prob-runs=10", "--prob-save-baseline=base.toml")
+    pytester.makepyfile(bench_pick=bench.format(passes=6))
+    result = pytester.runpytest(
+        "--prob-runs=10", "--prob-baseline=base.toml", "--prob-explain", "--prob-json=r.json"
+    )
+    readings = _readings(section(result.outlines, "probability: explained"))
+    assert readings["pick now − baseline"] == (
+        "Over 2 paired inputs the mean difference is −40 points and p = 0.50 (a sign-flip test "
+        "on the per-input differences); there are too few inputs for an interval yet. Add "
+        "inputs: with enough pairs the interval comes from a paired bootstrap over inputs and p "
+        "from a sign-flip test on the per-input differences."
+    )
+    report = load_json(pytester.path / "r.json")
+    assert report["baseline"]["functions"][0]["explanation"] == readings["pick now − baseline"]
