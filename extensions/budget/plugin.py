@@ -98,6 +98,8 @@ class Budget:
         self.ok: bool = options.session_value("budget_ok")
         self.tally = Tally()
         self.reached_at: Tally | None = None
+        #: node ids of the runs this process skipped for the budget
+        self.cut: set[str] = set()
         workerinput = getattr(config, "workerinput", None)
         self.reader: TallyReader | None = None
         self.shared: Path | None = None
@@ -145,7 +147,16 @@ class Budget:
         """Skip the run once the budget is reached. Called before every run in the
         executing process; returns the skip reason or ``None``."""
         tally = self.reader.read() if self.reader is not None else self.tally
-        return self.reason(tally)
+        found = self.reason(tally)
+        if found is not None:
+            self.cut.add(item.nodeid)
+        return found
+
+    def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
+        """Mark a run this budget skipped (``budget_skipped``), so the report counts exactly
+        those. Called in the executing process once per run; returns nothing."""
+        if item.nodeid in self.cut:
+            record["budget_skipped"] = True
 
     def pytest_prob_logrecord(self, record: dict[str, Any], config: pytest.Config) -> None:
         """Add a finished run to the tally (and share it with the workers). Called in the
@@ -175,13 +186,12 @@ class Budget:
             shutil.rmtree(self.shared.parent, ignore_errors=True)
 
     @staticmethod
-    def skipped(results: Results) -> int:
-        return sum(
-            1
-            for case in results.cases()
-            for record in case.records.values()
-            if record["outcome"] == SKIP and str(record.get("message") or "").startswith(REASON)
-        )
+    def cut_runs(case: Any) -> int:
+        """The runs of a case the budget skipped."""
+        return sum(1 for record in case.records.values() if record.get("budget_skipped"))
+
+    def skipped(self, results: Results) -> int:
+        return sum(self.cut_runs(case) for case in results.cases())
 
     def pytest_prob_build_report(
         self, report: ReportBuilder, results: Results, config: pytest.Config
@@ -194,11 +204,7 @@ class Budget:
         skipped = self.skipped(results)
         cells = {}
         for case in results.cases():
-            cut = sum(
-                1
-                for r in case.records.values()
-                if r["outcome"] == SKIP and str(r.get("message") or "").startswith(REASON)
-            )
+            cut = self.cut_runs(case)
             if cut:
                 cells[case.key] = f"cut short ({case.total}/{case.planned})"
             report.add_row_json(case.key, {"budget_skipped": cut})

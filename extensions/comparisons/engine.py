@@ -18,8 +18,6 @@ from .paired import fisher_two_sided, margin_verdict, newcombe_difference
 from .registry import InputLine, Pair, Side, TestOutcome, TestSettings
 from .signflip import bootstrap_difference, sign_flip_test
 
-PAIRED = "paired"  # (the same name as session.PAIRED)
-
 
 def _difference(pair: Pair) -> Fraction:
     return Fraction(pair.arm.passes, pair.arm.total) - Fraction(pair.base.passes, pair.base.total)

@@ -103,7 +103,9 @@ class Judge:
             try:
                 reply = self.backend.complete(messages, json_mode=self.json_mode)
             except Exception as exc:
-                if type(exc).__name__ != "ProtocolError":  # a 2xx that is not a completion
+                from .client import ProtocolError
+
+                if not isinstance(exc, ProtocolError):  # a 2xx that is not a completion
                     if replies:
                         exc.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
                     raise

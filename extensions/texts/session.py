@@ -15,7 +15,6 @@ from .evaluate import Call, Judge
 from .prompts import PROMPT_VERSION
 from .settings import TextsConfigError, TextsSettings, price, resolve
 
-_session = SESSION
 _lock = threading.Lock()
 _BACKENDS_KEY = "texts-backends"
 _SETTINGS_KEY = "texts-settings"
@@ -31,7 +30,7 @@ def active_config() -> Any:
     context = _current.get()
     if context is not None and context.config is not None:
         return context.config
-    return _session["config"]
+    return SESSION["config"]
 
 
 def _per_config(config: Any, key: str, make: Any) -> Any:
