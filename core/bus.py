@@ -17,6 +17,15 @@ def attach(report: Any, record: dict[str, Any]) -> None:
     report.user_properties.append((RECORD_KEY, record))
 
 
+def detach(report: Any) -> None:
+    """Take the record off a report (the aggregating process keeps it in its results)."""
+    properties = getattr(report, "user_properties", None)
+    if properties:
+        properties[:] = [
+            entry for entry in properties if not (len(entry) == 2 and entry[0] == RECORD_KEY)
+        ]
+
+
 def extract(report: Any) -> dict[str, Any] | None:
     """The record a report carries, or ``None``."""
     for entry in getattr(report, "user_properties", ()):

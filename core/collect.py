@@ -15,6 +15,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from _pytest import fixtures as pytest_fixtures
+from _pytest import python as pytest_python
 
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
@@ -26,6 +28,10 @@ ELAPSED_KEY = pytest.StashKey[float]()
 STEPS_KEY = pytest.StashKey[list[Any]]()
 CONTEXT_KEY = pytest.StashKey[RunContext]()
 _SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
+#: the function behind pytest's pseudo fixtures for directly parametrized arguments
+_DIRECT_PARAM_FUNC = getattr(pytest_python, "get_direct_param_fixture_func", None) or getattr(
+    pytest_fixtures, "get_direct_param_fixture_func", None
+)
 
 
 def _set_nodeid(node: pytest.Item, nodeid: str) -> None:
@@ -53,12 +59,31 @@ class BenchRun(pytest.Function):
             proxy = self._hook_proxy = self.session.gethookproxy(self.path)
         return proxy
 
-    def __init__(self, *, case: Case, run: int, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        case: Case,
+        run: int,
+        direct_arguments: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.run = run
+        self._direct_arguments = direct_arguments
         _set_nodeid(self, f"{self.parent.nodeid}::{self.name}")
         self.extra_keyword_matches.add(case.case_id)
+
+    def setup(self) -> None:
+        """Fill the body's arguments: straight from the parameter values when every name
+        the body needs is a directly parametrized argument (no fixture, autouse or
+        ``request`` involved, so pytest's fixture manager has nothing to do); otherwise
+        through pytest's fixture machinery, exactly as for a ``test_*`` function."""
+        direct = self._direct_arguments
+        if direct is None:
+            super().setup()
+        else:
+            self.funcargs.update(direct)
 
     def getmodpath(self, stopatmodule: bool = True, includemodule: bool = False) -> str:
         """``bench_classify::identify_pii[run3]``: failure headlines read like node ids."""
@@ -206,6 +231,7 @@ def make_case_items(
 ) -> list[pytest.Item]:
     """The run items of one case, then its verdict items."""
     callspec = getattr(generated, "callspec", None)
+    direct = direct_arguments(generated)
     items: list[pytest.Item] = [
         BenchRun.from_parent(
             parent,
@@ -216,6 +242,7 @@ def make_case_items(
             originalname=case.function,
             case=case,
             run=run,
+            direct_arguments=direct,
         )
         for run in range(1, case.runs + 1)
     ]
@@ -246,6 +273,27 @@ def make_case_items(
         for item in items:  # one group per case (co-location is still checked at run time)
             item.add_marker(pytest.mark.xdist_group(case.key))
     return items
+
+
+def direct_arguments(generated: pytest.Function) -> dict[str, Any] | None:
+    """The body's arguments when all of them are directly parametrized values, else None.
+
+    A direct parameter is served by pytest through a pseudo fixture whose function returns
+    ``request.param``; when every name in the fixture closure is one (no real fixture, no
+    autouse fixture, no ``request``), the values can be handed over without it.
+    """
+    callspec = getattr(generated, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    info = generated._fixtureinfo
+    arguments: dict[str, Any] = {}
+    for name in info.names_closure:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions or name not in params:
+            return None
+        if getattr(definitions[-1], "func", None) is not _DIRECT_PARAM_FUNC:
+            return None
+        arguments[name] = params[name]
+    return arguments
 
 
 def make_function_items(

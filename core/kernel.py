@@ -6,7 +6,6 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -69,7 +68,6 @@ class Kernel:
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
         self.failures = FailureLog()
-        self.frozen = False
         #: whether an implementation outside the bundled extensions adds to run records
         #: (their values are then made JSON-able; bundled extensions add JSON values only)
         self.foreign_run_data: bool | None = None
@@ -190,12 +188,6 @@ class Kernel:
                 self.case_order.setdefault(item.case.key, len(self.case_order))
         if self.options.session_value("transpose"):
             items[:] = transposed(items, self.case_order)
-        if self.case_order and not self.frozen:
-            # Collection built a large, long-lived object graph (items, fixtures info, marks).
-            # Move it out of the collector's way so that the garbage collections the run loop
-            # triggers do not traverse it again and again; undone at pytest_unconfigure.
-            gc.freeze()
-            self.frozen = True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -254,6 +246,8 @@ class Kernel:
             if token is not None:
                 del item.stash[TOKEN_KEY]
                 leave_run(token)
+            if CONTEXT_KEY in item.stash:  # keep no per-run objects alive past the run
+                del item.stash[CONTEXT_KEY]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -334,6 +328,8 @@ class Kernel:
             self.results.add(record)
             if _is_worker(self.config):
                 return
+            # the results hold it now: one copy per session, freed with the results
+            bus.detach(report)
             failures = call_each(
                 self.config,
                 "pytest_prob_logrecord",
@@ -393,13 +389,13 @@ class Kernel:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Give the objects frozen after collection back to the garbage collector.
+        """Free the session's records: the report is written and printed by now.
 
-        Called once per process at the very end; returns nothing.
+        Called once per process at the very end; returns nothing. Freed here by reference
+        counting, the records stay out of the garbage collector's last, full passes.
         """
-        if self.frozen:
-            gc.unfreeze()
-            self.frozen = False
+        self.results = Results()
+        self.builder = None
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``probability`` section and every extension section.

@@ -84,7 +84,7 @@ def make_record(
         "order": order,
         "runs": case.runs,
         "module": case.module,
-        "mark": dict(case.mark),
+        "mark": case.mark,  # shared by the case's runs; read-only
     }
 
 

@@ -110,3 +110,16 @@ def kernel_only(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> N
             return _original(*args, *KERNEL_ONLY, **kwargs)
 
         monkeypatch.setattr(pytester, name, run)
+
+
+@pytest.fixture(autouse=True)
+def _collection_order(request: pytest.FixtureRequest) -> None:
+    """Keep pytest-randomly (installed for the compatibility tests) from shuffling the runs of
+    pytester sessions: their expected output is written in collection order. A test that
+    wants random order deletes ``PYTEST_ADDOPTS`` (pytester itself clears it on creation,
+    which is why this is set after the ``pytester`` fixture exists)."""
+    if "pytester" not in request.fixturenames:
+        return
+    request.getfixturevalue("pytester")
+    monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")

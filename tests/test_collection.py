@@ -367,3 +367,90 @@ def test_test_functions_in_bench_files_run_once(pytester: pytest.Pytester) -> No
         "bench_mixed.py::bench_a[run2]",
         "bench_mixed.py::test_b",
     ]
+
+
+def test_directly_parametrized_arguments_skip_the_fixture_manager(
+    pytester: pytest.Pytester,
+) -> None:
+    """A case whose body needs only direct parameters gets them without pytest's fixture
+    machinery; any fixture, autouse fixture or ``request`` in the closure keeps it."""
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_runtest_call(item):
+            if hasattr(item, "case"):
+                shown = sorted((k, v) for k, v in item.funcargs.items() if k != "request")
+                direct = "direct" if item._direct_arguments is not None else "fixtures"
+                print(f"\\nARGS {item.case.case_id} {direct} {shown}")
+        """
+    )
+    pytester.makepyfile(
+        bench_args="""
+        import pytest
+
+        @pytest.fixture
+        def doubled(n):
+            return 2 * n
+
+        @pytest.fixture
+        def base(request):
+            return request.param * 10
+
+        @pytest.mark.parametrize("n", [1, 2])
+        @pytest.mark.parametrize("word", ["a"], scope="module")
+        def bench_plain(n, word):
+            assert n in (1, 2) and word == "a"
+
+        @pytest.mark.parametrize("n", [3])
+        def bench_derived(n, doubled):
+            assert doubled == 2 * n
+
+        @pytest.mark.parametrize("base", [4], indirect=True)
+        def bench_indirect(base):
+            assert base == 40
+
+        @pytest.mark.parametrize("n", [5])
+        def bench_request(n, request):
+            assert request.node.funcargs["n"] == 5
+        """
+    )
+    result = pytester.runpytest("-s", "--prob-runs=2")
+    assert result.ret == 0
+    shown = sorted({line for line in result.outlines if line.startswith("ARGS ")})
+    assert shown == [
+        "ARGS derived::3 fixtures [('doubled', 6), ('n', 3)]",
+        "ARGS indirect::4 fixtures [('base', 40)]",
+        "ARGS plain::a-1 direct [('n', 1), ('word', 'a')]",
+        "ARGS plain::a-2 direct [('n', 2), ('word', 'a')]",
+        "ARGS request::5 fixtures [('n', 5)]",
+    ]
+
+
+def test_autouse_fixture_keeps_the_fixture_manager(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        CALLS = []
+
+        @pytest.fixture(autouse=True)
+        def counted():
+            CALLS.append(1)
+
+        def pytest_sessionfinish(session):
+            print(f"\\nAUTOUSE {len(CALLS)}")
+        """
+    )
+    pytester.makepyfile(
+        bench_auto="""
+        import pytest
+
+        @pytest.mark.parametrize("n", [1, 2])
+        def bench_n(n):
+            assert n
+        """
+    )
+    result = pytester.runpytest("-s", "--prob-runs=3")
+    assert result.ret == 0
+    assert "AUTOUSE 6" in result.outlines
