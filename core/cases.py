@@ -43,6 +43,8 @@ class Case:
         them with ``-`` (``("refund", "terse")``); empty when pytest does not expose them.
     :ivar param_indices: each argument's position in its ``parametrize`` list (arguments of
         one call share it).
+    :ivar sequence: the case's position in collection (definition) order; rows follow it,
+        whatever order plugins such as pytest-randomly give the items.
     """
 
     key: str
@@ -56,6 +58,7 @@ class Case:
     mark: Mapping[str, Any] = field(default_factory=dict)
     param_ids: tuple[str, ...] = ()
     param_indices: Mapping[str, int] = field(default_factory=dict)
+    sequence: int = 0
 
     def run_item_name(self, run: int) -> str:
         """Run item name: ``identify_pii[run3]``, ``bench_smoke[run3]``; no suffix at 1 run."""

@@ -216,6 +216,7 @@ class BenchModule(pytest.Module):
                 mark=mark,
                 param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
                 param_indices=dict(getattr(callspec, "indices", {}) or {}),
+                sequence=kernel.next_case_sequence(),
             )
             entries.append((generated, case))
         if any(case.param_id is not None for _, case in entries):

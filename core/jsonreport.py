@@ -207,10 +207,23 @@ def dumps(document: dict[str, Any]) -> str:
     return "".join(iter_dumps(document))
 
 
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` names an existing file that is not a regular file (a device such as
+    ``/dev/null``, a pipe, ``/dev/stdout``): it is written in place, never replaced."""
+    try:
+        return path.exists() and not path.is_file() and not path.is_dir()
+    except OSError:
+        return False
+
+
 def check_writable(path: Path) -> str | None:
     """Why ``path`` cannot take a report, or ``None`` when it looks writable."""
     if path.is_dir():
         return "it is a directory"
+    if is_stream(path):
+        return None if os.access(path, os.W_OK) else "the file is not writable"
+    if path.is_symlink() and path.is_file():  # the report replaces the link's target
+        path = Path(os.path.realpath(path))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
         return f"directory {str(parent)!r} does not exist"
@@ -225,7 +238,21 @@ def check_writable(path: Path) -> str | None:
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (a string, or pieces of one) to ``path`` via a temporary file and a
-    rename (raises ``OSError``)."""
+    rename (raises ``OSError``).
+
+    A symbolic link keeps pointing where it did: its target is replaced. A device, pipe or
+    other non-regular file (``/dev/stdout``, ``/dev/null``) is written in place, since
+    replacing it would destroy it.
+    """
+    if is_stream(path):
+        with open(path, "w", encoding="utf-8") as handle:
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
+        return
+    if path.is_symlink() and path.is_file():
+        path = Path(os.path.realpath(path))
     parent = path.parent if str(path.parent) else Path(".")
     descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
     try:

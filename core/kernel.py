@@ -6,8 +6,11 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from .context import RunContext, enter_run, leave_run
 from .distribution import REPLACED, make_scheduler
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
-from .ordering import transposed, with_verdict_runs
+from .ordering import transposed, verdicts_after_runs, with_verdict_runs
 from .records import crash_record, default_classify, make_record
 from .report import ReportBuilder, render_main
 from .results import ERROR, Results
@@ -53,6 +56,20 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No automatic garbage collection inside: building a report allocates enough to set off
+    full collections, each of which walks the session's whole heap (every item and report)
+    for garbage that reference counting frees anyway."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Kernel:
     """Hook implementations of the kernel, with the per-session state they share."""
 
@@ -61,6 +78,7 @@ class Kernel:
         self.config: pytest.Config | None = None
         self.results = Results()
         self.case_order: dict[str, int] = {}
+        self._case_sequence = 0
         self.runs_started = 0
         self.builder: ReportBuilder | None = None
         self.json_error: str | None = None
@@ -160,7 +178,7 @@ class Kernel:
             problem = jsonreport.check_writable(Path(path))
             if problem:
                 raise pytest.UsageError(f"--prob-json={path}: cannot write the report: {problem}")
-            self.json_path = (Path(path), Path(path).resolve())
+            self.json_path = (Path(path), Path(os.path.abspath(path)))
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -188,6 +206,13 @@ class Kernel:
                 self.case_order.setdefault(item.case.key, len(self.case_order))
         if self.options.session_value("transpose"):
             items[:] = transposed(items, self.case_order)
+        else:  # a reordering plugin (pytest-randomly) may have put a verdict before its runs
+            items[:] = verdicts_after_runs(items)
+
+    def next_case_sequence(self) -> int:
+        """The collection position of the next case collected in this process."""
+        self._case_sequence += 1
+        return self._case_sequence
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -199,11 +224,14 @@ class Kernel:
         nothing.
         """
         session.items[:] = with_verdict_runs(session.items, session.config)
-        restored: dict[str, int] = {}  # the final order, with runs a verdict brought back
+        # rows follow definition order (of the selected cases, and of the runs a verdict
+        # brought back), not the order a plugin such as pytest-randomly runs them in
+        sequence: dict[str, int] = {}
         for item in session.items:
             if isinstance(item, (BenchRun, VerdictItem)):
-                restored.setdefault(item.case.key, len(restored))
-        self.case_order = restored
+                sequence.setdefault(item.case.key, item.case.sequence)
+        ordered = sorted(sequence, key=sequence.__getitem__)
+        self.case_order = {key: index for index, key in enumerate(ordered)}
         self.foreign_run_data = None  # conftests registered while collecting count too
         for item in session.items:
             if isinstance(item, BenchRun):
@@ -367,11 +395,12 @@ class Kernel:
             return
         if not (len(self.results) or self.case_order or self.json_path is not None):
             return  # nothing collected and no --prob-json: no report
-        self.builder = build_report(session.config, self.results, self.failures)
-        if self.distribution is not None:
-            self.builder.add_summary("Workers:", self.distribution, order=900)
-        if self.json_path is not None:
-            self._write_json(*self.json_path, session)
+        with collector_paused():
+            self.builder = build_report(session.config, self.results, self.failures)
+            if self.distribution is not None:
+                self.builder.add_summary("Workers:", self.distribution, order=900)
+            if self.json_path is not None:
+                self._write_json(*self.json_path, session)
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None

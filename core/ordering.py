@@ -40,6 +40,27 @@ def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.I
     return head + arranged + tail
 
 
+def verdicts_after_runs(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with every verdict item that comes before one of its runs moved right after
+    the last of them; everything else keeps its place (``items`` itself when none moved)."""
+    where = {id(item): index for index, item in enumerate(items)}
+    after: dict[int, list[pytest.Item]] = {}
+    for index, item in enumerate(items):
+        if isinstance(item, VerdictItem):
+            last = max((where.get(id(run), -1) for run in item.runs), default=-1)
+            if last > index:
+                after.setdefault(last, []).append(item)
+    if not after:
+        return items
+    moved = {id(item) for group in after.values() for item in group}
+    arranged: list[pytest.Item] = []
+    for index, item in enumerate(items):
+        if id(item) not in moved:
+            arranged.append(item)
+        arranged.extend(after.get(index, ()))
+    return arranged
+
+
 def with_verdict_runs(items: list[pytest.Item], config: pytest.Config) -> list[pytest.Item]:
     """``items`` with the missing runs of every selected verdict item put back just before it.
 

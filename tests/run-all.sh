@@ -36,6 +36,32 @@ run_suites() {
     done
 }
 
+# The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly);
+# installed only after the main suite ran, because both load themselves into every session.
+PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
+
+# run the coexistence tests with pytest-randomly and pytest-asyncio installed in venv $1
+run_plugin_tests() {
+    local venv="$1" pin="$2"
+    "$venv/bin/python" -m pip install --quiet "${PLUGINS[@]}" "$pin"
+    PROB_NEEDS_PLUGINS=1 run_pytest "$venv/bin/python" -m pytest tests/test_hardening.py \
+        -p no:cacheprovider -p no:randomly -p no:asyncio -q
+}
+
+# Python 3.13 for the second interpreter leg: $PYTHON313, python3.13 on PATH, or pyenv's
+find_python313() {
+    local candidate
+    for candidate in "${PYTHON313:-}" "$(command -v python3.13 2>/dev/null || true)" \
+        "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 /usr/local/bin/python3.13; do
+        if [ -n "$candidate" ] && [ -x "$candidate" ] &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
 step "installing into $VENV with $("$PYTHON" --version)"
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
@@ -49,6 +75,9 @@ step "ruff"
 
 step "test suite on $("$VENV/bin/python" -m pytest --version 2>&1)"
 run_suites "$VENV/bin/python"
+
+step "alongside pytest-randomly and pytest-asyncio"
+run_plugin_tests "$VENV" 'pytest>=9'
 
 step "docs (sphinx-build -W)"
 "$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt
@@ -74,5 +103,18 @@ step "test suite on pytest 7.4"
 "$VENV-pytest74/bin/python" -m pip install --quiet --upgrade pip
 "$VENV-pytest74/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest==7.4.4'
 run_suites "$VENV-pytest74/bin/python"
+
+step "alongside pytest-randomly and pytest-asyncio on pytest 7.4"
+run_plugin_tests "$VENV-pytest74" 'pytest==7.4.4'
+
+if ! PYTHON313="$(find_python313)"; then
+    echo "ERROR: no Python 3.13 interpreter found (set PYTHON313=/path/to/python3.13)" >&2
+    exit 1
+fi
+step "test suite on Python 3.13 ($("$PYTHON313" --version)) and the newest pytest"
+"$PYTHON313" -m venv "$VENV-py313"
+"$VENV-py313/bin/python" -m pip install --quiet --upgrade pip
+"$VENV-py313/bin/python" -m pip install --quiet -e '.[test]' "${CONTRIB[@]}" 'pytest>=9'
+run_suites "$VENV-py313/bin/python"
 
 step "all checks passed"

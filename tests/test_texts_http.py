@@ -176,7 +176,7 @@ def bench_t():
     texts_agg_f1_mean("a refund in 5 days", "a refund in 5 days", 1.0, full_runs=5)
     elapsed = time.perf_counter() - start
     print(f"ELAPSED {elapsed:.3f}")
-    assert elapsed < 0.5 * 20 * 0.2  # 20 calls of 200 ms, one after another, would take 4 s
+    assert elapsed < 0.75 * 20 * 0.2  # 20 calls of 200 ms, one after another, take >= 4 s
 """
     )
     result = pytester.runpytest("--prob-runs=1", "-s")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 import json
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_probability import jsonreport
+from pytest_probability.kernel import collector_paused
 from pytest_probability.options import OptionRegistry
 from pytest_probability.values import parse_text
 
@@ -67,7 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
     problem = jsonreport.check_writable(Path(path))
     if problem:
         raise pytest.UsageError(f"--prob-html={path}: cannot write the report: {problem}")
-    config.stash[STATE_KEY] = {"shown": path, "path": Path(path).resolve(), "error": None}
+    config.stash[STATE_KEY] = {"shown": path, "path": Path(os.path.abspath(path)), "error": None}
 
 
 def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:
@@ -99,8 +100,13 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         return None  # no --prob-html, or nothing was collected: no report
     if not len(kernel.results) and "plan" not in kernel.builder.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
-    collecting = gc.isenabled()
-    gc.disable()  # a big session's heap makes the collector crawl while the page is built
+    with collector_paused():  # a big session's heap makes the collector crawl meanwhile
+        return _render_and_write(config, state, kernel, exit_status)
+
+
+def _render_and_write(
+    config: pytest.Config, state: dict[str, Any], kernel: Any, exit_status: int
+) -> str | None:
     try:
         document = jsonreport.build_document(
             results=kernel.results,
@@ -113,9 +119,6 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         page = render_report(document, collect_panels(document, config))
     except Exception as exc:  # a bug here must not hide the session's results
         return f"could not build the HTML report: {type(exc).__name__}: {exc}"
-    finally:
-        if collecting:
-            gc.enable()
     try:
         write_file(state["path"], page)
     except (OSError, UnicodeError) as exc:

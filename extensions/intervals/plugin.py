@@ -167,14 +167,20 @@ def pytest_prob_build_report(
     bounds: dict[str, tuple[float, float]] = {}
     tags: dict[str, str] = {}
     methods = interval_methods(config)
+    names = methods.names()
+    # cases mostly share their counts (10/10, 0/10): each distinct question is asked once
+    computed: dict[tuple[Any, ...], Any] = {}
     for case in results.rows():
         chosen = settings(config, case.mark)
-        if chosen.method in methods.names():
+        if chosen.method in names:
             tags[case.key] = methods.get(chosen.method).tag
+        question = (chosen.method, case.passes, case.total, chosen.level, tuple(chosen.prior))
         try:
-            found = interval_methods(config).compute(
-                chosen.method, case.passes, case.total, chosen.level, chosen.prior
-            )
+            found = computed.get(question)
+            if found is None:
+                found = computed[question] = methods.compute(
+                    chosen.method, case.passes, case.total, chosen.level, chosen.prior
+                )
         except Exception as exc:  # a third-party method's bug marks its cells, nothing more
             report.warn(f"interval for {case.display} failed: {type(exc).__name__}: {exc}")
             continue
