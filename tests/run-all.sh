@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs into fresh virtual environments and run it:
-# lint, the suite on the newest pytest, the docs build (-W), then the suite on pytest 7.4.
+# lint, the suite on the newest pytest, the docs build (-W), the packaging smoke run, the
+# suite on pytest 7.4, each pytest version again with pytest-randomly and pytest-asyncio
+# installed (tests/test_hardening.py), then the suite on Python 3.13 (found on PATH, through
+# pyenv, or given as PYTHON313=/path/to/python3.13).
 # Usage (from anywhere): bash tests/run-all.sh        Exit status: non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -114,7 +117,7 @@ fi
 step "test suite on Python 3.13 ($("$PYTHON313" --version)) and the newest pytest"
 "$PYTHON313" -m venv "$VENV-py313"
 "$VENV-py313/bin/python" -m pip install --quiet --upgrade pip
-"$VENV-py313/bin/python" -m pip install --quiet -e '.[test]' "${CONTRIB[@]}" 'pytest>=9'
+"$VENV-py313/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9'
 run_suites "$VENV-py313/bin/python"
 
 step "all checks passed"
