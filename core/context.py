@@ -43,6 +43,11 @@ def current_run(what: str = "this function") -> RunContext:
     return context
 
 
+#: The executing run, or ``None`` outside one (no check; for helpers called many times per
+#: run, which call :func:`current_run` for its error when this gives ``None``).
+current_run_or_none = _current.get
+
+
 def enter_run(context: RunContext) -> object:
     """Make ``context`` current; returns the token for :func:`leave_run`."""
     return _current.set(context)

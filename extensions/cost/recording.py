@@ -7,11 +7,12 @@ through the session's config that the run context carries.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_probability.context import RunContext, current_run
+from pytest_probability.context import RunContext, current_run, current_run_or_none
 
 from .usage import TokenUsage, check_cost, read_usage, usage_entry, usage_from_fields
 
@@ -62,7 +63,7 @@ class Ledger:
             if cost is not None:
                 totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
         if cost is not None:
-            self.add_cost(cost)
+            self.total = cost if self.total is None else self.total + cost
 
 
 def ledger_of(context: RunContext) -> Ledger:
@@ -74,10 +75,11 @@ def ledger_of(context: RunContext) -> Ledger:
 
 
 def _open_ledger(what: str) -> tuple[RunContext, Ledger | None]:
-    context = current_run(what)
-    ledger = context.data.get(LEDGER)
+    context = current_run_or_none() or current_run(what)
+    data = context.data
+    ledger = data.get(LEDGER)
     if ledger is None:
-        ledger = context.data[LEDGER] = Ledger()
+        ledger = data[LEDGER] = Ledger()
     elif ledger.sealed:
         warnings.warn(
             CostWarning(
@@ -97,12 +99,17 @@ def record_cost(amount: Any) -> None:
     infinite or non-numeric amount (the run is then an error naming the value).
     """
     _, ledger = _open_ledger("record_cost()")
-    try:
-        checked = check_cost(amount, "amount")
-    except ValueError as exc:
-        raise ValueError(f"record_cost(): {exc}") from None
+    kind = type(amount)
+    if (kind is float or kind is int) and 0 <= amount < math.inf:  # the common case, fast
+        checked = float(amount)
+    else:
+        try:
+            checked = check_cost(amount, "amount")
+        except ValueError as exc:
+            raise ValueError(f"record_cost(): {exc}") from None
     if ledger is not None:
-        ledger.add_cost(checked)
+        total = ledger.total
+        ledger.total = checked if total is None else total + checked
 
 
 def record_usage(

@@ -63,6 +63,26 @@ def usage_entry(
     model: Any, input_tokens: Any, output_tokens: Any, cached_input_tokens: Any, cost: Any
 ) -> dict[str, Any]:
     """A validated usage entry in its JSON form (what records and steps carry)."""
+    if (  # the common case, fast: a model name and plain counts (bool is not int here)
+        type(model) is str
+        and type(input_tokens) is int
+        and type(output_tokens) is int
+        and type(cached_input_tokens) is int
+        and input_tokens >= 0
+        and output_tokens >= 0
+        and cached_input_tokens >= 0
+        and (cost is None or (type(cost) is float and 0.0 <= cost < math.inf))
+        and model
+        and not model[0].isspace()
+        and not model[-1].isspace()
+    ):
+        return {
+            "model": model,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cached_input_tokens": cached_input_tokens,
+            "cost": cost,
+        }
     return {
         "model": check_model(model),
         "input_tokens": check_tokens(input_tokens, "input_tokens"),
