@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,20 +71,29 @@ def main() -> int:
         (root / "test_sleep.py").write_text(PLAIN.format(items=items, sleep=options.sleep))
         workers = ["-n", str(options.workers)]
         case_aware, load = [], []
-        for _ in range(options.repeat):
-            case_aware.append(
-                run(root, [*workers, f"--prob-runs={options.runs}", "--prob-json=r.json",
-                           "bench_sleep.py"])
-            )  # fmt: skip
-            load.append(run(root, ["-p", "no:probability", *workers, "--dist", "load",
-                                   "test_sleep.py"]))  # fmt: skip
+        bench = [*workers, f"--prob-runs={options.runs}", "bench_sleep.py"]
+        plain = ["-p", "no:probability", *workers, "--dist", "load", "test_sleep.py"]
+        for index in range(options.repeat):  # alternating, the first session flips each round
+            if index % 2:
+                load.append(run(root, plain))
+                case_aware.append(run(root, bench))
+            else:
+                case_aware.append(run(root, bench))
+                load.append(run(root, plain))
+        run(root, [*bench, "--prob-json=r.json"])  # untimed: which worker ran what
         per_worker = Counter(
             r["worker"] for r in json.loads((root / "r.json").read_text())["records"]
         )
     print(f"{items} items ({options.cases} cases × {options.runs} runs), body {options.sleep}s, "
-          f"-n {options.workers}, best of {options.repeat}")  # fmt: skip
-    print(f"  case-aware (plugin):         {min(case_aware):.2f} s")
-    print(f"  --dist load (plain pytest):  {min(load):.2f} s")
+          f"-n {options.workers}, {options.repeat} sessions each")  # fmt: skip
+    print(
+        f"  case-aware (plugin):         best {min(case_aware):.2f} s"
+        f"  median {statistics.median(case_aware):.2f} s"
+    )
+    print(
+        f"  --dist load (plain pytest):  best {min(load):.2f} s"
+        f"  median {statistics.median(load):.2f} s"
+    )
     print(f"  plugin items per worker:     {dict(sorted(per_worker.items()))}")
     return 0
 

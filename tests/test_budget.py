@@ -71,8 +71,23 @@ def test_bad_budget(pytester: pytest.Pytester, value: str) -> None:
     result.stderr.fnmatch_lines([f"ERROR: --prob-budget={value}: expected an amount greater*"])
 
 
+#: a conftest that hides the controller's tally file from the workers, as on another machine
+#: (``--tx ssh=…``): they learn the tally from the controller's messages instead
+REMOTE_WORKERS = """
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    if hasattr(config, "workerinput") and "prob_budget_tally" in config.workerinput:
+        config.workerinput["prob_budget_tally"] = "/nonexistent/machine/tally.json"
+"""
+
+
 @pytest.mark.subprocess
-def test_the_budget_is_global_under_xdist(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", ["local", "remote"])
+def test_the_budget_is_global_under_xdist(pytester: pytest.Pytester, workers: str) -> None:
+    if workers == "remote":
+        pytester.makeconftest(REMOTE_WORKERS)
     pytester.makepyfile(
         bench_b="""
 import pytest, time
@@ -111,3 +126,32 @@ def bench_g():
     lines = section(result.outlines)
     assert "           1 gate(s) UNDECIDED after the budget cut their runs: g" in lines
     assert "  Budget:  $3.00 reached after 3 of 20 runs; 17 skipped" in lines
+
+
+@pytest.mark.subprocess
+def test_transpose_keeps_the_cut_even_under_xdist(pytester: pytest.Pytester) -> None:
+    """With --prob-transpose and a budget, -n deals the runs out run-major (pytest-xdist's
+    own load scheduling) instead of case by case: every case gets its first run before any
+    case gets a third."""
+    pytester.makepyfile(
+        bench_b="""
+import pytest, time
+from pytest_probability import record_cost
+
+@pytest.mark.parametrize("item", range(10))
+def bench_b(item):
+    time.sleep(0.01)
+    record_cost(0.5)
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "--prob-runs=5", "--prob-budget=10", "-n", "2", "--prob-transpose", "--prob-json=r.json"
+    )
+    assert result.ret == 1
+    report = load_json(pytester.path / "r.json")
+    made = {row["case"]: row["total"] for row in report["rows"]}
+    assert len(made) == 10 and min(made.values()) >= 1 and max(made.values()) <= 3
+    assert {record["worker"] for record in report["records"]} == {"gw0", "gw1"}
+    assert (
+        "  Workers: runs dealt in run-major order (--prob-transpose with a budget): an even cut"
+    ) in section(result.outlines)

@@ -19,9 +19,13 @@ from pytest_probability.values import parse_positive_int
 from .tally import Tally, TallyReader
 
 SESSION = "probability.budget.session"
+#: the stopping extension's per-session plugin (registered only while --prob-stop is on)
+STOPPER = "probability.stopping.runs"
 SUMMARY_ORDER = 170
 COLUMN_ORDER = 960
 WORKER_KEY = "prob_budget_tally"
+#: the controller's message to workers: ``(COMMAND, {"spent": float, "runs": int})``
+COMMAND = "pytest_probability_budget"
 REASON = "budget of "
 
 
@@ -87,6 +91,26 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Budget(config), SESSION)
 
 
+def listen_to_controller(config: pytest.Config, budget: Budget) -> bool:
+    """Make a pytest-xdist worker take the controller's ``COMMAND`` messages into
+    ``budget.tally``. Returns whether it could (it wraps the worker's command handler,
+    which pytest-xdist installs when its run loop starts, after this)."""
+    for plugin in config.pluginmanager.get_plugins():
+        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "handle_command"):
+            handle = plugin.handle_command
+
+            def handle_command(command: Any, _handle: Any = handle) -> None:
+                if isinstance(command, tuple) and len(command) == 2 and command[0] == COMMAND:
+                    told = command[1]
+                    budget.tally = Tally(float(told["spent"]), int(told["runs"]))
+                    return
+                _handle(command)
+
+            plugin.handle_command = handle_command
+            return True
+    return False
+
+
 class Budget:
     """The session's budget: the tally, the skips, the report."""
 
@@ -103,8 +127,13 @@ class Budget:
         workerinput = getattr(config, "workerinput", None)
         self.reader: TallyReader | None = None
         self.shared: Path | None = None
+        #: the controller's pytest-xdist workers, told the tally after every record
+        self.nodes: list[Any] = []
         if workerinput is not None and workerinput.get(WORKER_KEY):
-            self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
+            if Path(workerinput[WORKER_KEY]).exists():
+                self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
+            else:  # a worker on another machine (ssh=, socket=): the controller's messages
+                listen_to_controller(config, self)
         elif workerinput is None and (
             getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
         ):
@@ -119,6 +148,50 @@ class Budget:
         returns nothing."""
         if self.shared is not None:
             node.workerinput[WORKER_KEY] = str(self.shared)
+
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """With ``--prob-transpose``, deal the runs out in their run-major order (pytest-xdist's
+        own load scheduling) rather than case by case, so the budget cuts every case evenly
+        on workers too. Called once by pytest-xdist on the controller; returns the scheduler,
+        or ``None`` (the kernel's case-aware one) without ``--prob-transpose``, with
+        ``--prob-stop`` (which needs a case's runs together) or for another ``--dist``."""
+        if config.getvalue("dist") not in ("load", "worksteal"):
+            return None
+        if not kernel_of(config).options.session_value("transpose"):
+            return None
+        if config.pluginmanager.has_plugin(STOPPER):
+            return None
+        from xdist.scheduler import LoadScheduling
+
+        kernel_of(
+            config
+        ).distribution = (
+            "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
+        )
+        return LoadScheduling(config, log)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node: Any) -> None:
+        """Remember a worker to tell the tally to. Called on the pytest-xdist controller
+        when a worker is ready; returns nothing."""
+        if self.shared is not None:
+            self.nodes.append(node)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """Forget a worker that finished or crashed. Called on the pytest-xdist controller;
+        returns nothing."""
+        if node in self.nodes:
+            self.nodes.remove(node)
+
+    def tell_workers(self) -> None:
+        """Send the tally to every worker (those that cannot read the tally file need it)."""
+        for node in list(self.nodes):
+            try:
+                node.sendcommand(COMMAND, spent=self.tally.spent, runs=self.tally.runs)
+            except Exception:  # a worker shutting down: it runs nothing more
+                self.nodes.remove(node)
 
     def shown(self) -> str:
         """The budget as written: ``$5.00`` (cents when whole cents), or ``1,000 runs``."""
@@ -169,6 +242,7 @@ class Budget:
             self.reached_at = Tally(self.tally.spent, self.tally.runs)
         if self.shared is not None:
             self.tally.write(self.shared)
+            self.tell_workers()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
