@@ -79,6 +79,8 @@ class Kernel:
         self.results = Results()
         self.case_order: dict[str, int] = {}
         self._case_sequence = 0
+        #: True while this kernel keeps the garbage collector paused after the run loop
+        self.collector_was: bool | None = None
         self.runs_started = 0
         self.builder: ReportBuilder | None = None
         self.json_error: str | None = None
@@ -417,14 +419,35 @@ class Kernel:
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Free the session's records: the report is written and printed by now.
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """Pause automatic garbage collection once the run loop is over, until
+        ``pytest_unconfigure``: the end of a session (extensions' verdicts, the report, the
+        terminal summary) allocates enough to set off full collections of the whole heap,
+        and pytest's own collection at unconfigure follows anyway.
 
-        Called once per process at the very end; returns nothing. Freed here by reference
-        counting, the records stay out of the garbage collector's last, full passes.
+        Wraps the run loop in every process; returns its result unchanged.
+        """
+        result = yield
+        if gc.isenabled() and self.collector_was is None:
+            self.collector_was = True
+            gc.disable()
+        return result
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Free the session's records (the report is written and printed by now) and let the
+        garbage collector run again.
+
+        Called once per process at the very end, before other plugins' implementations;
+        returns nothing. Freed here by reference counting, the records stay out of the full
+        collections pytest makes in its own ``pytest_unconfigure`` and cleanup.
         """
         self.results = Results()
         self.builder = None
+        if self.collector_was:
+            self.collector_was = None
+            gc.enable()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``probability`` section and every extension section.
