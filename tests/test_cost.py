@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
 from conftest import load_json, section
 from pytest_probability import TokenUsage, record_cost, record_usage
@@ -570,3 +573,37 @@ def bench_priced():
             "ValueError: price must be a finite number >= 0, got nan"
         ]
     )
+
+
+def test_one_pass_summary_equals_the_per_case_and_session_functions() -> None:
+    """The report's single pass gives exactly what the service's four functions give."""
+    from pytest_probability.extensions.cost import service
+
+    class Case:
+        def __init__(self, records: list[dict[str, Any]]) -> None:
+            self.records = records
+
+        def ordered_records(self) -> list[dict[str, Any]]:
+            return self.records
+
+    rng = random.Random(7)
+    models = ["m-small", "m-large", "m-judge"]
+
+    def record() -> dict[str, Any]:
+        usage = {}
+        for model in rng.sample(models, rng.randint(0, 3)):
+            cost = rng.choice([None, round(rng.random() / 1000, 7), 0.0001])
+            usage[model] = {
+                "input_tokens": rng.randint(0, 5000),
+                "output_tokens": rng.randint(0, 500),
+                "cached_input_tokens": rng.randint(0, 100),
+                "cost": cost,
+            }
+        return {"cost": rng.choice([None, 0.0002, round(rng.random() / 100, 6)]), "usage": usage}
+
+    cases = [Case([record() for _ in range(rng.randint(0, 12))]) for _ in range(40)]
+    per_case, total, usage = service.summarize(cases)
+    assert per_case == [(service.case_cost(c), service.case_usage(c)) for c in cases]
+    assert total == service.cases_cost(cases)
+    assert usage == service.cases_usage(cases)
+    assert list(usage) == list(service.cases_usage(cases))  # models in order of first use

@@ -11,7 +11,7 @@ from pytest_probability.results import Results
 
 from .format import money, token_lines
 from .recording import LEDGER, Ledger, ledger_of, step_spend
-from .service import case_cost, case_usage, cases_cost, cases_usage
+from .service import case_cost, summarize
 from .usage import TokenUsage, merge_usage, read_usage, rounded, total_cost
 
 __all__ = ["case_cost"]  # read by other extensions through the plugin manager
@@ -108,12 +108,10 @@ def pytest_prob_build_report(
     """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, and ``cost`` and
     ``usage`` on JSON rows and totals. Called once in the aggregating process."""
     cases = results.cases()
-    total = cases_cost(cases)
-    usage = cases_usage(cases)
+    per_case, total, usage = summarize(cases)
     cells: dict[str, str] = {}
-    for case in cases:
-        cost = case_cost(case)
-        report.add_row_json(case.key, {"cost": cost, "usage": case_usage(case)})
+    for case, (cost, case_usage_map) in zip(cases, per_case, strict=True):
+        report.add_row_json(case.key, {"cost": cost, "usage": case_usage_map})
         if cost is not None:
             cells[case.key] = money(cost)
     report.add_totals_json({"cost": total, "usage": usage})

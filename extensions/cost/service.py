@@ -52,3 +52,80 @@ def cost_per_run(case: HasRecords) -> float | None:
     records = case.ordered_records()
     cost = case_cost(case)
     return None if cost is None or not records else cost / len(records)
+
+
+class UsageTotals:
+    """Per-model usage summed over records, with each model's run costs kept unsummed so a
+    merge of several gives exactly what one pass over all their records gives."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, list[int]] = {}
+        self.costs: dict[str, list[float]] = {}
+
+    def add_record(self, usage: Mapping[str, Mapping[str, Any]]) -> None:
+        for model, totals in usage.items():
+            self._add(model, totals)
+
+    def _add(self, model: str, totals: Mapping[str, Any]) -> None:
+        tokens = self.tokens.get(model)
+        if tokens is None:
+            self.tokens[model] = [
+                totals["input_tokens"],
+                totals["output_tokens"],
+                totals["cached_input_tokens"],
+            ]
+            self.costs[model] = []
+        else:
+            tokens[0] += totals["input_tokens"]
+            tokens[1] += totals["output_tokens"]
+            tokens[2] += totals["cached_input_tokens"]
+        if totals["cost"] is not None:
+            self.costs[model].append(totals["cost"])
+
+    def merge(self, other: UsageTotals) -> None:
+        for model, (inputs, outputs, cached) in other.tokens.items():
+            tokens = self.tokens.get(model)
+            if tokens is None:
+                self.tokens[model] = [inputs, outputs, cached]
+                self.costs[model] = list(other.costs[model])
+            else:
+                tokens[0] += inputs
+                tokens[1] += outputs
+                tokens[2] += cached
+                self.costs[model].extend(other.costs[model])
+
+    def to_json(self) -> dict[str, dict[str, Any]]:
+        """The ``{model: {input_tokens, output_tokens, cached_input_tokens, cost}}`` map, as
+        :func:`merge_usage_maps` gives it."""
+        merged: dict[str, dict[str, Any]] = {}
+        for model, (inputs, outputs, cached) in self.tokens.items():
+            known = self.costs[model]
+            merged[model] = {
+                "input_tokens": inputs,
+                "output_tokens": outputs,
+                "cached_input_tokens": cached,
+                "cost": None if not known else known[0] if len(known) == 1 else total_cost(known),
+            }
+        return merged
+
+
+def summarize(
+    cases: Iterable[HasRecords],
+) -> tuple[list[tuple[float | None, dict[str, dict[str, Any]]]], float | None, dict[str, Any]]:
+    """Each case's cost and usage, then the session's, in one pass over the records: what
+    :func:`case_cost`, :func:`case_usage`, :func:`cases_cost` and :func:`cases_usage` give."""
+    per_case: list[tuple[float | None, dict[str, dict[str, Any]]]] = []
+    every_cost: list[float | None] = []
+    overall = UsageTotals()
+    for case in cases:
+        costs: list[float | None] = []
+        usage = UsageTotals()
+        for record in case.ordered_records():
+            costs.append(run_cost(record))
+            found = record.get("usage")
+            if found:
+                usage.add_record(found)
+        every_cost.extend(costs)
+        overall.merge(usage)
+        per_case.append((total_cost(costs), usage.to_json()))
+    return per_case, total_cost(every_cost), overall.to_json()
