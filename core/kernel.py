@@ -6,11 +6,10 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +53,6 @@ def kernel_of(config: pytest.Config) -> Kernel:
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """No automatic garbage collection inside: building a report allocates enough to set off
-    full collections, each of which walks the session's whole heap (every item and report)
-    for garbage that reference counting frees anyway."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Kernel:
@@ -397,12 +382,11 @@ class Kernel:
             return
         if not (len(self.results) or self.case_order or self.json_path is not None):
             return  # nothing collected and no --prob-json: no report
-        with collector_paused():
-            self.builder = build_report(session.config, self.results, self.failures)
-            if self.distribution is not None:
-                self.builder.add_summary("Workers:", self.distribution, order=900)
-            if self.json_path is not None:
-                self._write_json(*self.json_path, session)
+        self.builder = build_report(session.config, self.results, self.failures)
+        if self.distribution is not None:
+            self.builder.add_summary("Workers:", self.distribution, order=900)
+        if self.json_path is not None:
+            self._write_json(*self.json_path, session)
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None
@@ -428,11 +412,12 @@ class Kernel:
 
         Wraps the run loop in every process; returns its result unchanged.
         """
-        result = yield
-        if gc.isenabled() and self.collector_was is None:
-            self.collector_was = True
-            gc.disable()
-        return result
+        try:
+            return (yield)
+        finally:  # also after Ctrl-C or -x: the report is built either way
+            if gc.isenabled() and self.collector_was is None:
+                self.collector_was = True
+                gc.disable()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from pytest_probability import jsonreport
-from pytest_probability.kernel import collector_paused
 from pytest_probability.options import OptionRegistry
 from pytest_probability.values import parse_text
 
@@ -100,13 +99,7 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         return None  # no --prob-html, or nothing was collected: no report
     if not len(kernel.results) and "plan" not in kernel.builder.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
-    with collector_paused():  # a big session's heap makes the collector crawl meanwhile
-        return _render_and_write(config, state, kernel, exit_status)
-
-
-def _render_and_write(
-    config: pytest.Config, state: dict[str, Any], kernel: Any, exit_status: int
-) -> str | None:
+    # (the kernel keeps the garbage collector paused from the end of the run loop)
     try:
         document = jsonreport.build_document(
             results=kernel.results,
