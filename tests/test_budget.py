@@ -71,6 +71,17 @@ def test_bad_budget(pytester: pytest.Pytester, value: str) -> None:
     result.stderr.fnmatch_lines([f"ERROR: --prob-budget={value}: expected an amount greater*"])
 
 
+#: CASES cases of 10 ms that record $0.50 each run
+PAID_BENCH = """
+import pytest, time
+from pytest_probability import record_cost
+
+@pytest.mark.parametrize("item", range({cases}))
+def bench_b(item):
+    time.sleep(0.01)
+    record_cost(0.5)
+"""
+
 #: a conftest that hides the controller's tally file from the workers, as on another machine
 #: (``--tx ssh=…``): they learn the tally from the controller's messages instead
 REMOTE_WORKERS = """
@@ -88,17 +99,7 @@ def pytest_configure(config):
 def test_the_budget_is_global_under_xdist(pytester: pytest.Pytester, workers: str) -> None:
     if workers == "remote":
         pytester.makeconftest(REMOTE_WORKERS)
-    pytester.makepyfile(
-        bench_b="""
-import pytest, time
-from pytest_probability import record_cost
-
-@pytest.mark.parametrize("item", range(20))
-def bench_b(item):
-    time.sleep(0.01)
-    record_cost(0.5)
-"""
-    )
+    pytester.makepyfile(bench_b=PAID_BENCH.format(cases=20))
     result = pytester.runpytest_subprocess(
         "--prob-runs=5", "--prob-budget=10", "-n", "2", "--prob-json=r.json"
     )
@@ -133,17 +134,7 @@ def test_transpose_keeps_the_cut_even_under_xdist(pytester: pytest.Pytester) -> 
     """With --prob-transpose and a budget, -n deals the runs out run-major (pytest-xdist's
     own load scheduling) instead of case by case: every case gets its first run before any
     case gets a third."""
-    pytester.makepyfile(
-        bench_b="""
-import pytest, time
-from pytest_probability import record_cost
-
-@pytest.mark.parametrize("item", range(10))
-def bench_b(item):
-    time.sleep(0.01)
-    record_cost(0.5)
-"""
-    )
+    pytester.makepyfile(bench_b=PAID_BENCH.format(cases=10))
     result = pytester.runpytest_subprocess(
         "--prob-runs=5", "--prob-budget=10", "-n", "2", "--prob-transpose", "--prob-json=r.json"
     )
