@@ -66,6 +66,19 @@ def section(lines: list[str], title: str = "probability", hint: bool = False) ->
     return out
 
 
+#: JSON report keys that differ between two sessions of one suite (times, workers, dates)
+VOLATILE = {"elapsed", "latency", "worker", "created"}
+
+
+def stable(value: Any) -> Any:
+    """A JSON report (or part of one) without the keys in :data:`VOLATILE`."""
+    if isinstance(value, dict):
+        return {k: stable(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    return value
+
+
 def load_json(path: Path) -> dict[str, Any]:
     """Load a report, refusing NaN/Infinity (strict RFC 8259)."""
 

@@ -24,12 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from conftest import load_json, section, stable
 
 #: sessions that must not be shuffled or touched by pytest-asyncio, whatever is installed
 PLAIN = ("-p", "no:randomly", "-p", "no:asyncio")
-#: keys that differ between two sessions of the same suite (times, workers, dates)
-VOLATILE = {"elapsed", "latency", "worker", "created"}
 
 
 def _plugin(module: str) -> None:
@@ -39,14 +37,6 @@ def _plugin(module: str) -> None:
         importlib.import_module(module)
     else:
         pytest.importorskip(module)
-
-
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    return value
 
 
 def _rows(report: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -169,7 +159,7 @@ def test_randomly_rows_keep_definition_order(randomly_suite: pytest.Pytester) ->
     runs = [(record["case"], record["run"]) for record in first["records"]]
     assert runs == [(row["case"], run) for row in first["rows"] for run in (1, 2, 3, 4)]
     assert runs == [(record["case"], record["run"]) for record in second["records"]]
-    assert _stable(first) == _stable(second)
+    assert stable(first) == stable(second)
 
 
 def test_randomly_gate_items_run_after_their_runs(randomly_suite: pytest.Pytester) -> None:
@@ -430,7 +420,7 @@ def test_xdist_modes_equal_the_serial_session(
         ("plain", None),
     ]
     assert [r["gate"]["judged"] for r in two["rows"] if "gate" in r] == ["item", "item"]
-    assert _stable(one) == _stable(two)
+    assert stable(one) == stable(two)
     workers = {r["case"]: r["worker"] for r in two["records"]}
     if dist == ("--tx", "2*popen"):
         # without --dist (or -n) pytest-xdist does not distribute: --tx alone is ignored

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from conftest import SPEC_BENCH, load_json, section
+from conftest import SPEC_BENCH, load_json, section, stable
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("kernel_only")]
-
-VOLATILE = {"elapsed", "latency", "worker", "created"}
-
-
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    return value
 
 
 MORE_BENCH = """
@@ -66,7 +54,7 @@ def test_parallel_report_equals_serial(pytester: pytest.Pytester, transpose: boo
         "  triage::refund-chain_of_thought  10/10",
     ]
     one, two = load_json(pytester.path / "serial.json"), load_json(pytester.path / "parallel.json")
-    assert _stable(one) == _stable(two)
+    assert stable(one) == stable(two)
     workers = {r["worker"] for r in two["records"]}
     assert workers == {"gw0", "gw1"}
     assert {r["worker"] for r in one["records"]} == {None}
