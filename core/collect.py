@@ -45,9 +45,13 @@ def _set_nodeid(node: pytest.Item, nodeid: str) -> None:
 
 
 class BenchRun(pytest.Function):
-    """One run of one case: ``bench_x.py::bench_classify::identify_pii[run3]``."""
+    """One run of one case: ``bench_x.py::bench_classify::identify_pii[run3]``.
 
-    _hook_proxy: Any = None
+    Its own attributes live in slots, so the instance dictionary keeps the size of a plain
+    ``Function``'s (a larger one is allocated again when pytest caches ``location``).
+    """
+
+    __slots__ = ("_direct_arguments", "_hook_proxy", "case", "location", "run")
 
     @property
     def ihook(self) -> Any:
@@ -64,14 +68,20 @@ class BenchRun(pytest.Function):
         *,
         case: Case,
         run: int,
+        place: tuple[str, int | None],
         direct_arguments: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        self._hook_proxy = None
         super().__init__(**kwargs)
         self.case = case
         self.run = run
         self._direct_arguments = direct_arguments
-        _set_nodeid(self, f"{self.parent.nodeid}::{self.name}")
+        nodeid = f"{self.parent.nodeid}::{self.name}"
+        _set_nodeid(self, nodeid)
+        # what pytest's cached ``location`` would hold, with the file and line looked up
+        # once per case instead of once per run
+        self.location = (place[0], place[1], nodeid.split("::", 1)[1])
         self.extra_keyword_matches.add(case.case_id)
 
     def setup(self) -> None:
@@ -233,6 +243,7 @@ def make_case_items(
     """The run items of one case, then its verdict items."""
     callspec = getattr(generated, "callspec", None)
     direct = direct_arguments(generated)
+    place = _place(generated)
     items: list[pytest.Item] = [
         BenchRun.from_parent(
             parent,
@@ -243,6 +254,7 @@ def make_case_items(
             originalname=case.function,
             case=case,
             run=run,
+            place=place,
             direct_arguments=direct,
         )
         for run in range(1, case.runs + 1)
@@ -274,6 +286,13 @@ def make_case_items(
         for item in items:  # one group per case (co-location is still checked at run time)
             item.add_marker(pytest.mark.xdist_group(case.key))
     return items
+
+
+def _place(generated: pytest.Function) -> tuple[str, int | None]:
+    """A case's file (relative to the rootdir) and the 0-based line of its bench function:
+    the first two fields of pytest's ``location``, the same for every run of the case."""
+    relpath, lineno, _ = generated.location
+    return relpath, lineno
 
 
 def direct_arguments(generated: pytest.Function) -> dict[str, Any] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from conftest import section
 
@@ -454,3 +456,60 @@ def test_autouse_fixture_keeps_the_fixture_manager(pytester: pytest.Pytester) ->
     result = pytester.runpytest("-s", "--prob-runs=3")
     assert result.ret == 0
     assert "AUTOUSE 6" in result.outlines
+
+
+def test_run_locations_are_what_pytest_would_compute(pytester: pytest.Pytester) -> None:
+    """A run's ``location`` is filled at collection from its case (file and line looked up
+    once per case); it equals pytest's own ``Item.location`` for every run, decorated and
+    nested functions included, and failure headlines read like node ids."""
+    pytester.makeconftest(
+        """
+        from _pytest.nodes import Item
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                if hasattr(item, "run"):
+                    expected = Item.location.func(item)
+                    assert item.location == expected, (item.location, expected)
+                    print(f"\\nLOC {item.location}")
+        """
+    )
+    pytester.mkpydir("sub")
+    pytester.path.joinpath("sub", "bench_deep.py").write_text(
+        textwrap.dedent(
+            """
+            import functools
+            import pytest
+
+
+            def decorated(function):
+                @functools.wraps(function)
+                def wrapper(*args, **kwargs):
+                    return function(*args, **kwargs)
+                return wrapper
+
+
+            @pytest.mark.parametrize("n", [1, 2])
+            @decorated
+            def bench_wrapped(n):
+                assert n == 1
+
+
+            def bench_plain():
+                pass
+            """
+        ),
+        encoding="utf-8",
+    )
+    result = pytester.runpytest("-s", "--prob-runs=2", "--tb=short")
+    assert result.ret == 1
+    shown = [line for line in result.outlines if line.startswith("LOC ")]
+    assert shown == [
+        "LOC ('sub/bench_deep.py', 12, 'bench_wrapped::1[run1]')",
+        "LOC ('sub/bench_deep.py', 12, 'bench_wrapped::1[run2]')",
+        "LOC ('sub/bench_deep.py', 12, 'bench_wrapped::2[run1]')",
+        "LOC ('sub/bench_deep.py', 12, 'bench_wrapped::2[run2]')",
+        "LOC ('sub/bench_deep.py', 18, 'bench_plain[run1]')",
+        "LOC ('sub/bench_deep.py', 18, 'bench_plain[run2]')",
+    ]
+    result.stdout.fnmatch_lines(["*_ bench_wrapped::2[[]run1[]] _*"])
