@@ -51,17 +51,7 @@ class BenchRun(pytest.Function):
     ``Function``'s (a larger one is allocated again when pytest caches ``location``).
     """
 
-    __slots__ = ("_direct_arguments", "_hook_proxy", "case", "location", "run")
-
-    @property
-    def ihook(self) -> Any:
-        """pytest's hook proxy for this item's path, looked up once instead of on every
-        access (about ten per run); the kernel forgets it when collection finishes, so
-        conftests found later in collection are never missed."""
-        proxy = self._hook_proxy
-        if proxy is None:
-            proxy = self._hook_proxy = self.session.gethookproxy(self.path)
-        return proxy
+    __slots__ = ("_direct_arguments", "case", "ihook", "location", "run")
 
     def __init__(
         self,
@@ -69,10 +59,14 @@ class BenchRun(pytest.Function):
         case: Case,
         run: int,
         place: tuple[str, int | None],
+        hooks: Any,
         direct_arguments: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._hook_proxy = None
+        # pytest's hook proxy for the item's file, looked up once per case instead of on
+        # every access (about ten per run); the kernel looks it up again once per file when
+        # collection finishes, so conftests found later in collection are never missed
+        self.ihook = hooks
         super().__init__(**kwargs)
         self.case = case
         self.run = run
@@ -244,6 +238,7 @@ def make_case_items(
     callspec = getattr(generated, "callspec", None)
     direct = direct_arguments(generated)
     place = _place(generated)
+    hooks = parent.session.gethookproxy(parent.path)
     items: list[pytest.Item] = [
         BenchRun.from_parent(
             parent,
@@ -255,6 +250,7 @@ def make_case_items(
             case=case,
             run=run,
             place=place,
+            hooks=hooks,
             direct_arguments=direct,
         )
         for run in range(1, case.runs + 1)

@@ -203,8 +203,8 @@ class Kernel:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Put back the runs of selected verdict items, and forget hook proxies looked up
-        during collection (every conftest is known now).
+        """Put back the runs of selected verdict items, and look up the run items' hook
+        proxies again, once per file (every conftest is known now).
 
         Called once after collection in collecting processes, before pytest-xdist reports
         the collection to the controller; changes ``session.items`` in place, returns
@@ -220,9 +220,13 @@ class Kernel:
         ordered = sorted(sequence, key=sequence.__getitem__)
         self.case_order = {key: index for index, key in enumerate(ordered)}
         self.foreign_run_data = None  # conftests registered while collecting count too
+        proxies: dict[str, Any] = {}
         for item in session.items:
             if isinstance(item, BenchRun):
-                item._hook_proxy = None
+                proxy = proxies.get(item.case.module)
+                if proxy is None:
+                    proxy = proxies[item.case.module] = session.gethookproxy(item.path)
+                item.ihook = proxy
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
