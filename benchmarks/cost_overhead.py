@@ -7,10 +7,11 @@ Run by hand (never collected by the test suite)::
 Two bench files with the same ``CASES`` cases × ``--prob-runs=RUNS``: ``quiet`` (the body
 asserts and returns) and ``recording`` (the same body plus ``CALLS`` ``record_usage`` and
 ``CALLS`` ``record_cost`` calls per run). Each session is a fresh
-``python -m pytest -q -p no:cacheprovider`` subprocess, the two alternate (order flipped
-every round) after one warm-up round; wall and CPU times are reported as medians and minimums (the
-minimum is the steadier figure on a busy machine), with the relative difference and the
-cost per recording call.
+``python -m pytest -q -p no:cacheprovider`` subprocess (hash seed 0, bytecode cached in the
+temporary directory), the two alternate (order flipped every round) after one warm-up round;
+wall and CPU times are reported as medians and minimums, with the relative difference and the
+cost per recording call, and as the median of the paired per-round differences (the
+steadiest figure on a shared machine, whose speed drifts from one minute to the next).
 """
 
 from __future__ import annotations
@@ -47,9 +48,20 @@ def bench_recording(i):
 """
 
 
+def session_env(directory: Path) -> dict[str, str]:
+    """The environment of every session: no PYTEST_ADDOPTS or PYTEST_PLUGINS, a fixed hash
+    seed, and a bytecode cache in the temporary directory (filled in the warm-up round), so
+    no session compiles modules whatever PYTHONDONTWRITEBYTECODE says."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(directory / "_pycache")
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
 def run(directory: Path, name: str, runs: int) -> tuple[float, float]:
     """One session: (wall seconds, CPU seconds of the child)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env = session_env(directory)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
@@ -107,6 +119,11 @@ def main() -> None:
         f"median of {args.repeat} sessions each"
     )
     for index, kind in enumerate(("wall", "cpu")):
+        paired = statistics.median(
+            (r[index] - q[index]) / q[index]
+            for q, r in zip(times["quiet"], times["recording"], strict=True)
+        )
+        print(f"  {kind:4} paired  median of per-round differences  {100 * paired:+.1f}%")
         for label, pick in (("median", statistics.median), ("min", min)):
             quiet = pick(t[index] for t in times["quiet"])
             recording = pick(t[index] for t in times["recording"])

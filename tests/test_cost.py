@@ -607,3 +607,87 @@ def test_one_pass_summary_equals_the_per_case_and_session_functions() -> None:
     assert total == service.cases_cost(cases)
     assert usage == service.cases_usage(cases)
     assert list(usage) == list(service.cases_usage(cases))  # models in order of first use
+
+
+def test_late_calls_warn_at_the_line_that_made_them(pytester: pytest.Pytester) -> None:
+    """After the run was reported, both helpers warn pointing at the caller's line, whether
+    the call would otherwise take the fast path (a model seen before, plain numbers) or not;
+    neither amount is counted."""
+    pytester.makeconftest(
+        """
+import pytest
+from pytest_probability import record_cost, record_usage
+
+@pytest.fixture
+def client():
+    yield
+    record_cost(100.0)
+    record_usage(model="m", input_tokens=1, output_tokens=1, cost=9.0)
+    record_usage({"model": "m", "input_tokens": 1, "cost": 9.0})
+"""
+    )
+    source = (
+        "from pytest_probability import record_usage\n"
+        "def bench_client(client):\n"
+        "    record_usage(model='m', input_tokens=10, output_tokens=2, cost=0.5)\n"
+    )
+    result = _run(pytester, source, "--prob-runs=1", "--prob-no-intervals", "-W", "always")
+    assert "  Cost:    $0.5000" in section(result.outlines)
+    result.stdout.fnmatch_lines(
+        [
+            "*conftest.py:7: CostWarning: record_cost() called after run 1 of client was*",
+            "*conftest.py:8: CostWarning: record_usage() called after run 1 of client was*",
+            "*conftest.py:9: CostWarning: record_usage() called after run 1 of client was*",
+        ]
+    )
+
+
+def test_fast_and_checked_paths_keep_the_same_ledger() -> None:
+    """Random sequences of calls (plain keywords that take the fast path, usage objects,
+    unpriced usage, strings and ints that take the checked path) leave the ledger that the
+    checked path alone builds: every entry, the per-model totals and the run total."""
+    from pytest_probability.context import RunContext, enter_run, leave_run
+    from pytest_probability.extensions.cost.recording import LEDGER, Ledger
+    from pytest_probability.extensions.cost.usage import usage_entry
+
+    rng = random.Random(7)
+    for _ in range(200):
+        expected = Ledger()
+        context = RunContext(case_id="c", run=1)
+        token = enter_run(context)
+        try:
+            for _ in range(rng.randint(1, 12)):
+                model = rng.choice(["m-a", "m-b", f"m-{rng.randint(0, 999)}"])
+                tokens = [rng.randint(0, 5000) for _ in range(3)]
+                cost = rng.choice([None, rng.random() / 100, 0.0])
+                shape = rng.choice(["keywords", "dict", "cost", "int cost"])
+                if shape == "keywords":
+                    record_usage(
+                        model=model,
+                        input_tokens=tokens[0],
+                        output_tokens=tokens[1],
+                        cached_input_tokens=tokens[2],
+                        cost=cost,
+                    )
+                elif shape == "dict":
+                    record_usage(
+                        {
+                            "model": model,
+                            "input_tokens": tokens[0],
+                            "output_tokens": tokens[1],
+                            "cost": cost,
+                        }
+                    )
+                    tokens[2] = 0
+                if shape in ("keywords", "dict"):
+                    expected.add_usage(usage_entry(model, *tokens, cost))
+                else:
+                    amount = tokens[0] if shape == "int cost" else tokens[0] / 7
+                    record_cost(amount)
+                    expected.add_cost(float(amount))
+        finally:
+            leave_run(token)
+        found = context.data[LEDGER]
+        assert found.entries == expected.entries
+        assert found.usage == expected.usage
+        assert found.total == expected.total

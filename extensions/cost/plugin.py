@@ -74,10 +74,10 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
             step["cost"] = run_level
             step["usage"] = ledger.entries
         record["cost"] = run_level
-        record["usage"] = {
-            model: {**totals, "cost": None if totals["cost"] is None else rounded(totals["cost"])}
-            for model, totals in ledger.usage.items()
-        }
+        for totals in ledger.usage.values():  # the ledger's own maps: it ends with the run
+            if totals["cost"] is not None:
+                totals["cost"] = rounded(totals["cost"])
+        record["usage"] = ledger.usage
         return
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)

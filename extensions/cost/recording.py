@@ -18,13 +18,16 @@ from .usage import TokenUsage, check_cost, read_usage, usage_entry, usage_from_f
 
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
+_INF = math.inf
+#: model names that passed :func:`~.usage.check_model` unchanged (a fast-path check)
+_PLAIN_MODELS: set[str] = set()
 
 
 class CostWarning(UserWarning):
     """Recorded cost or usage that could not be counted, or a price that could not be used."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Ledger:
     """What one run recorded through :func:`record_cost` and :func:`record_usage`.
 
@@ -74,7 +77,9 @@ def ledger_of(context: RunContext) -> Ledger:
     return ledger
 
 
-def _open_ledger(what: str) -> tuple[RunContext, Ledger | None]:
+def _open_ledger(what: str, stacklevel: int = 3) -> tuple[RunContext, Ledger | None]:
+    """The current run's context and ledger (``None`` once the run was reported: warned
+    about at ``stacklevel``, counted from this function); ``RuntimeError`` outside a run."""
     context = current_run_or_none() or current_run(what)
     data = context.data
     ledger = data.get(LEDGER)
@@ -86,7 +91,7 @@ def _open_ledger(what: str) -> tuple[RunContext, Ledger | None]:
                 f"{what} called after run {context.run} of {context.case_id} was reported "
                 "(from a fixture's teardown?): it is not counted; record inside the bench body"
             ),
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         return context, None
     return context, ledger
@@ -98,15 +103,26 @@ def record_cost(amount: Any) -> None:
     Raises ``RuntimeError`` outside a bench run and ``ValueError`` for a negative, NaN,
     infinite or non-numeric amount (the run is then an error naming the value).
     """
-    _, ledger = _open_ledger("record_cost()")
+    context = current_run_or_none()
     kind = type(amount)
-    if (kind is float or kind is int) and 0 <= amount < math.inf:  # the common case, fast
-        checked = float(amount)
-    else:
-        try:
-            checked = check_cost(amount, "amount")
-        except ValueError as exc:
-            raise ValueError(f"record_cost(): {exc}") from None
+    if (
+        context is not None and (kind is float or kind is int) and 0 <= amount < _INF
+    ):  # the common case, fast: a plain amount inside a run
+        data = context.data
+        ledger = data.get(LEDGER)
+        if ledger is None:
+            ledger = data[LEDGER] = Ledger()
+        elif ledger.sealed:
+            _open_ledger("record_cost()")  # warns: recorded after the run was reported
+            return
+        total = ledger.total
+        ledger.total = float(amount) if total is None else total + amount
+        return
+    _, ledger = _open_ledger("record_cost()")
+    try:
+        checked = check_cost(amount, "amount")
+    except ValueError as exc:
+        raise ValueError(f"record_cost(): {exc}") from None
     if ledger is not None:
         total = ledger.total
         ledger.total = checked if total is None else total + checked
@@ -134,7 +150,70 @@ def record_usage(
     for negative, fractional or non-numeric token counts and invalid costs, and ``TypeError``
     for a value it cannot read.
     """
-    context, ledger = _open_ledger("record_usage()")
+    context = current_run_or_none()
+    if context is None:
+        ledger = None
+    else:
+        data = context.data
+        ledger = data.get(LEDGER)
+        if ledger is None:
+            ledger = data[LEDGER] = Ledger()
+    if (  # the common case, fast: keywords with plain values, a model name seen before
+        ledger is not None
+        and usage is None
+        and type(cost) is float
+        and 0.0 <= cost < _INF
+        and type(input_tokens) is int
+        and type(output_tokens) is int
+        and type(cached_input_tokens) is int
+        and input_tokens >= 0
+        and output_tokens >= 0
+        and cached_input_tokens >= 0
+        and type(model) is str
+        and model in _PLAIN_MODELS
+        and not ledger.sealed
+    ):
+        ledger.entries.append(
+            {
+                "model": model,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cached_input_tokens": cached_input_tokens,
+                "cost": cost,
+            }
+        )
+        totals = ledger.usage.get(model)
+        if totals is None:
+            ledger.usage[model] = {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cached_input_tokens": cached_input_tokens,
+                "cost": cost,
+            }
+        else:
+            totals["input_tokens"] += input_tokens
+            totals["output_tokens"] += output_tokens
+            totals["cached_input_tokens"] += cached_input_tokens
+            known = totals["cost"]
+            totals["cost"] = cost if known is None else known + cost
+        total = ledger.total
+        ledger.total = cost if total is None else total + cost
+        return
+    _record_usage(context, usage, model, input_tokens, output_tokens, cached_input_tokens, cost)
+
+
+def _record_usage(
+    context: RunContext | None,
+    usage: Any,
+    model: Any,
+    input_tokens: Any,
+    output_tokens: Any,
+    cached_input_tokens: Any,
+    cost: Any,
+) -> None:
+    """:func:`record_usage` for everything but its fast path: checks each field, reads
+    usage objects, prices, warns after the run was reported, raises outside a run."""
+    context, ledger = _open_ledger("record_usage()", stacklevel=4)
     try:
         if usage is None:
             entry = usage_entry(model, input_tokens, output_tokens, cached_input_tokens, cost)
@@ -153,9 +232,11 @@ def record_usage(
     except ValueError as exc:
         raise ValueError(f"record_usage(): {exc}") from None
     if entry["cost"] is None:
-        entry = price(entry, context.config, stacklevel=3)
+        entry = price(entry, context.config, stacklevel=4)
     if ledger is not None:
         ledger.add_usage(entry)
+        if type(entry["model"]) is str:  # checked: later calls with it take the fast path
+            _PLAIN_MODELS.add(entry["model"])
 
 
 def normalize(value: Any, config: Any) -> TokenUsage:
