@@ -28,7 +28,6 @@ items takes about 45 seconds under valgrind.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -36,48 +35,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-PLAIN = """\
-import pytest
-
-
-@pytest.mark.parametrize("i", range({cases} * {runs}))
-def test_trivial(i):
-    assert i >= 0
-"""
-
-BENCH = """\
-import pytest
-
-
-@pytest.mark.parametrize("i", range({cases}))
-def bench_trivial(i):
-    assert i >= 0
-"""
-
-RECORDING = """\
-import pytest
-from pytest_probability import record_cost, record_usage
-
-
-@pytest.mark.parametrize("i", range({cases}))
-def bench_recording(i):
-    for call in range({calls}):
-        record_usage(model="m-small" if call % 2 else "m-large", input_tokens=1200,
-                     output_tokens=80, cached_input_tokens=640, cost=0.0001)
-        record_cost(0.0002)
-    assert i >= 0
-"""
+# the sibling scripts' session files and environment (this directory is on sys.path when a
+# script in it runs)
+from cost_overhead import QUIET, RECORDING, session_env
+from overhead import PLAIN_FILE
 
 COLLECTED = re.compile(r"Collected : (\d+)")
-
-
-def session_env(directory: Path) -> dict[str, str]:
-    """No PYTEST_ADDOPTS or PYTEST_PLUGINS, hash seed 0, bytecode cached in ``directory``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(directory / "_pycache")
-    env["PYTHONHASHSEED"] = "0"
-    return env
 
 
 _counted: dict[tuple[str, ...], int] = {}
@@ -131,8 +94,10 @@ def main() -> None:
         directory = Path(tmp)
         (directory / "pytest.ini").write_text("[pytest]\n")
         files = {
-            "test_trivial.py": PLAIN.format(cases=args.cases, runs=args.runs),
-            "bench_trivial.py": BENCH.format(cases=args.cases),
+            "test_trivial.py": PLAIN_FILE.format(
+                cases=args.cases, runs=args.runs, condition="i >= 0"
+            ),
+            "bench_quiet.py": QUIET.format(cases=args.cases),
             "bench_recording.py": RECORDING.format(cases=args.cases, calls=args.calls),
         }
         for name, text in files.items():
@@ -140,13 +105,13 @@ def main() -> None:
         print(f"{args.cases} cases x {args.runs} runs = {items} items per session")
         if "overhead" in pairs:
             plain = count(args.python, directory, ["-p", "no:probability", "test_trivial.py"])
-            plugin = count(args.python, directory, [runs, "bench_trivial.py"])
+            plugin = count(args.python, directory, [runs, "bench_quiet.py"])
             print(
                 f"  overhead  plain {plain:,}  plugin {plugin:,}  plugin/plain "
                 f"{plugin / plain:.3f}x  ({(plugin - plain) / items:+,.0f} per item)"
             )
         if "cost" in pairs:
-            quiet = count(args.python, directory, [runs, "bench_trivial.py"])
+            quiet = count(args.python, directory, [runs, "bench_quiet.py"])
             recording = count(args.python, directory, [runs, "bench_recording.py"])
             calls = items * args.calls * 2
             print(
