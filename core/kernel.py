@@ -64,8 +64,8 @@ class Kernel:
         self.results = Results()
         self.case_order: dict[str, int] = {}
         self._case_sequence = 0
-        #: True while this kernel keeps the garbage collector paused after the run loop
-        self.collector_was: bool | None = None
+        #: whether this kernel paused the garbage collector at the end of the run loop
+        self.collector_paused = False
         self.runs_started = 0
         self.builder: ReportBuilder | None = None
         self.json_error: str | None = None
@@ -419,8 +419,8 @@ class Kernel:
         try:
             return (yield)
         finally:  # also after Ctrl-C or -x: the report is built either way
-            if gc.isenabled() and self.collector_was is None:
-                self.collector_was = True
+            if gc.isenabled():
+                self.collector_paused = True
                 gc.disable()
 
     @pytest.hookimpl(tryfirst=True)
@@ -434,8 +434,8 @@ class Kernel:
         """
         self.results = Results()
         self.builder = None
-        if self.collector_was:
-            self.collector_was = None
+        if self.collector_paused:
+            self.collector_paused = False
             gc.enable()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -65,12 +65,17 @@ find_python313() {
     return 1
 }
 
+# make_venv INTERPRETER DIR PYTEST_SPEC: a fresh virtualenv with the plugin (editable, test and
+# docs extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
+# package alone would pull an unrelated pytest-probability release from the index)
+make_venv() {
+    "$1" -m venv "$2"
+    "$2/bin/python" -m pip install --quiet --upgrade pip
+    "$2/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" "$3"
+}
+
 step "installing into $VENV with $("$PYTHON" --version)"
-"$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --upgrade pip
-# core and contrib in ONE pip command (a contrib package alone would pull an unrelated
-# pytest-probability release from the index)
-"$VENV/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9'
+make_venv "$PYTHON" "$VENV" 'pytest>=9'
 
 step "ruff"
 "$VENV/bin/ruff" check .
@@ -102,9 +107,7 @@ done
 rm -rf "$SMOKE" .venv-smoke .dist-test
 
 step "test suite on pytest 7.4"
-"$VENV/bin/python" -m venv "$VENV-pytest74"
-"$VENV-pytest74/bin/python" -m pip install --quiet --upgrade pip
-"$VENV-pytest74/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest==7.4.4'
+make_venv "$VENV/bin/python" "$VENV-pytest74" 'pytest==7.4.4'
 run_suites "$VENV-pytest74/bin/python"
 
 step "alongside pytest-randomly and pytest-asyncio on pytest 7.4"
@@ -115,9 +118,7 @@ if ! PYTHON313="$(find_python313)"; then
     exit 1
 fi
 step "test suite on Python 3.13 ($("$PYTHON313" --version)) and the newest pytest"
-"$PYTHON313" -m venv "$VENV-py313"
-"$VENV-py313/bin/python" -m pip install --quiet --upgrade pip
-"$VENV-py313/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9'
+make_venv "$PYTHON313" "$VENV-py313" 'pytest>=9'
 run_suites "$VENV-py313/bin/python"
 
 step "all checks passed"

@@ -158,15 +158,14 @@ class Budget:
         ``--prob-stop`` (which needs a case's runs together) or for another ``--dist``."""
         if config.getvalue("dist") not in ("load", "worksteal"):
             return None
-        if not kernel_of(config).options.session_value("transpose"):
+        kernel = kernel_of(config)
+        if not kernel.options.session_value("transpose"):
             return None
         if config.pluginmanager.has_plugin(STOPPER):
             return None
         from xdist.scheduler import LoadScheduling
 
-        kernel_of(
-            config
-        ).distribution = (
+        kernel.distribution = (
             "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
         )
         return LoadScheduling(config, log)
