@@ -12,7 +12,8 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ def build_document(
             **builder.totals_json,
         },
         "rows": [_row(case, builder) for case in results.cases()],
-        "records": Records(results),
+        "records": Records(results, builder.record_finishers),
     }
     if builder.warnings:
         document["warnings"] = list(builder.warnings)
@@ -67,15 +68,40 @@ def build_document(
 
 class Records:
     """The report's ``records``, made one at a time while the report is written (a copy of
-    100,000 records would double the memory the session needs at its end)."""
+    100,000 records would double the memory the session needs at its end), each passed
+    through the extensions' record finishers
+    (:meth:`~pytest_probability.report.ReportBuilder.add_record_finisher`)."""
 
-    def __init__(self, results: Results) -> None:
+    def __init__(
+        self,
+        results: Results,
+        finishers: Sequence[Callable[[dict[str, Any]], None]] = (),
+    ) -> None:
         self.results = results
+        self.finishers = tuple(finishers)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for case in self.results.cases():
             for record in case.ordered_records():
-                yield _record(record, case.display)
+                yield self._finished(record, case.display)
+
+    def _finished(self, record: dict[str, Any], display: str) -> dict[str, Any]:
+        shown = _record(record, display)
+        for finish in self.finishers:
+            try:
+                finish(shown)
+            except Exception as exc:  # an extension's bug must not lose the report
+                self.finishers = tuple(f for f in self.finishers if f is not finish)
+                module = getattr(finish, "__module__", "?")
+                name = f"{module}.{getattr(finish, '__qualname__', finish)}"
+                warnings.warn(
+                    f"the record finisher {name} failed ({type(exc).__name__}: {exc}): the "
+                    "report's records are written without it",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                return self._finished(record, display)
+        return shown
 
     def __len__(self) -> int:
         return sum(len(case.records) for case in self.results.cases())

@@ -8,7 +8,7 @@ Pure module: never imports pytest.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -68,6 +68,7 @@ class ReportBuilder:
     row_json: dict[str, dict[str, Any]] = field(default_factory=dict)
     totals_json: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    record_finishers: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
 
     def add_column(
         self, key: str, cells: Mapping[str, str], *, order: int, align: Align = "right"
@@ -99,6 +100,16 @@ class ReportBuilder:
     def add_totals_json(self, fields: Mapping[str, Any]) -> None:
         """Add fields to the JSON ``totals`` object."""
         self.totals_json.update(fields)
+
+    def add_record_finisher(self, finish: Callable[[dict[str, Any]], None]) -> None:
+        """Have ``finish`` prepare each run record as the reports write it (the JSON and
+        HTML ``records``), for work worth doing only then (rounding sums for display).
+
+        It is called once per record as the record is written, with a shallow copy of it:
+        set keys on the copy, and replace nested values rather than change them (they are
+        the session's own, which later hooks and reports read).
+        """
+        self.record_finishers.append(finish)
 
     def warn(self, message: str) -> None:
         """Note a problem met while building; shown in the terminal and the JSON."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -609,10 +610,13 @@ def test_one_pass_summary_equals_the_per_case_and_session_functions() -> None:
     assert list(usage) == list(service.cases_usage(cases))  # models in order of first use
 
 
-def test_late_calls_warn_at_the_line_that_made_them(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("recorded", [True, False], ids=["body-records", "body-records-nothing"])
+def test_late_calls_warn_at_the_line_that_made_them(
+    pytester: pytest.Pytester, recorded: bool
+) -> None:
     """After the run was reported, both helpers warn pointing at the caller's line, whether
-    the call would otherwise take the fast path (a model seen before, plain numbers) or not;
-    neither amount is counted."""
+    the call would otherwise take the fast path (a model seen before, plain numbers) or not,
+    and whether the body recorded anything; neither amount is counted."""
     pytester.makeconftest(
         """
 import pytest
@@ -626,13 +630,14 @@ def client():
     record_usage({"model": "m", "input_tokens": 1, "cost": 9.0})
 """
     )
-    source = (
-        "from pytest_probability import record_usage\n"
-        "def bench_client(client):\n"
+    source = "from pytest_probability import record_usage\ndef bench_client(client):\n" + (
         "    record_usage(model='m', input_tokens=10, output_tokens=2, cost=0.5)\n"
+        if recorded
+        else "    pass\n"
     )
     result = _run(pytester, source, "--prob-runs=1", "--prob-no-intervals", "-W", "always")
-    assert "  Cost:    $0.5000" in section(result.outlines)
+    costs = [line for line in section(result.outlines) if "Cost:" in line]
+    assert costs == (["  Cost:    $0.5000"] if recorded else [])
     result.stdout.fnmatch_lines(
         [
             "*conftest.py:7: CostWarning: record_cost() called after run 1 of client was*",
@@ -644,15 +649,17 @@ def client():
 
 def test_fast_and_checked_paths_keep_the_same_ledger() -> None:
     """Random sequences of calls (plain keywords that take the fast path, usage objects,
-    unpriced usage, strings and ints that take the checked path) leave the ledger that the
-    checked path alone builds: every entry, the per-model totals and the run total."""
+    unpriced usage, float and int amounts, the int ones on the checked path) leave the
+    ledger a plain reference computes: every entry as the checked path builds it, the
+    per-model totals, the amounts and the run cost, each a float sum in call order."""
     from pytest_probability.context import RunContext, enter_run, leave_run
-    from pytest_probability.extensions.cost.recording import LEDGER, Ledger
+    from pytest_probability.extensions.cost.recording import LEDGER
     from pytest_probability.extensions.cost.usage import usage_entry
 
     rng = random.Random(7)
-    for _ in range(200):
-        expected = Ledger()
+    for _ in range(300):
+        entries: list[dict[str, Any]] = []
+        amounts: list[float] = []
         context = RunContext(case_id="c", run=1)
         token = enter_run(context)
         try:
@@ -680,14 +687,100 @@ def test_fast_and_checked_paths_keep_the_same_ledger() -> None:
                     )
                     tokens[2] = 0
                 if shape in ("keywords", "dict"):
-                    expected.add_usage(usage_entry(model, *tokens, cost))
+                    entries.append(usage_entry(model, *tokens, cost))
                 else:
                     amount = tokens[0] if shape == "int cost" else tokens[0] / 7
                     record_cost(amount)
-                    expected.add_cost(float(amount))
+                    amounts.append(float(amount))
         finally:
             leave_run(token)
+        usage: dict[str, dict[str, Any]] = {}
+        for entry in entries:
+            totals = usage.setdefault(
+                entry["model"],
+                {"input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0, "cost": None},
+            )
+            for field in ("input_tokens", "output_tokens", "cached_input_tokens"):
+                totals[field] += entry[field]
+            if entry["cost"] is not None:
+                totals["cost"] = entry["cost"] + (totals["cost"] or 0.0)
+        total = None
+        for amount in amounts:
+            total = amount if total is None else total + amount
         found = context.data[LEDGER]
-        assert found.entries == expected.entries
-        assert found.usage == expected.usage
-        assert found.total == expected.total
+        assert found.entries == entries
+        assert found.usage == usage
+        assert list(found.usage) == list(usage)  # models in order of first appearance
+        assert found.amounts == total
+        for totals in usage.values():
+            if totals["cost"] is not None:
+                total = totals["cost"] if total is None else total + totals["cost"]
+        assert found.cost() == total
+
+
+SUMS_BENCH = """
+from pytest_probability import record_cost, record_usage
+
+def bench_sums():
+    for call in range(3):
+        record_usage(model="m", input_tokens=1200, output_tokens=80, cost=0.1)
+        record_cost(0.1)
+"""
+
+SUMS_CONFTEST = """
+import json
+
+def pytest_prob_logrecord(record, config):
+    with open("seen.jsonl", "a") as out:
+        out.write(json.dumps([record["cost"], record["usage"], record["steps"][0]["cost"]]) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_reports_round_the_sums_that_runs_keep_plain(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    """A run keeps plain float sums (what ``pytest_prob_logrecord`` sees); the JSON report
+    writes them rounded to 15 significant digits: the run, each model and the step."""
+    amounts = 0.1 + 0.1 + 0.1  # the run's record_cost amounts, then its model's costs
+    assert (amounts, amounts + amounts) == (0.30000000000000004, 0.6000000000000001)
+    pytester.makeconftest(SUMS_CONFTEST)
+    pytester.makepyfile(bench_sums=SUMS_BENCH)
+    result = pytester.runpytest_subprocess("--prob-runs=3", "--prob-json=r.json", *workers)
+    assert result.ret == 0
+    seen = [json.loads(line) for line in (pytester.path / "seen.jsonl").read_text().splitlines()]
+    plain = {"input_tokens": 3600, "output_tokens": 240, "cached_input_tokens": 0}
+    assert seen == [[amounts + amounts, {"m": {**plain, "cost": amounts}}, amounts + amounts]] * 3
+    report = load_json(pytester.path / "r.json")
+    assert len(report["records"]) == 3
+    for record in report["records"]:
+        assert record["cost"] == 0.6
+        assert record["usage"] == {"m": {**plain, "cost": 0.3}}
+        assert record["steps"][0]["cost"] == 0.6
+        assert [entry["cost"] for entry in record["steps"][0]["usage"]] == [0.1] * 3
+    assert (report["rows"][0]["cost"], report["totals"]["cost"]) == (1.8, 1.8)
+    tripled = {"input_tokens": 10800, "output_tokens": 720, "cached_input_tokens": 0}
+    assert report["totals"]["usage"] == {"m": {**tripled, "cost": 0.9}}
+    assert "00000000" not in (pytester.path / "r.json").read_text()
+
+
+def test_round_record_replaces_what_it_rounds() -> None:
+    """The finisher rounds the copy's cost fields and leaves the session's record as it was
+    (nested maps and steps are replaced, not changed); values that are not floats stay."""
+    from pytest_probability.extensions.cost.format import round_record
+
+    usage = {"m": {"input_tokens": 1, "cost": 0.1 + 0.2}, "free": {"cost": None}}
+    steps = [{"label": "s", "cost": 0.1 + 0.2, "usage": []}, {"label": "t", "cost": None}]
+    record = {"cost": 0.1 + 0.2, "usage": usage, "steps": steps}
+    shown = dict(record)
+    round_record(shown)
+    assert shown == {
+        "cost": 0.3,
+        "usage": {"m": {"input_tokens": 1, "cost": 0.3}, "free": {"cost": None}},
+        "steps": [{"label": "s", "cost": 0.3, "usage": []}, {"label": "t", "cost": None}],
+    }
+    assert record["cost"] == usage["m"]["cost"] == steps[0]["cost"] == 0.30000000000000004
+    assert shown["usage"]["free"] is usage["free"] and shown["steps"][1] is steps[1]
+    untouched = {"cost": None, "usage": {}, "steps": []}
+    round_record(untouched)
+    assert untouched == {"cost": None, "usage": {}, "steps": []}

@@ -188,3 +188,41 @@ def test_jsonable_keeps_plain_values_and_converts_the_rest() -> None:
     converted = jsonreport.jsonable({1: (1, 2), "x": [object], "c": Colour.RED, "n": Count(3)})
     assert converted == {"1": [1, 2], "x": ["<class 'object'>"], "c": "Colour.RED", "n": 3}
     assert type(converted["n"]) is int and type(converted["c"]) is str
+
+
+def test_record_finishers_shape_written_records_and_a_failing_one_is_dropped(
+    spec_bench: pytest.Pytester,
+) -> None:
+    """A finisher sees each written record; one that raises is warned about once and the
+    records are written without it, the one it failed on included."""
+    spec_bench.makeconftest(
+        """
+        seen = []
+
+        def pytest_prob_build_report(report, results, config):
+            def label(record):
+                record["shown_as"] = record["case"].upper()
+
+            def flaky(record):
+                if len(seen) == 2:
+                    raise KeyError("boom")
+                seen.append(record["run"])
+                record["flaky"] = True
+
+            report.add_record_finisher(label)
+            report.add_record_finisher(flaky)
+        """
+    )
+    result = spec_bench.runpytest("--prob-runs=2", "--prob-json=r.json", "-W", "always")
+    report = load_json(spec_bench.path / "r.json")
+    records = report["records"]
+    assert [r["shown_as"] for r in records] == [r["case"].upper() for r in records]
+    assert [r.get("flaky") for r in records] == [True, True] + [None] * (len(records) - 2)
+    assert len(records) == 10
+    result.stdout.fnmatch_lines(
+        [
+            "*RuntimeWarning: the record finisher conftest.pytest_prob_build_report.<locals>.flaky"
+            " failed (KeyError: 'boom'): the report's records are written without it"
+        ]
+    )
+    assert result.stdout.str().count("record finisher") == 1

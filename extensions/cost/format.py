@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from .usage import rounded
+
 
 def money(amount: float) -> str:
     """``$0.0400``: four decimals, half-up on the amount as written, thousands separated."""
@@ -35,3 +37,33 @@ def token_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
         f"{name.ljust(name_width)}  {text.ljust(text_width)}  {cost.rjust(cost_width)}".rstrip()
         for name, text, cost in zip(names, texts, costs, strict=True)
     ]
+
+
+def round_record(record: dict[str, Any]) -> None:
+    """A run record as the reports write it: its ``cost``, its per-model usage costs and
+    its steps' costs rounded to 15 significant digits (:func:`~.usage.rounded`), so amounts
+    as written add up as written (``0.0015``, not ``0.0015000000000000002``).
+
+    A record finisher (``ReportBuilder.add_record_finisher``): ``record`` is the report's
+    shallow copy; the nested maps and steps are replaced, never changed (they are the
+    session's own). Runs keep plain float sums until then: rounding every run as it ends
+    would cost more than recording does.
+    """
+    cost = record.get("cost")
+    if type(cost) is float:
+        record["cost"] = rounded(cost)
+    usage = record.get("usage")
+    if usage and type(usage) is dict:
+        record["usage"] = {
+            model: _rounded_cost(totals) if type(totals) is dict else totals
+            for model, totals in usage.items()
+        }
+    steps = record.get("steps")
+    if steps and type(steps) is list:
+        record["steps"] = [_rounded_cost(step) if type(step) is dict else step for step in steps]
+
+
+def _rounded_cost(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with its ``cost`` rounded (a copy), or itself when there is none to round."""
+    cost = fields.get("cost")
+    return {**fields, "cost": rounded(cost)} if type(cost) is float else fields

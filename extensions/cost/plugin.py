@@ -9,10 +9,10 @@ from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
-from .format import money, token_lines
-from .recording import LEDGER, Ledger, ledger_of, step_spend
+from .format import money, round_record, token_lines
+from .recording import LEDGER, SEALED, Ledger, ledger_of, step_spend
 from .service import case_cost, summarize
-from .usage import TokenUsage, merge_usage, read_usage, rounded, total_cost
+from .usage import TokenUsage, merge_usage, read_usage, total_cost
 
 __all__ = ["case_cost"]  # read by other extensions through the plugin manager
 
@@ -54,30 +54,36 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Move the run's recorded cost and usage into its record (``cost``, ``usage``, and
-    ``cost``/``usage`` on each step). Called in the executing process once per run."""
+    ``cost``/``usage`` on each step) and seal its ledger: later calls are warned about.
+    Called in the executing process once per run.
+
+    The sums stay plain float sums here (rounding every run would cost more than recording
+    does); the reports round them as they write each record (:func:`.format.round_record`)."""
     context = item.stash.get(CONTEXT_KEY, None)
-    ledger: Ledger | None = context.data.get(LEDGER) if context is not None else None
+    ledger: Ledger | None = None
+    if context is not None:
+        data = context.data
+        ledger = data.get(LEDGER)
+        if ledger is None:
+            data[LEDGER] = SEALED
     raw_steps = item.stash.get(STEPS_KEY, ()) if record["phase"] == "call" else ()
-    if ledger is None and not raw_steps:
-        record["cost"] = None
-        record["usage"] = {}
-        for step in record["steps"]:
-            step["cost"] = None
-            step["usage"] = []
-        return
-    if ledger is None:
+    if ledger is None or ledger is SEALED:
+        if not raw_steps:  # nothing recorded
+            record["cost"] = None
+            record["usage"] = {}
+            for step in record["steps"]:
+                step["cost"] = None
+                step["usage"] = []
+            return
         ledger = Ledger()
     ledger.sealed = True
-    run_level = None if ledger.total is None else rounded(ledger.total)
+    run_level = ledger.cost()
     if not raw_steps:  # the usual run: the kernel's one step carries what the body recorded
         for step in record["steps"]:
             step["cost"] = run_level
             step["usage"] = ledger.entries
         record["cost"] = run_level
-        for totals in ledger.usage.values():  # the ledger's own maps: it ends with the run
-            if totals["cost"] is not None:
-                totals["cost"] = rounded(totals["cost"])
-        record["usage"] = ledger.usage
+        record["usage"] = ledger.usage  # the ledger's own maps: it ends with the run
         return
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)
@@ -105,8 +111,10 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
-    """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, and ``cost`` and
-    ``usage`` on JSON rows and totals. Called once in the aggregating process."""
+    """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, ``cost`` and
+    ``usage`` on JSON rows and totals, and the finisher that rounds the records' sums as the
+    reports write them. Called once in the aggregating process."""
+    report.add_record_finisher(round_record)
     cases = results.cases()
     per_case, total, usage = summarize(cases)
     cells: dict[str, str] = {}

@@ -31,13 +31,16 @@ class CostWarning(UserWarning):
 class Ledger:
     """What one run recorded through :func:`record_cost` and :func:`record_usage`.
 
-    :ivar total: the running sum of every known amount (``None`` until one is recorded).
+    :ivar amounts: the sum of the ``record_cost`` amounts (``None`` until one is recorded).
     :ivar entries: the ``record_usage`` entries, priced where a plugin could.
     :ivar usage: the entries merged per model as they arrive (what the record carries).
     :ivar sealed: set once the run's record was built; later calls are not counted.
+
+    Sums are plain float sums in call order; the reports round them (see
+    :func:`~.usage.rounded`).
     """
 
-    total: float | None = None
+    amounts: float | None = None
     entries: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, dict[str, Any]] = field(default_factory=dict)
     sealed: bool = False
@@ -46,7 +49,7 @@ class Ledger:
     step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
 
     def add_cost(self, amount: float) -> None:
-        self.total = amount if self.total is None else self.total + amount
+        self.amounts = amount if self.amounts is None else self.amounts + amount
 
     def add_usage(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
@@ -65,8 +68,21 @@ class Ledger:
             totals["cached_input_tokens"] += entry["cached_input_tokens"]
             if cost is not None:
                 totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
-        if cost is not None:
-            self.total = cost if self.total is None else self.total + cost
+
+    def cost(self) -> float | None:
+        """The run's cost: the ``record_cost`` amounts, then each model's usage cost
+        (``None`` when nothing had a cost)."""
+        total = self.amounts
+        for totals in self.usage.values():
+            cost = totals["cost"]
+            if cost is not None:
+                total = cost if total is None else total + cost
+        return total
+
+
+#: what ``RunContext.data[LEDGER]`` holds for a run reported without recording anything:
+#: later calls see a sealed ledger, are warned about and are not counted
+SEALED = Ledger(sealed=True)
 
 
 def ledger_of(context: RunContext) -> Ledger:
@@ -104,19 +120,18 @@ def record_cost(amount: Any) -> None:
     infinite or non-numeric amount (the run is then an error naming the value).
     """
     context = current_run_or_none()
-    kind = type(amount)
-    if (
-        context is not None and (kind is float or kind is int) and 0 <= amount < _INF
-    ):  # the common case, fast: a plain amount inside a run
+    if context is not None and type(amount) is float and 0.0 <= amount < _INF:
+        # the common case, fast: a plain float inside a run (ints take the checked path)
         data = context.data
         ledger = data.get(LEDGER)
         if ledger is None:
-            ledger = data[LEDGER] = Ledger()
-        elif ledger.sealed:
+            data[LEDGER] = Ledger(amounts=amount)
+            return
+        if ledger.sealed:
             _open_ledger("record_cost()")  # warns: recorded after the run was reported
             return
-        total = ledger.total
-        ledger.total = float(amount) if total is None else total + amount
+        known = ledger.amounts
+        ledger.amounts = amount if known is None else known + amount
         return
     _, ledger = _open_ledger("record_cost()")
     try:
@@ -124,8 +139,7 @@ def record_cost(amount: Any) -> None:
     except ValueError as exc:
         raise ValueError(f"record_cost(): {exc}") from None
     if ledger is not None:
-        total = ledger.total
-        ledger.total = checked if total is None else total + checked
+        ledger.add_cost(checked)
 
 
 def record_usage(
@@ -198,8 +212,6 @@ def record_usage(
             totals["cached_input_tokens"] += cached_input_tokens
             known = totals["cost"]
             totals["cost"] = cost if known is None else known + cost
-        total = ledger.total
-        ledger.total = cost if total is None else total + cost
         return
     _record_usage(context, usage, model, input_tokens, output_tokens, cached_input_tokens, cost)
 
