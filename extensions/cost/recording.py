@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_probability.context import RunContext, current_run, current_run_or_none
@@ -27,7 +26,6 @@ class CostWarning(UserWarning):
     """Recorded cost or usage that could not be counted, or a price that could not be used."""
 
 
-@dataclass(slots=True)
 class Ledger:
     """What one run recorded through :func:`record_cost` and :func:`record_usage`.
 
@@ -35,18 +33,22 @@ class Ledger:
     :ivar entries: the ``record_usage`` entries, priced where a plugin could.
     :ivar usage: the entries merged per model as they arrive (what the record carries).
     :ivar sealed: set once the run's record was built; later calls are not counted.
+    :ivar step_spends: the steps' spend once checked after the body (``None`` where a step
+        was invalid); ``None`` when the check did not run (the body raised first).
 
     Sums are plain float sums in call order; the reports round them (see
-    :func:`~.usage.rounded`).
+    :func:`~.usage.rounded`). A slotted class with a plain ``__init__``: one is made per
+    run that records anything, and a dataclass's default factories cost half as much again.
     """
 
-    amounts: float | None = None
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
-    sealed: bool = False
-    #: the steps' spend once checked after the body (``None`` where a step was invalid);
-    #: ``None`` when the check did not run (the body raised first)
-    step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
+    __slots__ = ("amounts", "entries", "sealed", "step_spends", "usage")
+
+    def __init__(self, amounts: float | None = None, *, sealed: bool = False) -> None:
+        self.amounts = amounts
+        self.entries: list[dict[str, Any]] = []
+        self.usage: dict[str, dict[str, Any]] = {}
+        self.sealed = sealed
+        self.step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
 
     def add_cost(self, amount: float) -> None:
         self.amounts = amount if self.amounts is None else self.amounts + amount

@@ -58,29 +58,36 @@ class UsageTotals:
     """Per-model usage summed over records, with each model's run costs kept unsummed so a
     merge of several gives exactly what one pass over all their records gives."""
 
+    __slots__ = ("costs", "tokens")
+
     def __init__(self) -> None:
         self.tokens: dict[str, list[int]] = {}
         self.costs: dict[str, list[float]] = {}
 
-    def add_record(self, usage: Mapping[str, Mapping[str, Any]]) -> None:
-        for model, totals in usage.items():
-            self._add(model, totals)
-
-    def _add(self, model: str, totals: Mapping[str, Any]) -> None:
-        tokens = self.tokens.get(model)
-        if tokens is None:
-            self.tokens[model] = [
-                totals["input_tokens"],
-                totals["output_tokens"],
-                totals["cached_input_tokens"],
-            ]
-            self.costs[model] = []
-        else:
-            tokens[0] += totals["input_tokens"]
-            tokens[1] += totals["output_tokens"]
-            tokens[2] += totals["cached_input_tokens"]
-        if totals["cost"] is not None:
-            self.costs[model].append(totals["cost"])
+    def add_records(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Add the ``usage`` of each record (the report's hot loop: one pass, no calls)."""
+        tokens_of = self.tokens
+        costs_of = self.costs
+        for record in records:
+            usage = record.get("usage")
+            if not usage:
+                continue
+            for model, totals in usage.items():
+                tokens = tokens_of.get(model)
+                if tokens is None:
+                    tokens_of[model] = [
+                        totals["input_tokens"],
+                        totals["output_tokens"],
+                        totals["cached_input_tokens"],
+                    ]
+                    costs_of[model] = []
+                else:
+                    tokens[0] += totals["input_tokens"]
+                    tokens[1] += totals["output_tokens"]
+                    tokens[2] += totals["cached_input_tokens"]
+                cost = totals["cost"]
+                if cost is not None:
+                    costs_of[model].append(cost)
 
     def merge(self, other: UsageTotals) -> None:
         for model, (inputs, outputs, cached) in other.tokens.items():
@@ -118,13 +125,10 @@ def summarize(
     every_cost: list[float | None] = []
     overall = UsageTotals()
     for case in cases:
-        costs: list[float | None] = []
+        records = case.ordered_records()
+        costs = [record.get("cost") for record in records]
         usage = UsageTotals()
-        for record in case.ordered_records():
-            costs.append(run_cost(record))
-            found = record.get("usage")
-            if found:
-                usage.add_record(found)
+        usage.add_records(records)
         every_cost.extend(costs)
         overall.merge(usage)
         per_case.append((total_cost(costs), usage.to_json()))
