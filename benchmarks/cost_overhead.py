@@ -8,15 +8,18 @@ Two bench files with the same ``CASES`` cases × ``--prob-runs=RUNS``: ``quiet``
 asserts and returns) and ``recording`` (the same body plus ``CALLS`` ``record_usage`` and
 ``CALLS`` ``record_cost`` calls per run). Each session is a fresh
 ``python -m pytest -q -p no:cacheprovider`` subprocess (hash seed 0, bytecode cached in the
-temporary directory), the two alternate (order flipped every round) after one warm-up round;
-wall and CPU times are reported as medians and minimums, with the relative difference and the
-cost per recording call, and as the median of the paired per-round differences (the
-steadiest figure on a shared machine, whose speed drifts from one minute to the next).
+temporary directory). After one unmeasured session of each, they alternate, starting and
+ending with a quiet one, so every recording session sits between two quiet ones: its
+*bracketed* difference (against their mean) cancels the drift of a shared machine, whose
+speed moves from one minute to the next. Wall and CPU times are reported as the median of
+the bracketed differences, with a distribution-free 95% interval for that median, and as the
+medians and minimums of the sessions, with the cost per recording call.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import statistics
@@ -104,32 +107,60 @@ def main() -> None:
         (directory / "bench_recording.py").write_text(
             RECORDING.format(cases=args.cases, calls=args.calls)
         )
+        run(directory, "quiet", args.runs)  # warm-up: fills the bytecode cache, not counted
+        run(directory, "recording", args.runs)
         times: dict[str, list[tuple[float, float]]] = {"quiet": [], "recording": []}
-        for round_index in range(args.repeat + 1):
-            order = ["quiet", "recording"] if round_index % 2 else ["recording", "quiet"]
-            for name in order:
-                measured = run(directory, name, args.runs)
-                if round_index:  # round 0 warms caches and is not counted
-                    times[name].append(measured)
+        for _ in range(args.repeat):  # quiet, recording, quiet, ..., recording, quiet
+            times["quiet"].append(run(directory, "quiet", args.runs))
+            times["recording"].append(run(directory, "recording", args.runs))
+        times["quiet"].append(run(directory, "quiet", args.runs))
+    report(times, args)
+
+
+def median_interval(values: list[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median: the order statistics whose ranks a
+    Binomial(n, 1/2) count puts the median between with at least ``level`` probability."""
+    ordered = sorted(values)
+    n = len(ordered)
+    tail = 0.0
+    lower = 0
+    for k in range(n // 2):  # the largest k with P(count <= k) <= (1 - level) / 2
+        tail += math.comb(n, k) / 2**n
+        if tail > (1 - level) / 2:
+            break
+        lower = k + 1
+    if lower == 0:
+        return ordered[0], ordered[-1]
+    return ordered[lower - 1], ordered[n - lower]
+
+
+def report(times: dict[str, list[tuple[float, float]]], args: argparse.Namespace) -> None:
     items = args.cases * args.runs
     calls = items * args.calls * 2
     print(
         f"{args.cases} cases x {args.runs} runs = {items} items; "
         f"{args.calls} record_usage + {args.calls} record_cost per run; "
-        f"median of {args.repeat} sessions each"
+        f"{args.repeat} recording sessions, each between two quiet ones"
     )
+    quiet_times, recording_times = times["quiet"], times["recording"]
     for index, kind in enumerate(("wall", "cpu")):
-        paired = statistics.median(
-            (r[index] - q[index]) / q[index]
-            for q, r in zip(times["quiet"], times["recording"], strict=True)
+        bracketed = [
+            recording[index] / ((before[index] + after[index]) / 2) - 1
+            for before, recording, after in zip(
+                quiet_times, recording_times, quiet_times[1:], strict=False
+            )
+        ]
+        low, high = median_interval(bracketed)
+        print(
+            f"  {kind:4} bracketed  median {100 * statistics.median(bracketed):+.1f}%  "
+            f"95% interval for the median [{100 * low:+.1f}%, {100 * high:+.1f}%]"
         )
-        print(f"  {kind:4} paired  median of per-round differences  {100 * paired:+.1f}%")
         for label, pick in (("median", statistics.median), ("min", min)):
-            quiet = pick(t[index] for t in times["quiet"])
-            recording = pick(t[index] for t in times["recording"])
+            quiet = pick(t[index] for t in quiet_times)
+            recording = pick(t[index] for t in recording_times)
             extra = recording - quiet
             print(
-                f"  {kind:4} {label:6}  quiet {quiet:.3f} s  recording {recording:.3f} s  "
+                f"  {kind:4} {label:9}  quiet {quiet:.3f} s  recording {recording:.3f} s  "
                 f"{100 * extra / quiet:+.1f}%  ({1e6 * extra / calls:+.2f} µs per call)"
             )
 

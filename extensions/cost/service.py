@@ -20,7 +20,8 @@ class HasRecords(Protocol):
 
 
 def run_cost(record: Mapping[str, Any]) -> float | None:
-    """One run's cost: its ``record_cost`` amounts, usage costs and steps' costs."""
+    """One run's cost: its ``record_cost`` amounts, usage costs and steps' costs (their
+    plain float sum; the reports and the per-case sums round to 15 significant digits)."""
     return record.get("cost")
 
 
