@@ -2,7 +2,7 @@
 
 Run by hand (never collected by the test suite)::
 
-    python benchmarks/cost_overhead.py [--cases 200] [--runs 10] [--calls 5] [--repeat 7]
+    python benchmarks/cost_overhead.py [--cases 200] [--runs 10] [--calls 5] [--repeat 60]
 
 Two bench files with the same ``CASES`` cases × ``--prob-runs=RUNS``: ``quiet`` (the body
 asserts and returns) and ``recording`` (the same body plus ``CALLS`` ``record_usage`` and
@@ -98,7 +98,9 @@ def main() -> None:
     parser.add_argument(
         "--calls", type=int, default=5, help="record_usage and record_cost calls each"
     )
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--repeat", type=int, default=60, help="recording sessions (each between two quiet ones)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
