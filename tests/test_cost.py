@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
@@ -781,6 +782,9 @@ def test_round_record_replaces_what_it_rounds() -> None:
     }
     assert record["cost"] == usage["m"]["cost"] == steps[0]["cost"] == 0.30000000000000004
     assert shown["usage"]["free"] is usage["free"] and shown["steps"][1] is steps[1]
+    negative_zero = {"cost": -0.0}
+    round_record(negative_zero)
+    assert math.copysign(1.0, negative_zero["cost"]) == 1.0
     untouched = {"cost": None, "usage": {}, "steps": []}
     round_record(untouched)
     assert untouched == {"cost": None, "usage": {}, "steps": []}

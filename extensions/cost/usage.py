@@ -236,8 +236,9 @@ def total_cost(amounts: Iterable[float | None]) -> float | None:
 
 
 def rounded(amount: float) -> float:
-    """``amount`` to 15 significant digits (sums of amounts as written come out as written)."""
-    return float(f"{amount:.15g}")
+    """``amount`` to 15 significant digits (sums of amounts as written come out as written);
+    a recorded ``-0.0`` comes out as ``0.0``."""
+    return float(f"{amount:.15g}") + 0.0
 
 
 def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
