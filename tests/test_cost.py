@@ -266,6 +266,11 @@ def test_duck_typed_usage(pytester: pytest.Pytester) -> None:
         ),
         ("record_cost(True)", "record_cost(): amount must be a finite number >= 0, got True"),
         (
+            "record_cost(10**5000)",
+            "record_cost(): amount must be a finite number >= 0, got an int too large for a "
+            "float (16610 bits)",
+        ),
+        (
             "record_usage(model='m', input_tokens=1.9)",
             "record_usage(): input_tokens must be a whole number >= 0, got 1.9",
         ),

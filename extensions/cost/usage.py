@@ -105,8 +105,11 @@ def check_cost(value: Any, name: str = "cost") -> float:
         raise ValueError(f"{name} must be a finite number >= 0, got {_describe(value)}")
     try:
         amount = float(value)
-    except OverflowError:  # an int beyond a float's range
-        amount = math.inf
+    except OverflowError:  # an int beyond a float's range (its repr may be too long to show)
+        raise ValueError(
+            f"{name} must be a finite number >= 0, got an int too large for a float "
+            f"({int(value).bit_length()} bits)"
+        ) from None
     if not math.isfinite(amount) or amount < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return amount
