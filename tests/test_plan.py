@@ -89,6 +89,57 @@ def test_plan_prints_a_budget_and_runs_nothing(pytester: pytest.Pytester) -> Non
     assert first["pass_chance"] == pytest.approx(chance)
 
 
+def _cp_low(passes: int, n: int) -> float:
+    """The exact (Clopper–Pearson) 95% interval's low end, from scipy."""
+    return 0.0 if passes == 0 else float(stats.beta.ppf(0.025, passes, n - passes + 1))
+
+
+@pytest.mark.parametrize(
+    ("marks", "shown", "needed"),
+    [
+        ("min_rate=0.8, min_passes=39", "≥80% & ≥39/40", lambda k_rate: max(k_rate, 39)),
+        ("min_rate=0.9, min_passes=30", "≥90% & ≥30/40", lambda k_rate: max(k_rate, 30)),
+    ],
+    ids=["count-stricter", "rate-stricter"],
+)
+def test_a_case_with_two_gates_is_planned_on_both(
+    pytester: pytest.Pytester, marks: str, shown: str, needed
+) -> None:
+    """A case held to a rate and a count passes only when both pass: its P(pass), power
+    and min runs are those of the stricter of the two at each run count (binomial tails
+    from scipy), and no sequential expectation is given (the rule waits for both)."""
+    pytester.makepyfile(
+        bench_both=f"""
+import pytest
+
+@pytest.mark.probability({marks}, runs=40)
+def bench_both():
+    raise AssertionError("a plan runs nothing")
+"""
+    )
+    result = pytester.runpytest("--prob-plan", "--prob-json=r.json")
+    assert result.ret == 0
+    bar = 0.8 if "0.8" in marks else 0.9
+    min_passes = int(marks.rsplit("=", 1)[1])
+
+    def k_rate(n: int) -> int:  # the fewest passes of n the rate gate passes with
+        return next((k for k in range(n + 1) if _cp_low(k, n) > bar), n + 1)
+
+    def chance(n: int) -> float:
+        k = needed(k_rate(n))
+        return 0.0 if k > n else float(stats.binom.sf(k - 1, n, 0.97))
+
+    min_runs = max(next(n for n in range(1, 200) if k_rate(n) <= n), min_passes)
+    power = next(n for n in range(min_runs, 2000) if chance(n) >= 0.8)
+    row = load_json(pytester.path / "r.json")["plan"]["cases"][0]
+    assert row["gate"] == shown
+    assert (row["min_runs"], row["power_runs"]) == (min_runs, power)
+    assert row["pass_chance"] == pytest.approx(chance(40), abs=1e-12)
+    assert row["sequential_runs"] is None
+    cells = section(result.outlines, "probability: plan")[2].split()
+    assert cells[:7] == ["both", "40", *shown.split(), str(min_runs), str(power)]
+
+
 def test_plan_report_costs_and_toml(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         bench_plan="""

@@ -174,8 +174,12 @@ class PlanSession:
         return row
 
     def _plan_gate(self, case: Case, row: PlanRow) -> None:
+        """Fill the gate columns from every gate that judges the pass count (a rate gate,
+        a count gate, or both): the case passes only when each of them does, so the numbers
+        are those of their combined verdict, the worst of theirs."""
         if self.config.pluginmanager.get_plugin("probability.gates") is None:
             return
+        from pytest_probability.extensions.gates.registry import combine
         from pytest_probability.extensions.gates.state import state_of
         from pytest_probability.extensions.stopping.curtail import Thresholds
 
@@ -183,22 +187,35 @@ class PlanSession:
         planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
         if not planned:
             return
-        kind, spec = planned[0]
-        verdict_at = kind.verdict_at
-        assert verdict_at is not None
-        thresholds = Thresholds(lambda p, n: verdict_at(spec, p, n, self.config))
-        row.min_runs = kind.minimum_runs(spec, self.config) if kind.minimum_runs else None
+        config = self.config
+        judges = [(kind.verdict_at, spec) for kind, spec in planned]
+
+        def verdict(passes: int, n: int) -> str:
+            return combine([judge(spec, passes, n, config) for judge, spec in judges])  # type: ignore[misc]
+
+        thresholds = Thresholds(verdict)
+        minimums = [
+            kind.minimum_runs(spec, config) if kind.minimum_runs else None for kind, spec in planned
+        ]
+        if all(found is not None for found in minimums):
+            row.min_runs = max(found for found in minimums if found is not None)
         row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
         row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
-        if kind.name == "rate":
-            row.gate = f"≥{_percent_as_written(spec.min_rate)}"
+        row.gate = " & ".join(self._gate_text(kind, spec, case) for kind, spec in planned)
+        if len(planned) == 1 and planned[0][0].name == "rate":  # a lone rate gate only
+            spec = planned[0][1]
             row.sequential_runs = expected_runs_sequential(
                 spec.min_rate, spec.interval.level, case.runs, self.assume
             )
-        elif kind.name == "count":
-            row.gate = f"≥{spec.min_passes}/{case.runs}"
-        else:
-            row.gate = kind.describe(spec)
+
+    @staticmethod
+    def _gate_text(kind: Any, spec: Any, case: Case) -> str:
+        """A gate as the plan shows it: ``≥90%``, ``≥19/20``, or the kind's own words."""
+        if kind.name == "rate":
+            return f"≥{_percent_as_written(spec.min_rate)}"
+        if kind.name == "count":
+            return f"≥{spec.min_passes}/{case.runs}"
+        return str(kind.describe(spec))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
