@@ -100,6 +100,7 @@ def randomly_suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _shuffled(pytester: pytest.Pytester, seed: int, *args: str) -> pytest.RunResult:
+    """A session shuffled by pytest-randomly with ``seed`` (4 runs unless ``args`` say)."""
     return pytester.runpytest(
         "--prob-runs=4", "-p", "no:asyncio", "-p", "randomly", f"--randomly-seed={seed}", *args
     )
@@ -179,6 +180,38 @@ def test_randomly_gate_items_run_after_their_runs(randomly_suite: pytest.Pyteste
         ], seed
         gates = section(result.outlines, "probability: gates")
         assert gates == ["  gated::y  2/4  [7%, 93%]  ≥30%  UNDECIDED"], seed
+
+
+STOP_SHUFFLED_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.9)
+@pytest.mark.parametrize("kind", ["always", "never"])
+def bench_stop(kind):
+    assert kind == "always" or current_run().run in (1, 2, 3)
+"""
+
+
+def test_randomly_shuffled_cases_still_stop(pytester: pytest.Pytester) -> None:
+    """--prob-stop stops a case whatever order pytest-randomly gives its runs: ``never``
+    passes 3 runs of 40, so in any order its FAIL is settled after at most 12 runs, and the
+    verdicts are those of running every run."""
+    _plugin("pytest_randomly")
+    pytester.makepyfile(bench_stop=STOP_SHUFFLED_BENCH)
+    for seed in (0, 1, 2):
+        result = _shuffled(
+            pytester, seed, "--prob-runs=40", "--prob-stop=curtail", "--prob-json=r.json"
+        )
+        assert result.ret == 1, seed
+        report = load_json(pytester.path / "r.json")
+        rows = {row["case"]: row for row in report["rows"]}
+        assert rows["stop::always"]["stopped"] is None, seed
+        stopped = rows["stop::never"]["stopped"]
+        assert stopped is not None and stopped["verdict"] == "fail", seed
+        assert stopped["after"] <= 12 and stopped["skipped"] == 40 - stopped["after"], seed
+        assert rows["stop::never"]["gate"]["verdict"] == "fail", seed
+        assert rows["stop::always"]["gate"]["verdict"] == "pass", seed
 
 
 ANALYSIS_BENCH = """

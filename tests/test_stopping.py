@@ -89,6 +89,55 @@ def test_transposed_runs_stop_the_same_way(pytester: pytest.Pytester) -> None:
     )
 
 
+def test_shuffled_runs_stop_as_their_order_allows(pytester: pytest.Pytester) -> None:
+    """Runs in another order (pytest-randomly shuffles them; here a conftest reverses them)
+    still stop a case: each stops after the runs its own order needed, replayed with the
+    curtailment rule, and every verdict is the one of running every run."""
+    pytester.makepyfile(bench_classify=STOP_BENCH)
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    items.reverse()
+"""
+    )
+    result = pytester.runpytest("--prob-runs=40", "--prob-stop=curtail", "--prob-json=r.json")
+    report = load_json(pytester.path / "r.json")
+    verdict = _rate_verdict("exact", 0.9)
+    thresholds = [Thresholds(verdict)]
+    expected = {}
+    for case, passing in [
+        ("classify::is_question", lambda run: True),
+        ("classify::identify_pii", lambda run: run != 38),
+        ("classify::never", lambda run: run in (1, 2, 3)),
+    ]:
+        passes = judged = 0
+        stop = None
+        for run in range(40, 0, -1):  # the reversed order
+            found = curtail(thresholds, passes, judged, run)
+            if found is not None:
+                stop = {"verdict": found, "after": judged, "planned": 40, "skipped": run}
+                break
+            passes += passing(run)
+            judged += 1
+        expected[case] = (verdict(passes, judged), stop)
+    assert {r["case"]: (r["gate"]["verdict"].upper(), r["stopped"]) for r in report["rows"]} == {
+        case: (found.upper(), stop) for case, (found, stop) in expected.items()
+    }
+    assert expected["classify::never"][1] is not None  # it does stop, earlier than in order
+    assert expected["classify::identify_pii"][1] is not None
+    saved = sum(stop["skipped"] for _, stop in expected.values() if stop)
+    assert report["stopping"]["runs_saved"] == saved > 0
+    full = pytester.runpytest("--prob-runs=40", "--prob-json=full.json")
+    every = load_json(pytester.path / "full.json")
+    assert [r["gate"]["verdict"] for r in report["rows"]] == [
+        r["gate"]["verdict"] for r in every["rows"]
+    ]
+    assert result.ret == full.ret == 1
+
+
 def test_count_gate_and_latency_gate(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         bench_c="""

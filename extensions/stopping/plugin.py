@@ -31,7 +31,8 @@ class StopContext:
     """What a stopping rule sees before a run of a gated case.
 
     :ivar case: the collected case.
-    :ivar passes: passes so far (in this process, every earlier run of the case).
+    :ivar passes: passes so far: the case's runs this process made, in whatever order
+        they came (every earlier run, when the runs come in order).
     :ivar judged: judged runs so far (errors count unless ``prob_errors=exclude``).
     :ivar remaining: runs left of the planned ones, this one included.
     :ivar planned: the case's planned runs.
@@ -195,6 +196,9 @@ class Stopper:
     decided: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: cases whose earlier runs this process did not make (spread over workers, or -k)
     partial: set[str] = field(default_factory=set)
+    #: cases every run of which this process runs (not an xdist worker, none deselected):
+    #: they may stop whatever order their runs come in (pytest-randomly shuffles them)
+    complete: set[str] = field(default_factory=set)
     _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
 
     def _gates(self, case: Case) -> tuple[tuple[Thresholds, ...], tuple[str, ...]] | None:
@@ -216,6 +220,25 @@ class Stopper:
             found.append(self._thresholds[key])
         return tuple(found), tuple(kind.name for kind, _ in deciding)
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Note the cases all of whose runs this process will run. Called once per process
+        after collection and deselection; returns nothing. A worker of pytest-xdist runs
+        only what it is sent, so it notes none (its cases stop only from a run-order
+        prefix of their runs)."""
+        if hasattr(self.config, "workerinput"):
+            return
+        runs: dict[str, set[int]] = {}
+        planned: dict[str, int] = {}
+        for item in session.items:
+            case = getattr(item, "case", None)
+            run = getattr(item, "run", None)
+            if isinstance(case, Case) and isinstance(run, int):
+                runs.setdefault(case.key, set()).add(run)
+                planned[case.key] = case.runs
+        self.complete = {
+            key for key, made in runs.items() if made == set(range(1, planned[key] + 1))
+        }
+
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run when its case's verdict is settled. Called before every run in the
         executing process; returns the skip reason or ``None``."""
@@ -232,21 +255,22 @@ class Stopper:
         run: int = getattr(item, "run", 1)
         result = kernel_of(self.config).results.get(key)
         made = set(result.records) if result is not None else set()
-        if not set(range(1, run)) <= made:
+        if key not in self.complete and not set(range(1, run)) <= made:
             self.partial.add(key)  # never stop a case from a partial view
             return None
         if result is None:
             return None
+        made.discard(run)  # a rerun (pytest-rerunfailures) is still to be made
         exclude = kernel_of(self.config).options.session_value("errors") == "exclude"
         judged = result.passes + result.fails + (0 if exclude else result.errors)
         context = StopContext(
-            case, result.passes, judged, case.runs - run + 1, case.runs, gates, kinds
+            case, result.passes, judged, case.runs - len(made), case.runs, gates, kinds
         )
         verdict = self.decide(context)
         if verdict is None:
             return None
-        self.decided[key] = (verdict, run - 1)
-        return reason(verdict, run - 1, case.runs)
+        self.decided[key] = (verdict, len(made))
+        return reason(verdict, len(made), case.runs)
 
     def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
         """Mark the skipped runs of a stopped case (``stopped``) and the runs of a case this
