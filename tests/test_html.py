@@ -382,3 +382,24 @@ def test_console_errors_are_seen(tmp_path: Path) -> None:
     broken.write_text("<!DOCTYPE html><title>x</title><script>missing();</script>")
     result = chromium(broken.as_uri(), tmp_path / "p", "--dump-dom", "--enable-logging=stderr")
     assert any("Uncaught ReferenceError" in line for line in console_lines(result.stderr))
+
+
+@pytest.mark.subprocess
+def test_the_page_modules_load_only_for_a_page(pytester: pytest.Pytester) -> None:
+    """A session without --prob-html never imports the renderer (a few milliseconds of
+    imports); one with it does, and writes the page."""
+    pytester.makeconftest(
+        """
+import sys
+
+def pytest_unconfigure(config):
+    loaded = "pytest_probability.extensions.html.render" in sys.modules
+    print(f"RENDERER LOADED: {loaded}")
+"""
+    )
+    pytester.makepyfile(bench_one="def bench_one():\n    pass\n")
+    plain = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s")
+    assert "RENDERER LOADED: False" in plain.outlines
+    page = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s", "--prob-html=r.html")
+    assert "RENDERER LOADED: True" in page.outlines
+    assert (pytester.path / "r.html").read_text().startswith("<!DOCTYPE html>")

@@ -15,8 +15,6 @@ from pytest_probability.values import parse_text
 
 from . import hookspecs
 from .markup import HtmlPanel
-from .render import failed_panel, render_report
-from .render import write_page as write_file
 
 KERNEL_NAME = "probability.kernel"
 HOOK = "pytest_prob_html_panels"
@@ -82,6 +80,8 @@ def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPa
             if bad:
                 raise TypeError(f"expected HtmlPanel objects, got {type(bad[0]).__name__}")
         except Exception as exc:  # one extension's bug must not lose the page
+            from .render import failed_panel  # (the page's modules: only when writing one)
+
             panels.append(failed_panel(f"extension {name!r}", exc))
             continue
         panels.extend(found)
@@ -100,6 +100,9 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
     if not len(kernel.results) and "plan" not in kernel.builder.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
     # (the kernel keeps the garbage collector paused from the end of the run loop)
+    from .render import render_report  # (the page's modules: only when writing one)
+    from .render import write_page as write_file
+
     try:
         document = jsonreport.build_document(
             results=kernel.results,
