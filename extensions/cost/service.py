@@ -127,7 +127,7 @@ def summarize(
     overall = UsageTotals()
     for case in cases:
         records = case.ordered_records()
-        costs = [record.get("cost") for record in records]
+        costs = [run_cost(record) for record in records]
         usage = UsageTotals()
         usage.add_records(records)
         every_cost.extend(costs)
