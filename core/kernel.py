@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 from collections.abc import Generator
 from pathlib import Path
+from time import sleep
 from typing import Any
 
 import pytest
@@ -246,7 +246,7 @@ class Kernel:
                 raise pytest.skip.Exception(str(reason), _use_item_location=True)
         delay = self.options.session_value("delay")
         if delay and self.runs_started:
-            time.sleep(delay)
+            sleep(delay)
         self.runs_started += 1
         # current from fixture setup through the body to fixture teardown
         item.stash[TOKEN_KEY] = enter_run(item.stash[CONTEXT_KEY])

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import types
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +141,80 @@ def _collection_order(request: pytest.FixtureRequest) -> None:
     request.getfixturevalue("pytester")
     monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+
+
+@dataclass
+class Work:
+    """What a call did, counted instead of timed: the Python lines it executed and the
+    functions it called (by name, C functions such as ``comb`` included). Counts do not
+    change with the machine's load, so a test can bound them where a clock would flake."""
+
+    result: Any = None
+    lines: int = 0
+    calls: Counter[str] = field(default_factory=Counter)
+
+
+def count_work(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Work:
+    """Call ``function(*args, **kwargs)`` in this thread and count its work (see :class:`Work`)."""
+    work = Work()
+
+    def on_line(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            work.lines += 1
+        return on_line
+
+    def on_call(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            work.calls[frame.f_code.co_name] += 1
+        elif event == "c_call":
+            work.calls[getattr(arg, "__name__", "?")] += 1
+
+    previous_trace, previous_profile = sys.gettrace(), sys.getprofile()
+    sys.settrace(lambda frame, event, arg: on_line)
+    sys.setprofile(on_call)
+    try:
+        work.result = function(*args, **kwargs)
+    finally:
+        sys.setprofile(previous_profile)
+        sys.settrace(previous_trace)
+    return work
+
+
+class RecordedClock:
+    """A clock that moves only when told: ``advance(seconds)`` or ``sleep(seconds)``.
+
+    ``events`` keeps what happened in order (``("sleep", seconds)`` and whatever a bench
+    appends with ``note``), so a test checks when the plugin slept and what it timed without
+    reading a real clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.events: list[tuple[str, Any]] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.events.append(("sleep", seconds))
+        self.now += seconds
+
+    def note(self, what: str, value: Any = None) -> None:
+        self.events.append((what, value))
+
+
+@pytest.fixture
+def recorded_clock(monkeypatch: pytest.MonkeyPatch) -> RecordedClock:
+    """A :class:`RecordedClock` standing in for the run timer and the ``--prob-delay`` sleep of
+    in-process pytester sessions; bench files reach it with ``import recorded_clock``."""
+    from pytest_probability import collect, kernel
+
+    clock = RecordedClock()
+    monkeypatch.setattr(collect, "perf_counter", clock)
+    monkeypatch.setattr(kernel, "sleep", clock.sleep)
+    module = types.ModuleType("recorded_clock")
+    module.clock = clock  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "recorded_clock", module)
+    return clock

@@ -1,26 +1,70 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs into fresh virtual environments and run it:
-# lint, the suite on the newest pytest, the docs build (-W), the packaging smoke run, the
-# suite on pytest 7.4, each pytest version again with pytest-randomly and pytest-asyncio
-# installed (tests/test_hardening.py), then the suite on Python 3.13 (found on PATH, through
-# pyenv, or given as PYTHON313=/path/to/python3.13).
-# Usage (from anywhere): bash tests/run-all.sh        Exit status: non-zero on any failure.
-set -euo pipefail
+# Install everything the test suite needs into fresh virtual environments and run it, leg by
+# leg: lint; the suite and every contrib package's suite on the newest pytest; the suite with
+# pytest-randomly and pytest-asyncio installed (tests/test_hardening.py); the docs build (-W);
+# the packaging smoke run; the same suites on pytest 7.4; the suite on Python 3.13 (found on
+# PATH, through pyenv, or given as PYTHON313=/path/to/python3.13); and, when run as root, the
+# tests that need an unprivileged user, from a virtualenv that user can read.
+#
+# Every leg runs even after one fails; the run ends with a table (leg, status, passed, failed,
+# skipped, seconds) and exits non-zero if any leg failed, including a pytest run that
+# collected nothing (pytest's exit 5). The environments are created afresh on every run, so
+# running it twice in one clone gives the same result.
+#
+# Usage (from anywhere):
+#   bash tests/run-all.sh          every leg (CI runs this)
+#   bash tests/run-all.sh --fast   one leg: the core suite on the newest pytest, -n 2, not slow
+set -uo pipefail
 cd "$(dirname "$0")/.."
+
+FAST=0
+case "${1:-}" in
+    --fast) FAST=1 ;;
+    "") ;;
+    *) echo "usage: bash tests/run-all.sh [--fast]" >&2; exit 2 ;;
+esac
 
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
 VENV="${VENV:-.venv-test}"
+LOGS=".test-logs"
 CONTRIB=()
 for dir in contrib/*/; do
     [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
 done
+# The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly)
+PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
 
-step() { printf '\n==> %s\n' "$*"; }
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+TABLE=()
+FAILED_LEGS=0
+CURRENT_LEG=""
 
-# pytest exits 5 when it collected nothing: for this suite that is a failure, not a pass.
+# leg NAME COMMAND...: run one leg, its output shown and kept in .test-logs/NAME.log
+leg() {
+    local name="$1" status=0 started=$SECONDS
+    shift
+    CURRENT_LEG="$name"
+    printf '\n==> %s\n' "$name"
+    "$@" 2>&1 | tee "$LOGS/$name.log"
+    status=${PIPESTATUS[0]}
+    local counts
+    counts="$("$PYTHON" tests/junit_counts.py "$LOGS" "$name")"
+    if [ "$status" -eq 0 ]; then
+        TABLE+=("$name|ok|$counts|$((SECONDS - started))")
+    else
+        TABLE+=("$name|FAILED ($status)|$counts|$((SECONDS - started))")
+        FAILED_LEGS=$((FAILED_LEGS + 1))
+    fi
+}
+
+# run_pytest PYTHON ARGS...: pytest with a JUnit file for the closing table; exit 5 (nothing
+# collected) is a failure for this suite
 run_pytest() {
-    local status=0
-    "$@" || status=$?
+    local python="$1" status=0 xml
+    shift
+    xml="$(mktemp "$PWD/$LOGS/$CURRENT_LEG.XXXXXX")"
+    rm -f "$xml"  # pytest writes it (an empty file would read as a crashed run)
+    "$python" -m pytest "$@" -p no:cacheprovider --junitxml="$xml" || status=$?
     if [ "$status" -eq 5 ]; then
         echo "ERROR: pytest collected no tests" >&2
         return 1
@@ -28,27 +72,72 @@ run_pytest() {
     return "$status"
 }
 
-# the core suite, then each contrib package's own suite (each has its own conftest)
-run_suites() {
+# the core suite (extra pytest arguments after the interpreter)
+core_suite() {
     local python="$1"
-    run_pytest "$python" -m pytest tests -n 2 -p no:cacheprovider -q
-    for dir in contrib/*/; do
-        if [ -d "$dir/tests" ]; then
-            (cd "$dir" && run_pytest "$OLDPWD/$python" -m pytest tests -p pytester -p no:cacheprovider -q)
-        fi
-    done
+    shift
+    run_pytest "$python" tests -n 2 -q "$@"
 }
 
-# The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly);
-# installed only after the main suite ran, because both load themselves into every session.
-PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
+# each contrib package's own suite (each has its own conftest), all of them run
+contrib_suites() {
+    local python="$1" failed=0
+    for dir in contrib/*/; do
+        if [ -d "$dir/tests" ]; then
+            (cd "$dir" && run_pytest "$OLDPWD/$python" tests -p pytester -q) || failed=1
+        fi
+    done
+    return "$failed"
+}
 
-# run the coexistence tests with pytest-randomly and pytest-asyncio installed in venv $1
-run_plugin_tests() {
-    local venv="$1" pin="$2"
-    "$venv/bin/python" -m pip install --quiet "${PLUGINS[@]}" "$pin"
-    PROB_NEEDS_PLUGINS=1 run_pytest "$venv/bin/python" -m pytest tests/test_hardening.py \
-        -p no:cacheprovider -p no:randomly -p no:asyncio -q
+# the coexistence tests with pytest-randomly and pytest-asyncio installed in venv $1 (removed
+# again afterwards: they load themselves into every session)
+plugin_tests() {
+    local venv="$1" pin="$2" status=0
+    "$venv/bin/python" -m pip install --quiet "${PLUGINS[@]}" "$pin" || return 1
+    PROB_NEEDS_PLUGINS=1 run_pytest "$venv/bin/python" tests/test_hardening.py \
+        -p no:randomly -p no:asyncio -q || status=$?
+    "$venv/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio || status=1
+    return "$status"
+}
+
+# make_venv INTERPRETER DIR PYTEST_SPEC: a fresh virtualenv with the plugin (editable, test and
+# docs extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
+# package alone would pull an unrelated pytest-probability release from the index)
+make_venv() {
+    rm -rf "$2"
+    "$1" -m venv "$2" &&
+        "$2/bin/python" -m pip install --quiet --upgrade pip &&
+        "$2/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" "$3"
+}
+
+lint() {
+    "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check .
+}
+
+docs() {
+    "$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt &&
+        "$VENV/bin/sphinx-build" -W -q -b html docs docs/_build/html
+}
+
+# the wheel and the sdist, each into a fresh virtualenv, with a smoke run
+packaging() {
+    local smoke artifact status=0
+    "$VENV/bin/python" -m pip install --quiet build || return 1
+    rm -rf .dist-test && "$VENV/bin/python" -m build --quiet --outdir .dist-test . >/dev/null ||
+        return 1
+    smoke="$(mktemp -d)"
+    printf 'def bench_smoke():\n    pass\n' >"$smoke/bench_smoke.py"
+    for artifact in .dist-test/*.whl .dist-test/*.tar.gz; do
+        rm -rf .venv-smoke && "$PYTHON" -m venv .venv-smoke &&
+            .venv-smoke/bin/python -m pip install --quiet "$artifact" &&
+            .venv-smoke/bin/python -m pytest_probability --version &&
+            (cd "$smoke" && "$OLDPWD/.venv-smoke/bin/python" -m pytest -q -p no:cacheprovider \
+                --prob-runs=3 --prob-json=smoke.json >/dev/null && test -s smoke.json) &&
+            echo "smoke run ok: $(basename "$artifact")" || status=1
+    done
+    rm -rf "$smoke" .venv-smoke .dist-test
+    return "$status"
 }
 
 # Python 3.13 for the second interpreter leg: $PYTHON313, python3.13 on PATH, or pyenv's
@@ -65,60 +154,89 @@ find_python313() {
     return 1
 }
 
-# make_venv INTERPRETER DIR PYTEST_SPEC: a fresh virtualenv with the plugin (editable, test and
-# docs extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
-# package alone would pull an unrelated pytest-probability release from the index)
-make_venv() {
-    "$1" -m venv "$2"
-    "$2/bin/python" -m pip install --quiet --upgrade pip
-    "$2/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" "$3"
+python313_suite() {
+    local python313
+    if ! python313="$(find_python313)"; then
+        echo "ERROR: no Python 3.13 interpreter found (set PYTHON313=/path/to/python3.13)" >&2
+        return 1
+    fi
+    "$python313" --version && make_venv "$python313" "$VENV-py313" 'pytest>=9' &&
+        core_suite "$VENV-py313/bin/python"
 }
 
-step "installing into $VENV with $("$PYTHON" --version)"
-make_venv "$PYTHON" "$VENV" 'pytest>=9'
+# The tests that run pytest as an unprivileged user (tests/test_hardening.py, marked
+# unprivileged). As root they need an interpreter and a virtualenv that user can read: the
+# main interpreter often lives under /root (0700), so try it and the system's python3, and
+# install the plugin (not editable) into a world-readable temporary directory.
+unprivileged_tests() {
+    local candidate python="" venv status=0
+    for candidate in "$PYTHON" /usr/bin/python3 /usr/local/bin/python3; do
+        if [ -x "$candidate" ] && setpriv --reuid=65534 --regid=65534 --clear-groups \
+            "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+            python="$candidate"
+            break
+        fi
+    done
+    if [ -z "$python" ]; then
+        echo "ERROR: no Python >= 3.11 that the unprivileged user (uid 65534) can run" >&2
+        return 1
+    fi
+    venv="$(mktemp -d /tmp/prob-user-venv.XXXXXX)" && chmod 755 "$venv" || return 1
+    "$python" -m venv "$venv/venv" &&
+        "$venv/venv/bin/python" -m pip install --quiet . 'pytest>=9' &&
+        PROB_NEEDS_UNPRIVILEGED=1 run_pytest "$venv/venv/bin/python" tests/test_hardening.py \
+            -m unprivileged -q || status=$?
+    rm -rf "$venv"
+    return "$status"
+}
 
-step "ruff"
-"$VENV/bin/ruff" check .
-"$VENV/bin/ruff" format --check .
+print_table() {
+    local row name status counts seconds passed failed skipped total=0
+    printf '\n%-28s %-12s %8s %8s %8s %8s\n' leg status passed failed skipped seconds
+    for row in "${TABLE[@]}"; do
+        IFS='|' read -r name status passed failed skipped seconds <<<"$row"
+        printf '%-28s %-12s %8s %8s %8s %8s\n' "$name" "$status" "$passed" "$failed" \
+            "$skipped" "$seconds"
+        total=$((total + seconds))
+    done
+    printf '%-28s %-12s %8s %8s %8s %8s\n' total "" "" "" "" "$total"
+}
 
-step "test suite on $("$VENV/bin/python" -m pytest --version 2>&1)"
-run_suites "$VENV/bin/python"
+# the fast path keeps an existing environment (brought up to date, the coexistence plugins
+# removed); the full run always starts from fresh ones
+fast_venv() {
+    if [ -x "$VENV/bin/python" ]; then
+        "$VENV/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9' &&
+            "$VENV/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio
+    else
+        make_venv "$PYTHON" "$VENV" 'pytest>=9'
+    fi
+}
 
-step "alongside pytest-randomly and pytest-asyncio"
-run_plugin_tests "$VENV" 'pytest>=9'
+if [ "$FAST" -eq 1 ]; then
+    leg "install-py311" fast_venv
+    leg "suite-fast" core_suite "$VENV/bin/python" -m "not slow"
+else
+    leg "install-py311" make_venv "$PYTHON" "$VENV" 'pytest>=9'
+    leg "ruff" lint
+    leg "suite" core_suite "$VENV/bin/python"
+    leg "contrib" contrib_suites "$VENV/bin/python"
+    leg "plugins" plugin_tests "$VENV" 'pytest>=9'
+    leg "docs" docs
+    leg "packaging" packaging
+    leg "install-pytest74" make_venv "$PYTHON" "$VENV-pytest74" 'pytest==7.4.4'
+    leg "suite-pytest74" core_suite "$VENV-pytest74/bin/python"
+    leg "contrib-pytest74" contrib_suites "$VENV-pytest74/bin/python"
+    leg "plugins-pytest74" plugin_tests "$VENV-pytest74" 'pytest==7.4.4'
+    leg "suite-py313" python313_suite
+    if [ "$(id -u)" -eq 0 ]; then
+        leg "unprivileged" unprivileged_tests
+    fi
+fi
 
-step "docs (sphinx-build -W)"
-"$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt
-"$VENV/bin/sphinx-build" -W -q -b html docs docs/_build/html
-
-step "packaging: the wheel and the sdist, each into a fresh virtualenv, with a smoke run"
-"$VENV/bin/python" -m pip install --quiet build
-rm -rf .dist-test && "$VENV/bin/python" -m build --quiet --outdir .dist-test . >/dev/null
-SMOKE="$(mktemp -d)"
-printf 'def bench_smoke():\n    pass\n' > "$SMOKE/bench_smoke.py"
-for artifact in .dist-test/*.whl .dist-test/*.tar.gz; do
-    rm -rf .venv-smoke && "$PYTHON" -m venv .venv-smoke
-    .venv-smoke/bin/python -m pip install --quiet "$artifact"
-    .venv-smoke/bin/python -m pytest_probability --version
-    (cd "$SMOKE" && "$OLDPWD/.venv-smoke/bin/python" -m pytest -q -p no:cacheprovider \
-        --prob-runs=3 --prob-json=smoke.json >/dev/null && test -s smoke.json)
-    echo "smoke run ok: $(basename "$artifact")"
-done
-rm -rf "$SMOKE" .venv-smoke .dist-test
-
-step "test suite on pytest 7.4"
-make_venv "$VENV/bin/python" "$VENV-pytest74" 'pytest==7.4.4'
-run_suites "$VENV-pytest74/bin/python"
-
-step "alongside pytest-randomly and pytest-asyncio on pytest 7.4"
-run_plugin_tests "$VENV-pytest74" 'pytest==7.4.4'
-
-if ! PYTHON313="$(find_python313)"; then
-    echo "ERROR: no Python 3.13 interpreter found (set PYTHON313=/path/to/python3.13)" >&2
+print_table
+if [ "$FAILED_LEGS" -ne 0 ]; then
+    echo "$FAILED_LEGS leg(s) failed: see $LOGS/" >&2
     exit 1
 fi
-step "test suite on Python 3.13 ($("$PYTHON313" --version)) and the newest pytest"
-make_venv "$PYTHON313" "$VENV-py313" 'pytest>=9'
-run_suites "$VENV-py313/bin/python"
-
-step "all checks passed"
+echo "all checks passed"

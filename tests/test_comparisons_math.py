@@ -7,10 +7,10 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import time
 from fractions import Fraction
 
 import pytest
+from conftest import count_work
 from pytest_probability.extensions.comparisons.adjust import (
     adjust_p,
     benjamini_hochberg,
@@ -136,9 +136,12 @@ def test_fisher_ties_and_symmetry() -> None:
 
 
 def test_fisher_is_fast_for_thousands_of_runs() -> None:
-    start = time.perf_counter()
-    p = fisher_two_sided(2600, 5000, 2500, 5000)
-    assert time.perf_counter() - start < 0.5
+    # work counted, not timed: one ratio step per possible table (4,901 of them) and three
+    # binomial coefficients in all, never one C(n, a) per table
+    work = count_work(fisher_two_sided, 2600, 5000, 2500, 5000)
+    p = work.result
+    assert work.calls["comb"] == 3
+    assert work.lines <= 5 * 4901 + 100, work.lines
     assert p == pytest.approx(scipy_fisher(2600, 5000, 2500, 5000), rel=1e-9)
     # tiny tails are exact (scipy's floating-point pmf is good to ~1e-14 relative here)
     assert fisher_two_sided(500, 500, 0, 500) == pytest.approx(2 / math.comb(1000, 500), rel=1e-15)
@@ -300,11 +303,11 @@ def test_sign_flip_500_inputs_stay_exact_and_fast() -> None:
         x_arm = sum(rng.random() < min(1.0, rate + 0.03) for _ in range(10))
         x_base = sum(rng.random() < rate for _ in range(10))
         differences.append(Fraction(x_arm, 10) - Fraction(x_base, 10))
-    start = time.perf_counter()
-    result = sign_flip_test(differences, resamples=5000, seed=0)
-    elapsed = time.perf_counter() - start
+    work = count_work(sign_flip_test, differences, resamples=5000, seed=0)
+    result = work.result
     assert result.exact
-    assert elapsed < 0.1, elapsed
+    # the dynamic programme is a few big-integer operations per input, not per flip pattern
+    assert work.lines <= 60 * len(differences), work.lines
     # the worst case for 10 runs per arm: every difference ±1 — still within the budget
     worst = [Fraction(1)] * 260 + [Fraction(-1)] * 240
     assert EXACT_BUDGET >= 500 * (2500 + 1) * 501

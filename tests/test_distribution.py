@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from conftest import load_json, section
-from pytest_probability.distribution import case_scope, function_scoped
+from pytest_probability.distribution import case_scope, function_scoped, make_scheduler
 from test_stopping import SEQ_BENCH, STOP_BENCH
 
 
@@ -80,9 +81,9 @@ def bench_many(item):
     result = pytester.runpytest_subprocess("--prob-runs=5", "-n", "2", "--prob-json=r.json")
     assert result.ret == 0
     records = load_json(pytester.path / "r.json")["records"]
-    per_worker = Counter(r["worker"] for r in records)
-    assert len(per_worker) == 2
-    assert min(per_worker.values()) >= 0.35 * len(records)  # both workers work
+    # both workers get a first case at the start whatever the timing (the balance itself is
+    # tested on a simulated channel below: a real split depends on the machine's load)
+    assert len({r["worker"] for r in records}) == 2
     per_case = {}
     for record in records:
         per_case.setdefault(record["case"], set()).add(record["worker"])
@@ -107,3 +108,105 @@ def bench_pick(item, arm):
     assert any(
         line.startswith("PASSED bench_pick.py::bench_pick[compare:b]") for line in result.outlines
     )  # judged on the worker, not skipped to the session end
+
+
+# -- the scheduler's decisions on a simulated xdist channel ------------------------------------
+class FakeWorker:
+    """What the scheduler sees of a pytest-xdist worker: it is sent item indices to run."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.sent: list[int] = []
+        self.queue: list[int] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent.extend(indices)
+        self.queue.extend(indices)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def _collection(cases: int, runs: int) -> list[str]:
+    out = []
+    for case in range(cases):
+        out += [f"bench_m.py::bench_m::c{case}[run{r}]" for r in range(1, runs + 1)]
+        out.append(f"bench_m.py::bench_m::c{case}[gate]")
+    return out
+
+
+def _simulate(collection: list[str], speeds: dict[str, int]) -> tuple[Any, list[FakeWorker]]:
+    """Run a collection through the case-aware scheduler with workers that finish
+    ``speeds[name]`` items per step, in lockstep: a deterministic stand-in for real timing."""
+    config = SimpleNamespace(
+        getvalue=lambda name: [f"{len(speeds)}*popen"] if name == "tx" else None,
+        option=SimpleNamespace(loadscopereorder=True),
+    )
+    log = SimpleNamespace(loadscopesched=lambda *args: None)
+    scheduler = make_scheduler(config, log)
+    workers = [FakeWorker(name) for name in speeds]
+    for worker in workers:
+        scheduler.add_node(worker)
+    for worker in workers:
+        scheduler.add_node_collection(worker, collection)
+    scheduler.schedule()
+    while any(w.queue for w in workers):
+        for worker in workers:
+            for _ in range(speeds[worker.gateway.id]):
+                if worker.queue:
+                    scheduler.mark_test_complete(worker, worker.queue.pop(0))
+    return scheduler, workers
+
+
+def _cases_of(worker: FakeWorker, collection: list[str]) -> set[str]:
+    return {collection[i].rsplit("[", 1)[0] for i in worker.sent}
+
+
+def test_scheduler_keeps_cases_whole_and_balances_equal_workers() -> None:
+    collection = _collection(200, 5)
+    scheduler, workers = _simulate(collection, {"gw0": 1, "gw1": 1})
+    assert scheduler.tests_finished
+    # every item sent exactly once, every case (its runs and its gate) to one worker
+    assert sorted(i for w in workers for i in w.sent) == list(range(len(collection)))
+    first, second = (_cases_of(w, collection) for w in workers)
+    assert not first & second
+    # equal workers: equal shares, give or take the unit each holds when the queue runs dry
+    assert abs(len(first) - len(second)) <= 2, (len(first), len(second))
+    # and each worker runs a case's items in collection order (runs, then the gate)
+    for worker in workers:
+        positions = [collection[i] for i in worker.sent]
+        for case in _cases_of(worker, collection):
+            mine = [p for p in positions if p.startswith(case + "[")]
+            assert mine == [p for p in collection if p.startswith(case + "[")]
+
+
+def test_scheduler_gives_a_faster_worker_more_cases() -> None:
+    collection = _collection(200, 5)
+    _, (slow, fast) = _simulate(collection, {"gw0": 1, "gw1": 3})
+    slow_cases, fast_cases = len(_cases_of(slow, collection)), len(_cases_of(fast, collection))
+    assert slow_cases + fast_cases == 200
+    assert 2.5 * slow_cases <= fast_cases <= 3.5 * slow_cases, (slow_cases, fast_cases)
+
+
+def test_scheduler_requeues_a_crashed_workers_cases_but_not_the_crashing_item() -> None:
+    collection = _collection(4, 3)
+    config = SimpleNamespace(
+        getvalue=lambda name: ["2*popen"] if name == "tx" else None,
+        option=SimpleNamespace(loadscopereorder=True),
+    )
+    scheduler = make_scheduler(config, SimpleNamespace(loadscopesched=lambda *args: None))
+    crashing, survivor = FakeWorker("gw0"), FakeWorker("gw1")
+    for worker in (crashing, survivor):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, collection)
+    scheduler.schedule()
+    first = crashing.queue.pop(0)
+    scheduler.mark_test_complete(crashing, first)
+    crashed = scheduler.remove_node(crashing)
+    assert crashed == collection[crashing.queue[0]]  # reported once as crashed
+    while survivor.queue:
+        scheduler.mark_test_complete(survivor, survivor.queue.pop(0))
+    rerun = {collection[i] for i in survivor.sent} & {collection[i] for i in crashing.sent}
+    # the crashed case's remaining items move to the survivor; the crashing item never reruns
+    assert rerun == {collection[i] for i in crashing.sent} - {collection[first], crashed}

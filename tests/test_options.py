@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from conftest import section
+from conftest import RecordedClock, section
 
 ONE_CASE = """
 import pytest
@@ -220,34 +218,46 @@ def test_transpose_spans_files_and_keeps_rows_in_case_order(pytester: pytest.Pyt
     assert section(result.outlines)[:2] == ["  a  2/2", "  b  0/2  FAIL"]
 
 
-def test_delay_sleeps_between_runs_never_before_the_first(pytester: pytest.Pytester) -> None:
+def test_delay_sleeps_between_runs_never_before_the_first(
+    pytester: pytest.Pytester, recorded_clock: RecordedClock
+) -> None:
     pytester.makepyfile(
         bench_delay="""
-        import time
-        STAMPS = []
+        from recorded_clock import clock
+        from pytest_probability import current_run
 
         def bench_a():
-            STAMPS.append(time.monotonic())
+            clock.note("run", current_run().run)
 
-        def test_gaps():
-            gaps = [b - a for a, b in zip(STAMPS, STAMPS[1:])]
-            assert len(STAMPS) == 3
-            assert all(g >= 0.2 for g in gaps), gaps
+        def bench_b():
+            clock.note("b", current_run().run)
         """
     )
-    start = time.monotonic()
-    result = pytester.runpytest("--prob-runs=3", "--prob-delay=0.2")
+    result = pytester.runpytest("--prob-runs=2", "--prob-delay=0.2")
     result.assert_outcomes(passed=4)
-    # two gaps of 0.2 s, no sleep before the first run
-    assert time.monotonic() - start < 0.4 + 0.35
+    # a sleep between executions (also between two cases), none before the first
+    assert recorded_clock.events == [
+        ("run", 1),
+        ("sleep", 0.2),
+        ("run", 2),
+        ("sleep", 0.2),
+        ("b", 1),
+        ("sleep", 0.2),
+        ("b", 2),
+    ]
 
 
-def test_ini_delay(pytester: pytest.Pytester) -> None:
+def test_ini_delay(pytester: pytest.Pytester, recorded_clock: RecordedClock) -> None:
     pytester.makeini("[pytest]\nprob_delay = 0.15\n")
     pytester.makepyfile(bench_a=ONE_CASE)
-    start = time.monotonic()
     pytester.runpytest("--prob-runs=2").assert_outcomes(passed=2)
-    assert time.monotonic() - start >= 0.15
+    assert recorded_clock.events == [("sleep", 0.15)]
+
+
+def test_no_delay_never_sleeps(pytester: pytest.Pytester, recorded_clock: RecordedClock) -> None:
+    pytester.makepyfile(bench_a=ONE_CASE)
+    pytester.runpytest("--prob-runs=3").assert_outcomes(passed=3)
+    assert recorded_clock.events == []
 
 
 def test_unwritable_json_path_is_a_usage_error_before_running(pytester: pytest.Pytester) -> None:

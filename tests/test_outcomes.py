@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from conftest import RecordedClock, load_json, section
 
 pytestmark = pytest.mark.usefixtures("kernel_only")
 
@@ -60,23 +60,27 @@ def test_three_outcome_classes(pytester: pytest.Pytester) -> None:
     assert all(isinstance(r["elapsed"], float) and r["elapsed"] >= 0 for r in records.values())
 
 
-def test_elapsed_times_the_body_only(pytester: pytest.Pytester) -> None:
+def test_elapsed_times_the_body_only(
+    pytester: pytest.Pytester, recorded_clock: RecordedClock
+) -> None:
     pytester.makepyfile(
         bench_time="""
-        import time
         import pytest
+        from recorded_clock import clock
 
         @pytest.fixture
         def slow_fixture():
-            time.sleep(0.3)
+            clock.advance(0.3)
+            yield
+            clock.advance(0.7)
 
         def bench_timed(slow_fixture):
-            time.sleep(0.05)
+            clock.advance(0.05)
         """
     )
     pytester.runpytest("--prob-json=r.json")
     elapsed = load_json(pytester.path / "r.json")["records"][0]["elapsed"]
-    assert 0.05 <= elapsed < 0.25
+    assert elapsed == pytest.approx(0.05, abs=1e-12)  # neither the setup nor the teardown
 
 
 STEPS_BENCH = """

@@ -14,13 +14,14 @@ from conftest import load_json, section
 #: A judge that writes two questions per text and grades an answer 1 when the answering text
 #: contains the question's keyword (else SCORE_MISSING); it counts its calls.
 FAKE_JUDGE = """
-import json, threading, time
+import json, threading
 from dataclasses import dataclass
 
 CALLS = []
-LOCK = threading.Lock()
+LOCK = threading.Condition()
 SCORE_MISSING = {missing}
-DELAY = {delay}
+OVERLAP = {overlap}  # hold each call until this many were in flight at once (0: never hold)
+FLIGHT = {{"now": 0, "most": 0}}
 REPLIES = {replies}  # scripted raw replies, used first (then the rules below)
 
 @dataclass
@@ -41,8 +42,13 @@ class Judge:
         with LOCK:
             CALLS.append(user)
             scripted = REPLIES.pop(0) if REPLIES else None
-        if DELAY:
-            time.sleep(DELAY)
+            FLIGHT["now"] += 1
+            FLIGHT["most"] = max(FLIGHT["most"], FLIGHT["now"])
+            LOCK.notify_all()
+            # a liveness bound, not a measurement: a client that never overlaps its calls
+            # waits it out once per call and the test reads FLIGHT["most"] == 1
+            LOCK.wait_for(lambda: FLIGHT["most"] >= OVERLAP, timeout=10)
+            FLIGHT["now"] -= 1
         if scripted is not None:
             if isinstance(scripted, tuple):
                 return Reply(scripted[0], finish_reason=scripted[1])
@@ -65,9 +71,9 @@ INI = "[pytest]\ntexts_backend = fake\ntexts_model = judge-1\n"
 
 
 def _judge(
-    pytester: pytest.Pytester, missing: float = 0.0, delay: float = 0.0, replies: str = "[]"
+    pytester: pytest.Pytester, missing: float = 0.0, overlap: int = 0, replies: str = "[]"
 ) -> None:
-    pytester.makeconftest(FAKE_JUDGE.format(missing=missing, delay=delay, replies=replies))
+    pytester.makeconftest(FAKE_JUDGE.format(missing=missing, overlap=overlap, replies=replies))
     pytester.makeini(INI)
 
 
@@ -334,18 +340,35 @@ def test_prices_file_costs_the_judge(pytester: pytest.Pytester) -> None:
     assert "  Cost:    $0.0016" in section(result.outlines)
 
 
-def test_concurrent_calls_are_faster_than_sequential(pytester: pytest.Pytester) -> None:
-    _judge(pytester, delay=0.2)
+def test_calls_run_eight_at_a_time(pytester: pytest.Pytester) -> None:
+    # the judge holds every call until eight are in flight at once: a client that asked one
+    # at a time would never get there (counted, not timed)
+    _judge(pytester, overlap=8)
     pytester.makepyfile(
         bench_t="""
-import time
+import conftest
 from pytest_probability.texts import texts_agg_f1_mean
 
 def bench_t():
-    start = time.perf_counter()
     texts_agg_f1_mean("a refund in 5 days", "a refund in 5 days", 1.0, full_runs=5)
-    # 10 question sets then 10 answer passes, 8 at a time: two rounds of each, not 20 calls
-    assert time.perf_counter() - start < 0.5 * 20 * 0.2
+    # 10 question sets, then 10 answer passes: 20 calls, never more than 8 in flight
+    assert (len(conftest.CALLS), conftest.FLIGHT["most"]) == (20, 8)
+"""
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_max_concurrency_one_asks_one_at_a_time(pytester: pytest.Pytester) -> None:
+    _judge(pytester)
+    pytester.makeini(INI + "texts_max_concurrency = 1\n")
+    pytester.makepyfile(
+        bench_t="""
+import conftest
+from pytest_probability.texts import texts_agg_f1_mean
+
+def bench_t():
+    texts_agg_f1_mean("a refund in 5 days", "a refund in 5 days", 1.0, full_runs=5)
+    assert (len(conftest.CALLS), conftest.FLIGHT["most"]) == (20, 1)
 """
     )
     pytester.runpytest().assert_outcomes(passed=1)

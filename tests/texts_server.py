@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -158,6 +160,13 @@ class ChatServer:
         self._requests: list[Request] = []
         self.unexpected: list[Request] = []
         self.stopping = threading.Event()
+        #: requests being answered now, and the most ever answered at once
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._overlap = 0
+        self._flight = threading.Condition(self._lock)
+        #: hanging requests whose client hung up first (gave up at its own timeout)
+        self.abandoned = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         host, port = self._httpd.server_address[:2]
@@ -184,6 +193,40 @@ class ChatServer:
         with self._lock:
             self._responder = responder
         return self
+
+    def hold_until_overlap(self, count: int) -> ChatServer:
+        """Hold every reply until ``count`` requests have been in flight at once (then hold
+        nothing more): concurrency proven by counting, not by timing. A client that never
+        overlaps ``count`` requests is answered after a 10 s liveness bound per request, and
+        :attr:`most_in_flight` tells."""
+        with self._lock:
+            self._overlap = count
+        return self
+
+    def _arrive(self) -> None:
+        with self._flight:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self._flight.notify_all()
+            self._flight.wait_for(
+                lambda: self.most_in_flight >= self._overlap or self.stopping.is_set(), 10
+            )
+
+    def wait_abandoned(self, count: int) -> int:
+        """Wait (10 s liveness bound) until ``count`` hanging requests were abandoned by their
+        client; returns how many were."""
+        with self._flight:
+            self._flight.wait_for(lambda: self.abandoned >= count, 10)
+            return self.abandoned
+
+    def _note_abandoned(self) -> None:
+        with self._flight:
+            self.abandoned += 1
+            self._flight.notify_all()
+
+    def _leave(self) -> None:
+        with self._flight:
+            self.in_flight -= 1
 
     def _record(self, request: Request) -> Reply | None:
         with self._lock:
@@ -234,12 +277,20 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": f"no route {parts.path}"}}, {})
                 return
             reply = server._record(request)
+            server._arrive()
+            try:
+                self._answer(reply, body)
+            finally:
+                server._leave()
+
+        def _answer(self, reply: Reply | None, body: Any) -> None:
             if reply is None:
                 self._send(500, {"error": {"message": "loopback server: no scripted reply"}}, {})
             elif reply.kind == "close":
                 self.close_connection = True
             elif reply.kind == "hang":
-                server.stopping.wait(reply.delay)
+                if self._client_hangs_up(reply.delay):
+                    server._note_abandoned()
                 self.close_connection = True
             else:
                 if reply.delay:
@@ -248,6 +299,21 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 if reply.echo_model and isinstance(body, dict) and "model" in body:
                     payload = {**payload, "model": body["model"]}
                 self._send(reply.code, payload, reply.headers)
+
+        def _client_hangs_up(self, seconds: float) -> bool:
+            """Say nothing for up to ``seconds`` (polled every 20 ms); true when the client
+            closed its end first."""
+            for _ in range(max(1, round(seconds / 0.02))):
+                if server.stopping.is_set():
+                    return False
+                readable, _, _ = select.select([self.connection], [], [], 0.02)
+                if readable:
+                    try:
+                        if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                            return True
+                    except OSError:
+                        return True
+            return False
 
         def do_GET(self) -> None:
             self._send(405, {"error": {"message": "POST only"}}, {})
