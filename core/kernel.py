@@ -79,6 +79,9 @@ class Kernel:
         self.plans = HookPlans()
         #: how pytest-xdist distributed the runs (controller), for the report
         self.distribution: str | None = None
+        #: whether the session ended before running everything it selected (``-x``,
+        #: ``--maxfail``, Ctrl-C), known at ``pytest_sessionfinish`` in the aggregating process
+        self.stopped_early = False
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
         """Forget the cached hook implementation lists (a conftest or an extension arrived).
@@ -386,6 +389,9 @@ class Kernel:
             return
         if not (len(self.results) or self.case_order or self.json_path is not None):
             return  # nothing collected and no --prob-json: no report
+        self.stopped_early = bool(
+            session.shouldstop or session.shouldfail or exitstatus == pytest.ExitCode.INTERRUPTED
+        )
         self.builder = build_report(session.config, self.results, self.failures)
         if self.distribution is not None:
             self.builder.add_summary("Workers:", self.distribution, order=900)

@@ -617,7 +617,11 @@ def test_sigint_mid_run_writes_both_reports(pytester: pytest.Pytester) -> None:
     output = (pytester.path / "out.txt").read_text().splitlines()
     assert status == 2
     lines = section(output)  # pytest's "!!! KeyboardInterrupt !!!" lines follow the section
-    assert lines[:3] == ["  k  2/2  [16%, 100%]", "", "  Overall: 2/2 passed (100%)"]
+    assert lines[:3] == [
+        "  k  2/2  [16%, 100%]  of 5 planned, session stopped early",
+        "",
+        "  Overall: 2/2 passed (100%)",
+    ]
     assert re.fullmatch(r"!+ KeyboardInterrupt !+", lines[3])
     assert lines[4] == f"{pytester.path / 'bench_k.py'}:8: KeyboardInterrupt"
     report = load_json(pytester.path / "r.json")

@@ -53,6 +53,7 @@ def test_report_fields(spec_bench: pytest.Pytester) -> None:
         "pass_rate": 70.0,
         "xfail": False,
         "status": "flaky",
+        "subset": None,
     }
     assert [r["status"] for r in report["rows"]] == ["pass", "flaky", "fail", "flaky", "pass"]
     assert len(report["records"]) == 50

@@ -252,4 +252,5 @@ def test_keyboard_interrupt_writes_runs_done(pytester: pytest.Pytester) -> None:
     report = load_json(pytester.path / "r.json")
     assert report["exit_status"] == 2
     assert [r["run"] for r in report["records"]] == [1, 2]
-    assert section(result.outlines)[0] == "  a  2/2"
+    assert report["rows"][0]["subset"] == "stopped"
+    assert section(result.outlines)[0] == "  a  2/2  of 5 planned, session stopped early"

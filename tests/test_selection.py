@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import section
+from conftest import load_json, section
 
 SELECT_BENCH = """
 import pytest
@@ -47,12 +47,16 @@ def test_node_ids_select_single_runs_and_whole_functions(select_bench: pytest.Py
         "--prob-runs=3",
         "bench_sel.py::bench_classify::identify_pii[run2]",
         "bench_sel.py::bench_smoke[run1]",
+        "--prob-json=r.json",
     )
     result.assert_outcomes(passed=2)
+    # a row from some of its case's runs says so: it is not a measurement of the case
     assert section(result.outlines)[:2] == [
-        "  classify::identify_pii  1/1",
-        "  smoke                   1/1",
+        "  classify::identify_pii  1/1  of 3 planned, selected subset",
+        "  smoke                   1/1  of 3 planned, selected subset",
     ]
+    rows = load_json(select_bench.path / "r.json")["rows"]
+    assert [(r["passes"], r["planned"], r["subset"]) for r in rows] == [(1, 3, "selected")] * 2
     result = select_bench.runpytest("--prob-runs=3", "bench_sel.py::bench_classify")
     result.assert_outcomes(passed=6, failed=3)
 
@@ -68,9 +72,17 @@ def test_last_failed_and_failed_first(select_bench: pytest.Pytester) -> None:
 
 
 def test_exitfirst_and_maxfail(select_bench: pytest.Pytester) -> None:
-    result = select_bench.runpytest("--prob-runs=3", "-x")
+    result = select_bench.runpytest("--prob-runs=3", "-x", "--prob-json=r.json")
     result.assert_outcomes(passed=6, failed=1)
-    assert section(result.outlines)[2] == "  classify::extract_amount  0/1  FAIL"
+    assert section(result.outlines)[2] == (
+        "  classify::extract_amount  0/1  FAIL  of 3 planned, session stopped early"
+    )
+    rows = load_json(select_bench.path / "r.json")["rows"]
+    assert [(r["case"], r["subset"]) for r in rows] == [
+        ("classify::is_question", None),
+        ("classify::identify_pii", None),
+        ("classify::extract_amount", "stopped"),
+    ]
     result = select_bench.runpytest("--prob-runs=3", "--maxfail=2")
     result.assert_outcomes(passed=6, failed=2)
 

@@ -10,6 +10,7 @@ from .format import fraction, whole_percent
 
 FRACTION_ORDER = 100
 STATUS_ORDER = 900
+SUBSET_ORDER = 950
 OVERALL_ORDER = 100
 
 
@@ -37,6 +38,7 @@ def pytest_prob_build_report(
         words[case.key] = word
         report.add_row_json(case.key, {"status": key})
     report.add_column("status", words, order=STATUS_ORDER, align="free")
+    _subset_notes(report, results, config)
     totals = results.totals()
     if totals.count:
         report.add_summary(
@@ -44,6 +46,25 @@ def pytest_prob_build_report(
             f"{totals.passes}/{totals.count} passed ({whole_percent(totals.passes, totals.count)})",
             order=OVERALL_ORDER,
         )
+
+
+def _subset_notes(report: ReportBuilder, results: Results, config: pytest.Config) -> None:
+    """Say which rows were built from fewer runs than planned (``--lf``, ``-k``,
+    ``--deselect`` picked some runs; ``-x`` or Ctrl-C ended the session), so that such a row
+    never reads as a measurement of the whole case: ``of 40 planned, selected subset``, and
+    the JSON row field ``subset`` (``"selected"``, ``"stopped"`` or ``null``)."""
+    from pytest_probability.kernel import kernel_of
+
+    reason = "stopped" if kernel_of(config).stopped_early else "selected"
+    words = {"selected": "selected subset", "stopped": "session stopped early"}
+    notes: dict[str, str] = {}
+    for case in results.cases():
+        partial = len(case.records) < case.planned
+        report.add_row_json(case.key, {"subset": reason if partial else None})
+        if partial:
+            notes[case.key] = f"of {case.planned} planned, {words[reason]}"
+    if notes:
+        report.add_column("subset", notes, order=SUBSET_ORDER, align="free")
 
 
 def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
