@@ -26,7 +26,7 @@ esac
 
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
 VENV="${VENV:-.venv-test}"
-LOGS=".test-logs"
+LOGS="$PWD/.test-logs"
 CONTRIB=()
 for dir in contrib/*/; do
     [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
@@ -62,7 +62,7 @@ leg() {
 run_pytest() {
     local python="$1" status=0 xml
     shift
-    xml="$(mktemp "$PWD/$LOGS/$CURRENT_LEG.XXXXXX")"
+    xml="$(mktemp "$LOGS/$CURRENT_LEG.XXXXXX")" || return 1
     rm -f "$xml"  # pytest writes it (an empty file would read as a crashed run)
     "$python" -m pytest "$@" -p no:cacheprovider --junitxml="$xml" || status=$?
     if [ "$status" -eq 5 ]; then
@@ -236,7 +236,7 @@ fi
 
 print_table
 if [ "$FAILED_LEGS" -ne 0 ]; then
-    echo "$FAILED_LEGS leg(s) failed: see $LOGS/" >&2
+    echo "$FAILED_LEGS leg(s) failed: see .test-logs/" >&2
     exit 1
 fi
 echo "all checks passed"
