@@ -8,6 +8,8 @@ fail: CI installs it (``apt-get install -y chromium``) and must run them.
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import random
 import re
@@ -173,6 +175,51 @@ def dump_dom(page: Path, profile: Path, fragment: str = "") -> str:
     result = chromium(url, profile, "--dump-dom")
     assert result.returncode == 0 and "<html" in result.stdout, result.stderr[-2000:]
     return result.stdout
+
+
+#: A script that writes, for each element matching ``data-probe`` of ``<html>``, its text
+#: split into the lines the browser laid it out on (JSON in ``<pre id="probe">``).
+LINES_PROBE = """<script>
+addEventListener("load", function () {
+  var found = [];
+  document.querySelectorAll(document.documentElement.dataset.probe).forEach(function (el) {
+    var lines = [], top = null, walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (var i = 0; i < node.data.length; i++) {
+        var range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        var box = range.getBoundingClientRect();
+        if (top === null || box.top > top + 2) { lines.push(""); top = box.top; }
+        lines[lines.length - 1] += node.data[i];
+      }
+    }
+    found.push(lines);
+  });
+  var out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify(found);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def laid_out_lines(source: str, selector: str, width: int, directory: Path) -> list[list[str]]:
+    """The text of each element matching ``selector`` in the page ``source``, as the lines
+    Chromium lays it out on in a window ``width`` pixels wide. The page's security policy is
+    taken out so that a measuring script can run."""
+    source = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", source)
+    source = source.replace("<html ", f'<html data-probe="{selector}" ', 1)
+    directory.mkdir(parents=True, exist_ok=True)
+    page = directory / "probe.html"
+    page.write_text(source.replace("</body>", LINES_PROBE + "</body>"), encoding="utf-8")
+    result = chromium(
+        page.resolve().as_uri(), directory / "profile", f"--window-size={width},900", "--dump-dom"
+    )
+    found = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.DOTALL)
+    assert found, result.stderr[-2000:]
+    lines: list[list[str]] = json.loads(html.unescape(found.group(1)))
+    return lines
 
 
 def console_lines(stderr: str) -> list[str]:

@@ -22,16 +22,19 @@ from browser import (
     dump_dom,
     external_urls,
     html5_problems,
+    laid_out_lines,
     png_size,
     shown_rows,
     synthetic,
     text_of,
 )
-from conftest import count_work
+from conftest import count_work, load_json
 from pytest_probability import jsonreport
 from pytest_probability.__main__ import main
 from pytest_probability.extensions.html import HtmlPanel, Markup, element, escape, render_report
 from pytest_probability.extensions.html import render as render_module
+from pytest_probability.extensions.html.fmt import money_per_run
+from pytest_probability.extensions.html.style import CSS
 from pytest_probability.loader import BUNDLED
 
 #: Before the extension is registered in the loader, sessions load it explicitly.
@@ -73,7 +76,7 @@ def test_markup_helpers_escape_everything() -> None:
 
 
 def test_rich_report_is_valid_html5_with_plots(rich: dict[str, Any]) -> None:
-    page = render_report(rich)
+    page = render_report(rich, latency=True)  # the session ran with --prob-latency
     assert html5_problems(page) == []
     assert external_urls(page) == []
     parsed = Page(page)
@@ -133,7 +136,7 @@ def test_every_field_may_hold_anything(rich: dict[str, Any]) -> None:
                 for part in place:
                     parent = parent[part]
                 parent[key] = copy.deepcopy(value)
-                page = render_report(document)
+                page = render_report(document, latency=True)
                 assert "(failed)" not in page, f"{place} {key}={value!r}"
 
 
@@ -149,7 +152,7 @@ def test_malformed_data_never_breaks_the_page(rich: dict[str, Any]) -> None:
                     target[key] = copy.deepcopy(rng.choice(JUNK))  # no cycles
                     break
                 target = target[key]
-        assert html5_problems(render_report(document)) == []
+        assert html5_problems(render_report(document, latency=True)) == []
 
 
 def test_a_failing_section_is_marked_and_the_rest_kept(
@@ -216,6 +219,190 @@ def test_rendering_work_grows_linearly_with_cases() -> None:
     small, large = (count_work(render_report, synthetic(n, 10)) for n in (200, 800))
     assert large.lines <= 4.4 * small.lines, (small.lines, large.lines)
     assert large.lines <= 6000 * 800, large.lines
+
+
+def _cards(page: str) -> dict[str, tuple[str, str, str]]:
+    """The header's cards: label → (value, note, CSS class)."""
+    found = {}
+    for card in Page(page).elements:
+        if card.tag == "div" and card.attrs.get("class", "").split()[:1] == ["card"]:
+            parts = {child.attrs.get("class"): text_of(child) for child in card.children}
+            found[parts["label"]] = (parts["value"], parts.get("note", ""), card.attrs["class"])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("counts", "undecided_fails", "value", "css"),
+    [
+        ((3, 3, 3), True, "6 fail the session", "card bad"),  # 3 failed + 3 undecided
+        ((3, 3, 3), False, "3 fail the session", "card bad"),  # --prob-undecided=pass
+        ((2, 0, 1), True, "1 fails the session", "card bad"),
+        ((2, 0, 1), False, "none fail the session", "card"),
+        ((4, 0, 0), True, "all passed", "card ok"),
+    ],
+)
+def test_gates_card_counts_what_fails_the_session(
+    counts: tuple[int, int, int], undecided_fails: bool, value: str, css: str
+) -> None:
+    passed, failed, undecided = counts
+    document = synthetic(2, 2)
+    document["gates"] = {"passed": passed, "failed": failed, "undecided": undecided}
+    document["gates"].update(undecided_fails=undecided_fails, errors="count")
+    page = render_report(document)
+    policy = f" (undecided {'fail' if undecided_fails else 'pass'})" if undecided else ""
+    note = f"{passed} passed, {failed} failed, {undecided} undecided{policy}"
+    assert _cards(page)["Gates"] == (value, note, css)
+
+
+def test_gates_card_follows_the_sessions_undecided_policy(pytester: pytest.Pytester) -> None:
+    # the demo's gates: classify::ok passes, ::half is undecided, ::never fails
+    session(pytester, "--prob-html=fail.html")
+    session(pytester, "--prob-html=pass.html", "--prob-undecided=pass")
+    pages = {name: (pytester.path / f"{name}.html").read_text("utf-8") for name in ("fail", "pass")}
+    note = "1 passed, 1 failed, 1 undecided"
+    assert _cards(pages["fail"])["Gates"][:2] == ("2 fail the session", f"{note} (undecided fail)")
+    assert _cards(pages["pass"])["Gates"][:2] == ("1 fails the session", f"{note} (undecided pass)")
+
+
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [
+        (0.012 / 330, "$0.000036"),
+        (0.00042, "$0.00042"),
+        (0.000995, "$0.0010"),  # half-up carries into a new digit: still two
+        (0.00015, "$0.00015"),  # half-up on the amount as written, not on its binary value
+        (0.0012, "$0.0012"),
+        (0.25, "$0.2500"),
+        (1234.5, "$1,234.5000"),
+        (0.0, "$0.0000"),
+        (None, "\u2014"),
+    ],
+)
+def test_money_per_run_keeps_two_significant_digits(amount: float | None, shown: str) -> None:
+    assert money_per_run(amount) == shown
+
+
+def test_per_run_costs_show_significant_digits() -> None:
+    document = synthetic(1, 3)
+    document["rows"][0].update(cost=0.012, total=330)
+    document["totals"].update(cost=0.012, count=330, skipped=0)
+    for record in document["records"]:
+        record["cost"] = 0.0000364
+    page = render_report(document)
+    assert "<strong>Cost:</strong> $0.0120 ($0.000036 per run over 330 runs)</p>" in page
+    per_run = [text_of(td) for td in Page(page).find("td")]
+    assert per_run[per_run.index("$0.0120") + 1] == "$0.000036"  # the Per run column
+    assert "3 runs: 3 pass · $0.000036 each" in page
+
+
+def _latency_cases(page: str) -> list[str] | None:
+    """The cases the latency section draws, or ``None`` when there is no such section."""
+    section = Page(page).find("section", id="latency")
+    if not section:
+        return None
+    inside = _all(section[0])
+    return [text_of(th) for th in inside if th.tag == "th" and th.attrs.get("scope") == "row"]
+
+
+def _all(element: Any) -> list[Any]:
+    return [element] + [found for child in element.children for found in _all(child)]
+
+
+def test_latency_section_only_when_latency_was_asked_for() -> None:
+    document = synthetic(4, 3)  # every row is timed, as in every session
+    assert _latency_cases(render_report(document)) is None
+    every = _latency_cases(render_report(document, latency=True))
+    assert sorted(every or []) == sorted(row["case"] for row in document["rows"])
+    gated = document["rows"][2]
+    gated["latency"]["max_latency"], gated["latency"]["verdict"] = 2.0, "pass"
+    assert _latency_cases(render_report(document)) == [gated["case"]]  # a gate asks for it
+    assert _latency_cases(render_report(document, latency=True))[0] == gated["case"]
+    gated["latency"]["max_latency"] = None
+    gated["gate"] = {"verdict": "pass", "checks": [{"kind": "latency", "verdict": "pass"}]}
+    assert _latency_cases(render_report(document)) == [gated["case"]]
+
+
+LATENCY_GATED = """
+import pytest
+
+@pytest.mark.probability(max_latency=60.0)
+def bench_api():
+    pass
+
+@pytest.mark.parametrize("kind", ["a", "b"])
+def bench_plain(kind):
+    pass
+"""
+
+
+def test_latency_section_in_sessions(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_demo=BENCH)
+    runs = (*PLUGIN, "--prob-runs=3", "-W", "ignore", "--prob-json=r.json")
+    pytester.runpytest(*runs, "--prob-html=plain.html")
+    pytester.runpytest(*runs, "--prob-html=asked.html", "--prob-latency")
+    plain, asked = ((pytester.path / n).read_text("utf-8") for n in ("plain.html", "asked.html"))
+    assert _latency_cases(plain) is None and "Latency" not in [
+        text_of(a) for a in Page(plain).find("a")
+    ]
+    assert sorted(_latency_cases(asked) or []) == sorted(case_cells(asked))
+    # the report records --prob-latency, so a page rendered later from it draws the same
+    assert load_json(pytester.path / "r.json")["latency"] == {"every_case": True}
+    assert main(["html", str(pytester.path / "r.json"), "-o", str(pytester.path / "a.html")]) == 0
+    later = (pytester.path / "a.html").read_text("utf-8")
+    assert sorted(_latency_cases(later) or []) == sorted(case_cells(asked))
+    (pytester.path / "bench_demo.py").unlink()
+    pytester.makepyfile(bench_gated=LATENCY_GATED)
+    pytester.runpytest(*runs, "--prob-html=gated.html")
+    gated = (pytester.path / "gated.html").read_text("utf-8")
+    assert _latency_cases(gated) == ["api"]
+    # the page rendered later from the JSON report draws the same section
+    assert main(["html", str(pytester.path / "r.json"), "-o", str(pytester.path / "c.html")]) == 0
+    assert _latency_cases((pytester.path / "c.html").read_text("utf-8")) == ["api"]
+
+
+LONG_ID = "extract::amount_from_a_very_long_invoice-description.text_with_many_words"
+
+
+def _css_rule(selector: str) -> str:
+    found = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", CSS)
+    assert found, selector
+    return " ".join(found.group(1).split())
+
+
+def test_case_ids_break_only_at_natural_points() -> None:
+    for selector in ("table.cases th.case", 'table.forest-table th[scope="row"]'):
+        rule = _css_rule(selector)
+        assert "overflow-wrap: break-word" in rule and "anywhere" not in rule, rule
+    assert _css_rule(".id") == "white-space: nowrap;"
+    document = synthetic(3, 2)
+    cases = ["classify::identify_pii", LONG_ID, "z" * 90]  # the second is gated
+    for row, case in zip(document["rows"], cases, strict=True):
+        row["case"] = case
+    page = render_report(document)
+    assert case_cells(page) == ["classify::identify_pii", LONG_ID, "z" * 90]
+    assert (
+        '<th scope="row" class="case"><span class="id">classify::identify_pii</span></th>' in page
+    )
+    assert (
+        "extract::<wbr>amount_<wbr>from_<wbr>a_<wbr>very_<wbr>long_<wbr>invoice-<wbr>"
+        "description.<wbr>text_<wbr>with_<wbr>many_<wbr>words</th>"
+    ) in page
+    assert f"{'z' * 40}<wbr>{'z' * 40}<wbr>{'z' * 10}</th>" in page  # the last resort
+    gates = Page(page).find("section", id="gates")[0]
+    assert any(th.tag == "th" and text_of(th) == LONG_ID for th in _all(gates))
+
+
+def test_case_ids_stay_whole_in_a_browser(tmp_path: Path) -> None:
+    document = synthetic(8, 5)  # gate, latency, cost and two metric columns: a crowded table
+    names = ["classify::identify_pii", LONG_ID, "triage::refund-chain_of_thought"]
+    for row, case in zip(document["rows"], names, strict=False):
+        row["case"] = case
+    page = render_report(document)
+    for width in (1024, 1280):
+        lines = laid_out_lines(page, "table.cases tbody th.case", width, tmp_path / str(width))
+        assert lines[0] == ["classify::identify_pii"] and lines[2] == [names[2]], width
+        assert "".join(lines[1]) == LONG_ID and len(lines[1]) > 1
+        assert all(line.endswith((":", "_", "-", ".")) for line in lines[1][:-1]), lines[1]
 
 
 # -- the plugin --------------------------------------------------------------------------------
@@ -343,7 +530,7 @@ def test_cli_refuses_an_unwritable_output(
 @pytest.fixture(scope="module")
 def page_file(tmp_path_factory: pytest.TempPathFactory, rich: dict[str, Any]) -> Path:
     path = tmp_path_factory.mktemp("page") / "report.html"
-    path.write_text(render_report(rich), encoding="utf-8")
+    path.write_text(render_report(rich, latency=True), encoding="utf-8")
     return path
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import tomllib
 
 import pytest
@@ -172,6 +173,44 @@ def bench_paid():
     assert written["flakes"] == [0.05]
     assert written["cases"][0]["cost"] == pytest.approx(0.08)
     assert written["runs_to_catch"] == {"5%": 59}
+
+
+def test_plan_toml_prints_readable_decimals(pytester: pytest.Pytester) -> None:
+    # 6 runs of 0.00075 cost 0.0045; 0.0045 / 6 * 10 is 0.007499999999999999 in floats
+    pytester.makepyfile(
+        bench_plan="""
+import pytest
+from pytest_probability import record_cost
+
+@pytest.mark.probability(min_rate=0.9)
+def bench_paid():
+    record_cost(0.00075)
+"""
+    )
+    pytester.runpytest("--prob-runs=6", "--prob-json=earlier.json")
+    result = pytester.runpytest(
+        "--prob-runs=10",
+        "--prob-plan",
+        "--prob-plan-report=earlier.json",
+        "--prob-plan-write=plan.toml",
+        "--prob-json=plan.json",
+    )
+    assert result.ret == 0
+    text = (pytester.path / "plan.toml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert "cost = 0.0075" in lines and "total_cost = 0.0075" in lines
+    as_json = load_json(pytester.path / "plan.json")["plan"]["cases"][0]
+    assert as_json["cost"] == 0.0045 / 6 * 10 == 0.007499999999999999  # the JSON: as computed
+    written = tomllib.loads(text)["cases"][0]
+    assert written["cost"] == 0.0075
+    # every float at most 15 significant digits, and within a float's noise of the JSON's
+    chance = as_json["catch"][1]["chance"]  # 1 − 0.99**10: 16 significant digits
+    assert chance == catch_chance(10, 0.01) and len(repr(chance).lstrip("0.")) > 15
+    assert written["catch"][1]["chance"] == float(f"{chance:.15g}") != chance
+    assert written["pass_chance"] == float(f"{as_json['pass_chance']:.15g}")
+    for number in re.findall(r"[0-9][0-9.e+-]*", text):
+        digits = number.split("e")[0].replace(".", "").lstrip("0")
+        assert len(digits) <= 15, number
 
 
 @pytest.mark.parametrize(

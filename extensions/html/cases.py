@@ -12,6 +12,7 @@ from typing import Any
 
 from . import fmt
 from .fmt import MISSING, fraction, integer, num, obj, objects, text
+from .ids import case_id
 from .markup import Markup, escape
 from .records import case_details, message_limit
 from .svg import interval_bar
@@ -153,7 +154,7 @@ def _row(
     if planned is not None and total is not None and planned != total:
         runs += f" <small>of {planned}</small>"
     cells = [
-        f'<th scope="row" class="case">{escape(case)}</th>',
+        f'<th scope="row" class="case">{case_id(case)}</th>',
         f"<td>{runs}</td>",
         f"<td>{fmt.rate(row.get('pass_rate'))}</td>",
         f'<td class="plot">{interval_bar(low, high, estimate, gate=rate_gate(row), status=status)}'

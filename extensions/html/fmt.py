@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pytest_probability.extensions.cost.format import money as _money
@@ -21,6 +22,8 @@ from pytest_probability.extensions.latency.format import quantile_label as _quan
 
 MISSING = "\u2014"
 MINUS = "\u2212"
+#: Fewest significant digits an amount per run shows.
+PER_RUN_DIGITS = 2
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -145,6 +148,24 @@ def money(value: Any) -> str:
     """``$0.0400``; ``—`` if absent."""
     number = num(value)
     return MISSING if number is None else _money(number)
+
+
+def money_per_run(value: Any) -> str:
+    """An amount per run (a run's or a step's cost, a cost per run) as :func:`money` prints
+    it, four decimals, unless that leaves fewer than two significant digits: then to two
+    significant digits, half-up on the amount as written (``$0.000036`` for 0.0000364,
+    ``$0.00042``, ``$0.0012``, ``$0.0000`` only for 0); ``—`` if absent."""
+    number = num(value)
+    if number is None:
+        return MISSING
+    exact = Decimal(repr(number))
+    if exact == 0 or abs(exact) >= Decimal("0.001"):  # four decimals show two digits
+        return _money(number)
+    place = exact.adjusted() - PER_RUN_DIGITS + 1  # 3.64e-05 → quantum 1e-06
+    shown = exact.quantize(Decimal(1).scaleb(place), rounding=ROUND_HALF_UP)
+    if shown.adjusted() > exact.adjusted():  # carried into a new digit: 0.000995 → 0.0010
+        shown = shown.quantize(Decimal(1).scaleb(place + 1), rounding=ROUND_HALF_UP)
+    return f"${shown:f}"
 
 
 def count(value: Any) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .ids import case_id
 from .markup import Markup, escape
 from .svg import Axis, axis_row, forest_row
 
@@ -75,7 +76,7 @@ def forest_table(
             open_high=line.open_high,
             diamond=line.diamond,
         )
-        cells = [f'<th scope="row">{escape(line.before[0])}</th>' if line.before else ""]
+        cells = [f'<th scope="row">{case_id(line.before[0])}</th>' if line.before else ""]
         cells += [_cell(value) for value in line.before[1:]]
         cells.append(f'<td class="plot">{plot}</td>')
         cells += [_cell(line.after[i] if i < len(line.after) else "") for i in kept]

@@ -81,17 +81,27 @@ def render_totals(document: Mapping[str, Any]) -> Markup:
         cards.append(_card("Cost", fmt.money(totals.get("cost")), "recorded by the runs"))
     gates = obj(document.get("gates"))
     if gates:
-        passed, failed = integer(gates.get("passed")) or 0, integer(gates.get("failed")) or 0
-        undecided = integer(gates.get("undecided")) or 0
-        note = f"{passed} passed, {failed} failed, {undecided} undecided"
-        if failed:
-            cards.append(_card("Gates", f"{failed} failed", note, "bad"))
-        elif undecided:
-            css = "bad" if gates.get("undecided_fails", True) else ""
-            cards.append(_card("Gates", f"{undecided} undecided", note, css))
-        else:
-            cards.append(_card("Gates", "all passed", note, "ok"))
+        cards.append(_gates_card(gates))
     return Markup(f'<div class="cards">{"".join(cards)}</div>')
+
+
+def _gates_card(gates: Mapping[str, Any]) -> str:
+    """The Gates card. Its headline counts the gates that fail the session: every FAIL, and
+    every UNDECIDED unless ``--prob-undecided=pass`` (``undecided_fails`` false) lets them
+    through; the note under it gives the three verdict counts and the policy."""
+    passed, failed = integer(gates.get("passed")) or 0, integer(gates.get("failed")) or 0
+    undecided = integer(gates.get("undecided")) or 0
+    undecided_fail = gates.get("undecided_fails", True) is not False
+    failing = failed + (undecided if undecided_fail else 0)
+    note = f"{passed} passed, {failed} failed, {undecided} undecided"
+    if undecided:
+        note += f" (undecided {'fail' if undecided_fail else 'pass'})"
+    if failing:
+        verb = "fails" if failing == 1 else "fail"
+        return _card("Gates", f"{failing:,} {verb} the session", note, "bad")
+    if undecided:
+        return _card("Gates", "none fail the session", note)
+    return _card("Gates", "all passed", note, "ok")
 
 
 def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -1,8 +1,11 @@
 """The latency section: each case's quantile with its interval against its limit.
 
-Cases with a ``max_latency`` gate are always drawn; without any gate, the slowest cases are.
-The axis is linear from 0, or logarithmic when the times span more than 50×. Pure module:
-never imports pytest.
+Every run is timed, so every row of a report has a latency; the section appears only when
+latency was asked for, as the terminal's ``probability: latency`` section does: cases with
+a ``max_latency`` gate are always drawn, and with ``--prob-latency`` (which the JSON report
+does not record: the session says so, ``every=True``) the slowest other cases too. The axis
+is linear from 0, or logarithmic when the times span more than 50×. Pure module: never
+imports pytest.
 """
 
 from __future__ import annotations
@@ -21,17 +24,30 @@ from .svg import time_axis
 LATENCY_LINES = 100
 
 
-def render_latency(document: Mapping[str, Any]) -> Markup | None:
-    """The latency forest, or ``None`` when no row has a timed quantile."""
+def latency_gated(row: Mapping[str, Any]) -> bool:
+    """Whether the row's case has a ``max_latency`` gate (its latency or a latency check
+    of its gate says so)."""
+    if num(obj(row.get("latency")).get("max_latency")) is not None:
+        return True
+    return any(
+        check.get("kind") == "latency" for check in objects(obj(row.get("gate")).get("checks"))
+    )
+
+
+def render_latency(document: Mapping[str, Any], every: bool = False) -> Markup | None:
+    """The latency forest of the latency-gated cases, and with ``every`` (the session ran
+    with ``--prob-latency``) of the slowest other timed cases; ``None`` when that leaves no
+    case with a timed quantile (latency was not asked for)."""
     timed = [
         (row, obj(row.get("latency")))
         for row in objects(document.get("rows"))
         if num(obj(row.get("latency")).get("estimate")) is not None
+        and (every or latency_gated(row))
     ]
     if not timed:
         return None
-    gated = [(row, q) for row, q in timed if num(q.get("max_latency")) is not None]
-    rest = [(row, q) for row, q in timed if num(q.get("max_latency")) is None]
+    gated = [(row, q) for row, q in timed if latency_gated(row)]
+    rest = [(row, q) for row, q in timed if not latency_gated(row)]
     rest.sort(key=lambda pair: -(num(pair[1].get("estimate")) or 0.0))
     shown = (gated + rest)[: max(LATENCY_LINES, len(gated))]
     values: list[float | None] = []

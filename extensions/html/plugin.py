@@ -88,6 +88,14 @@ def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPa
     return panels
 
 
+def _latency_asked(options: OptionRegistry) -> bool:
+    """Whether the session asked for every case's latency (``--prob-latency``, ``prob_latency``).
+    The report document records it too (``"latency": {"every_case": true}``); the page is
+    told directly as well, so that a session without the ``latency`` extension's JSON field
+    (``-p no:probability.latency`` leaves the option out as well) is drawn the same way."""
+    return "latency" in options.specs and bool(options.session_value("latency"))
+
+
 def write_page(config: pytest.Config, exit_status: int) -> str | None:
     """Build the report document as ``--prob-json`` does, render and write the page.
 
@@ -112,7 +120,9 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         )
         # the same strict JSON the report file holds, so a page rendered from it matches
         document = json.loads(jsonreport.dumps(document))
-        page = render_report(document, collect_panels(document, config))
+        page = render_report(
+            document, collect_panels(document, config), latency=_latency_asked(kernel.options)
+        )
     except Exception as exc:  # a bug here must not hide the session's results
         return f"could not build the HTML report: {type(exc).__name__}: {exc}"
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .fmt import duration, integer, money, num, objects, plural, text, truncate
+from .fmt import duration, integer, money_per_run, num, objects, plural, text, truncate
 from .markup import Markup, escape
 
 #: Characters of a message shown before it is cut.
@@ -62,7 +62,7 @@ def _steps(steps: Sequence[Mapping[str, Any]]) -> str:
         if num(step.get("elapsed")) is not None:
             bits.append(duration(step.get("elapsed")))
         if num(step.get("cost")) is not None:
-            bits.append(money(step.get("cost")))
+            bits.append(money_per_run(step.get("cost")))
         if step.get("error"):
             bits.append(escape(step.get("error")))
         line = " · ".join(bits)
@@ -100,7 +100,7 @@ def summary_counts(records: Sequence[Mapping[str, Any]]) -> str:
     each = ""
     if len(costs) == 1 and records:
         cost = costs.pop()
-        each = "" if cost is None else f" · {money(cost)} each"
+        each = "" if cost is None else f" · {money_per_run(cost)} each"
     return plural(len(records), "run") + (f": {shown}" if shown else "") + each
 
 
@@ -129,7 +129,9 @@ def run_table(records: Sequence[Mapping[str, Any]], limit: int = MESSAGE_LIMIT) 
         if show_latency:
             cells.append(duration(record.get("latency")))
         if show_cost:
-            cells.append(money(record.get("cost")) if record.get("cost") is not None else "")
+            cells.append(
+                money_per_run(record.get("cost")) if record.get("cost") is not None else ""
+            )
         if show_steps:
             cells.append("" if _synthesized(record, steps) else _steps(steps))
         if show_message:

@@ -92,16 +92,34 @@ def _built_in(
     return sections
 
 
-def render_report(document: Mapping[str, Any], panels: Iterable[HtmlPanel] = ()) -> str:
-    """The HTML page for a report document, with extra ``panels`` after the summaries."""
+def _every_latency(document: Mapping[str, Any]) -> Markup | None:
+    """The latency section of a ``--prob-latency`` session: every timed case."""
+    return render_latency(document, every=True)
+
+
+def render_report(
+    document: Mapping[str, Any], panels: Iterable[HtmlPanel] = (), *, latency: bool = False
+) -> str:
+    """The HTML page for a report document, with extra ``panels`` after the summaries.
+
+    ``latency`` says that the session ran with ``--prob-latency`` (a report written since
+    records it as ``"latency": {"every_case": true}``, which counts too): the latency
+    section then draws every timed case, not only latency-gated ones.
+    """
     if not isinstance(document, Mapping):
         raise TypeError(f"a report is a JSON object, not {type(document).__name__}")
+    asked = document.get("latency")
+    latency = latency or (isinstance(asked, Mapping) and asked.get("every_case") is True)
     taken: set[str] = {"cases", "case-filters"}
     try:
         header = Markup(render_totals(document) + render_settings(document))
     except Exception as exc:
         header = _panel_body(failed_panel("Summary", exc))
-    sections = _built_in(document, BEFORE_PANELS, taken)
+    before = [
+        (anchor, title, _every_latency if latency and renderer is render_latency else renderer)
+        for anchor, title, renderer in BEFORE_PANELS
+    ]
+    sections = _built_in(document, before, taken)
     taken.update(anchor for anchor, _, _ in AFTER_PANELS)
     for panel in panels:
         title = str(panel.title)

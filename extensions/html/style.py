@@ -78,8 +78,9 @@ table.cases { width: 100%; }
 table.cases > tbody { border-top: 1px solid var(--line); }
 table.cases > tbody:hover { background: var(--soft); }
 table.cases th.case {
-  font-weight: 500; min-width: 9rem; max-width: 34rem; overflow-wrap: anywhere;
+  font-weight: 500; min-width: 9rem; max-width: 34rem; overflow-wrap: break-word;
 }
+.id { white-space: nowrap; }
 table.cases > tbody > tr > td {
   text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
 }
@@ -147,7 +148,7 @@ svg.forest.overall { --c: var(--fg); }
 table.forest-table td.plot, table.forest-table th.plot { padding-top: 0; padding-bottom: 0; }
 table.forest-table td { white-space: nowrap; }
 table.forest-table td:last-child { white-space: normal; min-width: 5rem; }
-table.forest-table th[scope="row"] { min-width: 8rem; overflow-wrap: anywhere; }
+table.forest-table th[scope="row"] { min-width: 8rem; overflow-wrap: break-word; }
 table.forest-table tr.overall th { font-weight: 700; }
 table.forest-table tr.sub th { padding-left: 1.6rem; font-weight: 400; color: var(--muted); }
 table.forest-table tr.axis-line td { border: 0; }
@@ -185,7 +186,6 @@ footer { color: var(--muted); font-size: .85rem; border-top: 1px solid var(--lin
   body { font-size: 14px; }
   main { padding: 0 .5rem 2rem; }
   .card { min-width: 0; flex: 1 1 45%; }
-  table.cases th.case { max-width: 14rem; }
   nav.toc { position: static; }
 }
 @media print {

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import fmt
 from .fmt import integer, num, obj, objects, text
+from .ids import case_id
 from .markup import Markup, escape, table
 from .svg import value_bar
 
@@ -59,9 +60,9 @@ def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
         runs = (integer(row.get("total")) or 0) + (integer(row.get("skipped")) or 0)
         lines.append(
             [
-                text(row.get("case")),
+                case_id(text(row.get("case"))),
                 fmt.money(cost),
-                fmt.money(cost / runs) if runs else fmt.MISSING,
+                fmt.money_per_run(cost / runs) if runs else fmt.MISSING,
                 value_bar(cost / largest if largest > 0 else 0.0, "cost"),
             ]
         )
@@ -86,7 +87,7 @@ def render_cost(document: Mapping[str, Any]) -> Markup | None:
     parts = []
     if cost is not None:
         runs = (integer(totals.get("count")) or 0) + (integer(totals.get("skipped")) or 0)
-        per_run = f" ({fmt.money(cost / runs)} per run over {runs:,} runs)" if runs else ""
+        per_run = f" ({fmt.money_per_run(cost / runs)} per run over {runs:,} runs)" if runs else ""
         parts.append(f"<p><strong>Cost:</strong> {fmt.money(cost)}{escape(per_run)}</p>")
     tokens = _tokens(usage)
     if tokens:

@@ -288,6 +288,8 @@ def pytest_prob_build_report(
     ``--prob-latency``, else only latency-gated cases) and ``rows[].latency``. Called once
     in the aggregating process; returns nothing."""
     show_all = kernel_of(config).options.session_value("latency")
+    if show_all:  # so that a page rendered later from the JSON shows what the session did
+        report.set_json("latency", {"every_case": True})
     shown: list[tuple[str, CaseLatency]] = []
     for case in results.cases():
         found = case_latency(config, case)

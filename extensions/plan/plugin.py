@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from .power import (
     runs_to_catch,
 )
 from .rows import PlanRow, flake_label, render
+from .tomlfile import write_toml
 
 SESSION = "probability.plan.session"
 SECTION_ORDER = 50
@@ -232,7 +231,7 @@ class PlanSession:
         """Write ``--prob-plan-write``. Called once at the end; returns nothing."""
         if self.write_path is not None:
             try:
-                _write_toml(Path(self.write_path), self.document())
+                write_toml(Path(self.write_path), self.document())
             except OSError as exc:
                 self.write_error = (
                     f"--prob-plan-write={self.write_path}: cannot write the plan: "
@@ -296,27 +295,3 @@ def _percent_as_written(rate: float) -> str:
     from pytest_probability.extensions.gates.rate import bar_percent
 
     return bar_percent(rate)
-
-
-def _jsonable_toml(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable_toml(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_jsonable_toml(v) for v in value]
-    return value
-
-
-def _write_toml(path: Path, document: dict[str, Any]) -> None:
-    """Write ``document`` as TOML atomically (a temporary file, then a rename)."""
-    import tomli_w
-
-    text = tomli_w.dumps(_jsonable_toml(document))
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -1,0 +1,51 @@
+"""Writing the plan as TOML (``--prob-plan-write``). Pure module: never imports pytest.
+
+Numbers are written as people read them: every float to 15 significant digits, the
+precision a float holds for certain (the rule the cost extension applies to its sums), so a
+projected cost of ``0.0045 / 6 * 10`` is ``cost = 0.0075``, not ``0.007499999999999999``.
+Only the binary noise of the arithmetic goes; every digit that means something stays.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: Significant digits of every float the plan file holds.
+SIGNIFICANT = 15
+
+
+def readable(number: float) -> float:
+    """``number`` to :data:`SIGNIFICANT` significant digits (``-0.0`` becomes ``0.0``)."""
+    return float(f"{number:.{SIGNIFICANT}g}") + 0.0
+
+
+def toml_values(value: Any) -> Any:
+    """``value`` ready for TOML: floats made :func:`readable`, and the ``None`` fields of
+    every table left out (TOML has no null)."""
+    if isinstance(value, dict):
+        return {key: toml_values(item) for key, item in value.items() if item is not None}
+    if isinstance(value, (list, tuple)):
+        return [toml_values(item) for item in value]
+    if isinstance(value, float):
+        return readable(value)
+    return value
+
+
+def write_toml(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` as TOML atomically (a temporary file, then a rename); raises
+    ``OSError`` when the file cannot be written."""
+    import tomli_w
+
+    text = tomli_w.dumps(toml_values(document))
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
