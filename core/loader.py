@@ -33,6 +33,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("budget", "pytest_probability.extensions.budget"),
     ("explain", "pytest_probability.extensions.explain"),
     ("html", "pytest_probability.extensions.html"),
+    ("markdown", "pytest_probability.extensions.markdown"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)

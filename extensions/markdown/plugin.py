@@ -1,0 +1,280 @@
+"""The ``markdown`` extension's pytest hooks: ``--prob-markdown=PATH`` and the job summary
+(``GITHUB_STEP_SUMMARY``).
+
+The aggregating process (never an xdist worker) renders the summary once at the end of the
+session, from the report document ``--prob-json`` would write, then writes it to the
+``--prob-markdown`` path (replacing the file, creating missing directories) and appends it
+to the job summary file. A failed write is one ``WARNING:`` line after the report: a
+summary is a convenience, so it never changes the exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_probability import jsonreport
+from pytest_probability.options import OptionRegistry
+from pytest_probability.results import ERROR, FAIL, Results
+from pytest_probability.values import parse_text
+
+from . import hookspecs
+from .markup import MarkdownSection
+
+KERNEL_NAME = "probability.kernel"
+SECTIONS_HOOK = "pytest_prob_markdown_sections"
+STEP_SUMMARY_HOOK = "pytest_prob_markdown_step_summary"
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+@dataclass
+class MarkdownState:
+    """Per-config state (aggregating process only).
+
+    :ivar shown: ``--prob-markdown`` as given, or ``None``.
+    :ivar path: that path made absolute at ``pytest_configure`` (a test may change the
+        working directory), or ``None``.
+    :ivar errors: the lines to print after the report, one per failed write.
+    """
+
+    shown: str | None = None
+    path: Path | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+STATE_KEY = pytest.StashKey[MarkdownState]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add this extension's hooks unless the loader already did (it adds every bundled
+    extension's hooks; this covers ``-p pytest_probability.extensions.markdown.plugin``).
+    Called once when this module registers, in every process; returns nothing."""
+    caller = getattr(pluginmanager.hook, SECTIONS_HOOK, None)
+    if caller is None or getattr(caller, "spec", None) is None:
+        pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_prob_addoption(options: OptionRegistry) -> None:
+    """Declare ``--prob-markdown`` / ``prob_markdown``. Called by the kernel's historic
+    hook, in every process; returns nothing."""
+    options.add(
+        "markdown",
+        parse=parse_text,
+        cli="--prob-markdown",
+        ini="prob_markdown",
+        metavar="PATH",
+        help=(
+            "write a Markdown summary (fraction table, gates, comparisons, cost) to PATH; "
+            "with GITHUB_STEP_SUMMARY set it is appended there too"
+        ),
+        owner="markdown",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Remember the ``--prob-markdown`` path, made absolute, in the aggregating process.
+
+    Called once per process after the kernel resolved the settings (never checks the path:
+    missing directories are created at the end, and a failed write only warns). Returns
+    nothing.
+    """
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None or _is_worker(config):
+        return
+    shown = kernel.options.session_value("markdown")
+    path = Path(os.path.abspath(shown)) if shown is not None else None
+    config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_markdown_step_summary(config: pytest.Config) -> str:
+    """The default job summary file: ``$GITHUB_STEP_SUMMARY``, or ``""`` (none).
+
+    Called once at the end of the session in the aggregating process, when no other
+    implementation answered; returns the path or ``""``."""
+    return os.environ.get(STEP_SUMMARY_ENV, "").strip()
+
+
+def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[MarkdownSection]:
+    """Every implementation's sections, in hook order; a failing one becomes a marked
+    section naming the extension and the error."""
+    sections: list[MarkdownSection] = []
+    for impl in reversed(getattr(config.hook, SECTIONS_HOOK).get_hookimpls()):
+        name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
+        try:
+            answer = impl.function(report=report, config=config)
+            found = [answer] if isinstance(answer, MarkdownSection) else list(answer or ())
+            bad = [item for item in found if not isinstance(item, MarkdownSection)]
+            if bad:
+                raise TypeError(f"expected MarkdownSection objects, got {type(bad[0]).__name__}")
+        except Exception as exc:  # one extension's bug must not lose the summary
+            message = f"extension {name!r} failed: {type(exc).__name__}: {exc}"
+            sections.append(MarkdownSection(f"{name} (failed)", message))
+            continue
+        sections.extend(found)
+    return sections
+
+
+def build_summary(config: pytest.Config, exit_status: int) -> str | None:
+    """The summary's Markdown, or ``None`` when no bench run produced a result.
+
+    Builds the report document as ``--prob-json`` does. Its ``records`` are all serialised
+    only when an extension implements ``pytest_prob_markdown_sections``: the summary itself
+    shows only the first failing run of each case. Raises whatever building fails with.
+    """
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None or kernel.builder is None or not len(kernel.results):
+        return None
+    from .render import render_markdown  # (only when a summary is written)
+
+    document = jsonreport.build_document(
+        results=kernel.results,
+        builder=kernel.builder,
+        runs=kernel.options.session_value("runs"),
+        exit_status=exit_status,
+    )
+    with_sections = bool(getattr(config.hook, SECTIONS_HOOK).get_hookimpls())
+    if not with_sections:
+        document["records"] = first_failures(kernel.results)
+    # the same strict JSON the report file holds (non-finite numbers are null)
+    report = json.loads(jsonreport.dumps(document))
+    sections = collect_sections(report, config) if with_sections else []
+    return render_markdown(report, sections)
+
+
+def first_failures(results: Results) -> list[dict[str, Any]]:
+    """The first failing or errored run of each case, with the report's record fields the
+    summary reads (``case`` is the row's displayed id, as in the report)."""
+    found = []
+    for case in results.cases():
+        for record in case.ordered_records():
+            if record.get("outcome") in (FAIL, ERROR):
+                fields = {key: record.get(key) for key in ("run", "outcome", "message")}
+                found.append({"case": case.display, **fields})
+                break
+    return found
+
+
+def _step_summary(config: pytest.Config) -> Path | None:
+    """The job summary file to append to, or ``None``."""
+    answer = getattr(config.hook, STEP_SUMMARY_HOOK)(config=config)
+    if not answer:
+        return None
+    path = Path(os.fspath(answer)).expanduser()
+    return path if path.is_absolute() else config.invocation_params.dir / path
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+def write_file(path: Path, markdown: str) -> None:
+    """Replace ``path`` with ``markdown`` atomically, creating missing parent directories
+    (a device or pipe such as ``/dev/stdout`` is written in place). Raises ``OSError``."""
+    if not jsonreport.is_stream(path):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # say which part of the path is in the way
+            raise OSError(exc.errno, _in_the_way(path) or exc.strerror) from None
+    jsonreport.write_atomic(path, markdown)
+
+
+def _in_the_way(path: Path) -> str | None:
+    """``'…/afile' is not a directory`` when the nearest existing ancestor of ``path`` is a
+    file, else ``None``."""
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"{str(parent)!r} is not a directory"
+    return None
+
+
+def append_file(path: Path, markdown: str) -> None:
+    """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
+    already has content, so the summary starts a block of its own. Raises ``OSError``."""
+    data = markdown.encode("utf-8")
+    if jsonreport.is_stream(path):
+        with open(path, "ab") as handle:
+            handle.write(data)
+        return
+    with open(path, "a+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            handle.seek(size - 1)
+            data = (b"\n" if handle.read(1) == b"\n" else b"\n\n") + data
+        handle.write(data)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.resolve() == second.resolve() or (
+            first.exists() and second.exists() and os.path.samefile(first, second)
+        )
+    except OSError:
+        return False
+
+
+def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: int) -> list[str]:
+    """Render the summary and write it to every target; returns one error line per failure
+    (and none when there was nothing to write). Never raises."""
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None or kernel.builder is None or not len(kernel.results):
+        return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
+    try:
+        target = _step_summary(config)
+    except Exception as exc:  # a conftest's bug costs the job summary, nothing more
+        return [f"could not find the job summary file: {type(exc).__name__}: {exc}"]
+    if state.path is None and target is None:
+        return []
+    try:
+        markdown = build_summary(config, exit_status)
+    except Exception as exc:  # a bug here must not hide the session's results
+        return [f"could not build the Markdown summary: {type(exc).__name__}: {exc}"]
+    if markdown is None:
+        return []
+    errors = []
+    if state.path is not None:
+        try:
+            write_file(state.path, markdown)
+        except (OSError, UnicodeError) as exc:
+            errors.append(f"could not write the Markdown summary to {state.shown}: {_reason(exc)}")
+    if target is not None and not (state.path is not None and _same_file(state.path, target)):
+        try:
+            append_file(target, markdown)
+        except (OSError, UnicodeError) as exc:
+            errors.append(f"could not append the Markdown summary to {target}: {_reason(exc)}")
+    return errors
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+    """Write the Markdown summary once the kernel built the report (aggregating process
+    only; also after Ctrl-C, like the JSON report).
+
+    Wraps ``pytest_sessionfinish`` so that it runs after the kernel's implementation, and
+    before the terminal summary is printed. Leaves the exit status alone, even when a write
+    fails. Returns nothing.
+    """
+    result = yield
+    config = session.config
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None and not _is_worker(config):
+        state.errors = write_summaries(config, state, int(session.exitstatus))
+    return result
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print one ``WARNING:`` line per failed write after the report. Called once in the
+    aggregating process at the end of the terminal summary; returns nothing."""
+    state = terminalreporter.config.stash.get(STATE_KEY, None)
+    for error in state.errors if state else ():
+        terminalreporter.write_line(f"WARNING: {error}", yellow=True, bold=True)

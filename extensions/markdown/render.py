@@ -1,0 +1,573 @@
+"""The Markdown summary of a session, rendered from its JSON report document.
+
+The summary holds what a CI page needs at a glance: the ``Overall:``, ``Gates:`` and
+``Cost:`` lines, the fraction table, the function-level lines, the gates that did not pass,
+the comparisons, the baseline check, the tokens per model, the first failing run of each
+case, extensions' sections and the report's warnings. Numbers print as in the terminal
+(STATISTICS.md, "Printing"), through the bundled extensions' pure formatting modules.
+
+A document may come from an earlier version, a third-party extension or a hand edit: every
+field is read defensively, and a missing or malformed one leaves its cell empty. Every text
+passes through :func:`~.markup.escape`. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from pytest_probability.extensions.cost.format import money as _money
+from pytest_probability.extensions.fractions.format import whole_percent
+from pytest_probability.extensions.intervals.formatting import percent as _percent
+from pytest_probability.extensions.intervals.formatting import percent1 as _percent1
+from pytest_probability.extensions.latency.format import duration as _duration
+from pytest_probability.extensions.latency.format import limit as _limit
+from pytest_probability.extensions.latency.format import quantile_label as _quantile_label
+from pytest_probability.results import row_status
+
+from .markup import Markdown, MarkdownSection, escape, render_section, table
+
+#: The summary's heading (level 2: a job summary page holds several steps' summaries).
+TITLE = "pytest-probability"
+#: The most case rows the table shows (GitHub accepts 1 MiB of summary per step).
+MAX_ROWS = 1000
+#: Longest warning or note shown; the JSON report keeps the whole text.
+MESSAGE_LIMIT = 500
+#: The most cases the failures section lists, and the longest message it shows.
+MAX_FAILURES = 50
+FAILURE_LIMIT = 200
+MISSING = "\u2014"
+MINUS = "\u2212"
+VERDICTS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
+SUBSET_WORDS = {"selected": "selected subset", "stopped": "session stopped early"}
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+# -- reading ----------------------------------------------------------------------------------
+def num(value: Any) -> float | None:
+    """A finite number (not a boolean), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def integer(value: Any) -> int | None:
+    """A whole number (not a boolean), else ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def obj(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def objects(value: Any) -> list[Mapping[str, Any]]:
+    """The JSON objects of an array (anything else in it is skipped)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def text(value: Any) -> str:
+    """``value`` as text; ``None`` is empty."""
+    return "" if value is None else str(value)
+
+
+def shorten(value: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``value`` cut to ``limit`` characters, with ``…`` when cut."""
+    return value if len(value) <= limit else value[:limit] + "\u2026"
+
+
+# -- printing ---------------------------------------------------------------------------------
+def percent(value: Any) -> str:
+    """A fraction in whole percent (row bounds: ``35%``); ``—`` if absent."""
+    number = num(value)
+    return MISSING if number is None else _percent(min(1.0, max(0.0, number)))
+
+
+def percent1(value: Any) -> str:
+    """A fraction with one decimal (aggregates: ``81.0%``); ``—`` if absent."""
+    number = num(value)
+    return MISSING if number is None else _percent1(min(1.0, max(0.0, number)))
+
+
+def money(value: Any) -> str:
+    """``$0.0400``; empty if absent."""
+    number = num(value)
+    return "" if number is None else _money(number)
+
+
+def duration(value: Any) -> str:
+    """Seconds as the terminal prints them (``769ms``); ``—`` if absent."""
+    number = num(value)
+    return MISSING if number is None or number < 0 else _duration(number)
+
+
+def _half_up(value: Decimal, places: int) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def signed_points(value: Any) -> str:
+    """A difference of fractions in whole percentage points: ``+20``, ``−11``, ``0``."""
+    number = num(value)
+    if number is None:
+        return MISSING
+    points = _half_up(Decimal(repr(number)) * 100, 0)
+    if points == 0:
+        return "0"
+    return f"{'+' if points > 0 else MINUS}{abs(points):f}"
+
+
+def p_value(value: Any) -> str:
+    """``1``, ``<0.001``, ``0.004`` (3 decimals below 0.01), ``0.47``; empty if absent."""
+    p = num(value)
+    if p is None:
+        return ""
+    if p >= 1.0:
+        return "1"
+    if p < 0.001:
+        return "<0.001"
+    exact = Decimal(repr(p))
+    if p < 0.01:
+        return f"{_half_up(exact, 3):f}"
+    rounded = _half_up(exact, 2)
+    return "1" if rounded >= 1 else f"{rounded:f}"
+
+
+def as_written(value: float) -> str:
+    """A fraction in percent as written, without padding zeros: ``0.025`` → ``2.5``."""
+    return f"{(Decimal(repr(value)) * 100).normalize():f}"
+
+
+def quantile(value: Any) -> str:
+    """``p95`` for 0.95; ``p?`` when the quantile is not a usable fraction."""
+    number = num(value)
+    try:
+        return "p?" if number is None else _quantile_label(number)
+    except ValueError:
+        return "p?"
+
+
+def latency_limit(value: Any) -> str:
+    """A ``max_latency`` limit as written (``2s``); ``?`` if absent."""
+    number = num(value)
+    try:
+        return "?" if number is None else _limit(number)
+    except ValueError:
+        return "?"
+
+
+# -- the parts ---------------------------------------------------------------------------------
+def _summary(document: Mapping[str, Any]) -> Markdown | None:
+    """The ``Overall:``, ``Gates:`` and ``Cost:`` lines, as a list."""
+    totals = obj(document.get("totals"))
+    lines: list[tuple[str, str]] = []
+    passes, count = integer(totals.get("passes")), integer(totals.get("count"))
+    if passes is not None and count:
+        lines.append(("Overall", f"{passes}/{count} passed ({whole_percent(passes, count)})"))
+    gates = obj(document.get("gates"))
+    counts = [(integer(gates.get(key)) or 0, key) for key in ("passed", "failed", "undecided")]
+    if any(number for number, _ in counts):
+        lines.append(("Gates", ", ".join(f"{n} {word}" for n, word in counts if n)))
+    cost = money(totals.get("cost"))
+    if cost:
+        lines.append(("Cost", cost))
+    if not lines:
+        return None
+    return Markdown("\n".join(f"- **{label}:** {escape(value)}" for label, value in lines))
+
+
+def _status(row: Mapping[str, Any]) -> str:
+    """The status word (``PASS`` for a row whose runs all passed) and the row's notes."""
+    passes, fails, errors = (integer(row.get(k)) or 0 for k in ("passes", "fails", "errors"))
+    word, _ = row_status(passes, fails, errors)
+    if passes + fails + errors == 0:
+        word = "SKIPPED"
+    elif not word:
+        word = "PASS"
+    elif row.get("xfail") is True:
+        word += " (xfail)"
+    notes = [word]
+    planned = integer(row.get("planned"))
+    stopped = obj(row.get("stopped"))
+    if stopped:
+        notes.append(f"decided after {text(stopped.get('after'))}/{text(stopped.get('planned'))}")
+    subset = SUBSET_WORDS.get(text(row.get("subset")))
+    if subset and planned is not None:
+        notes.append(f"of {planned} planned, {subset}")
+    cut = integer(row.get("budget_skipped"))
+    if cut and planned is not None:
+        notes.append(f"cut short ({planned - cut}/{planned})")
+    return ", ".join(notes)
+
+
+def _bar(check: Mapping[str, Any], planned: int | None) -> str:
+    """One gate's bar: ``≥90%``, ``≥19/20``, ``p95 ≤2s``, or the kind's name."""
+    kind = text(check.get("kind")) or "gate"
+    rate = num(check.get("min_rate"))
+    if kind == "rate" and rate is not None:
+        return f"≥{as_written(rate)}%"
+    if kind == "count" and integer(check.get("min_passes")) is not None:
+        return f"≥{check['min_passes']}/{planned if planned is not None else '?'}"
+    if kind == "latency":
+        return f"{quantile(check.get('quantile'))} ≤{latency_limit(check.get('max_latency'))}"
+    return kind
+
+
+def _gate_cell(row: Mapping[str, Any]) -> str:
+    gate = obj(row.get("gate"))
+    if not gate:
+        return ""
+    planned = integer(row.get("planned"))
+    bars = ", ".join(_bar(check, planned) for check in objects(gate.get("checks")))
+    word = VERDICTS.get(text(gate.get("verdict")), text(gate.get("verdict")).upper())
+    return f"{bars} {word}".strip()
+
+
+def _interval(low: Any, high: Any, show: Callable[[Any], str] = percent) -> Markdown:
+    """``[35%, 93%]``; empty when both ends are missing. (Numbers only: safe Markdown.)"""
+    if num(low) is None and num(high) is None:
+        return Markdown("")
+    return Markdown(f"[{show(low)}, {show(high)}]")
+
+
+def _interval1(low: Any, high: Any) -> Markdown:
+    """``[69.5%, 90.8%]`` (aggregates); empty when both ends are missing."""
+    return _interval(low, high, percent1)
+
+
+def _needs_attention(row: Mapping[str, Any]) -> bool:
+    """Whether a row did not pass every run, or did not pass its gate."""
+    passes, fails, errors = (integer(row.get(k)) or 0 for k in ("passes", "fails", "errors"))
+    verdict = obj(row.get("gate")).get("verdict")
+    return bool(fails or errors or not passes) or verdict not in (None, "pass")
+
+
+def _shown_rows(
+    rows: list[Mapping[str, Any]], max_rows: int
+) -> tuple[list[Mapping[str, Any]], str | None]:
+    """The rows the table shows, and a note when it leaves some out."""
+    if len(rows) <= max_rows:
+        return rows, None
+    attention = [row for row in rows if _needs_attention(row)]
+    shown = attention[:max_rows]
+    if len(attention) > max_rows:
+        note = (
+            f"{len(rows):,} cases: shown are the first {len(shown):,} of the "
+            f"{len(attention):,} that did not pass every run or their gate. "
+            "The JSON report (--prob-json) has every case."
+        )
+    else:
+        note = (
+            f"{len(rows):,} cases: shown are the {len(shown):,} that did not pass every run "
+            f"or their gate; the other {len(rows) - len(shown):,} passed every run. "
+            "The JSON report (--prob-json) has every case."
+        )
+    return shown, note
+
+
+def _cases(document: Mapping[str, Any], max_rows: int) -> Markdown | None:
+    """The fraction table: case, ``k/N``, interval, status, and gate and cost columns when
+    some row has them."""
+    rows = objects(document.get("rows"))
+    if not rows:
+        return None
+    shown, note = _shown_rows(rows, max_rows)
+    gated = any(obj(row.get("gate")) for row in rows)
+    costed = any(num(row.get("cost")) is not None for row in rows)
+    headers, align = ["Case", "Passed", "Interval", "Status"], "lrll"
+    if gated:
+        headers, align = [*headers, "Gate"], align + "l"
+    if costed:
+        headers, align = [*headers, "Cost"], align + "r"
+    body = []
+    for row in shown:
+        passes, total = integer(row.get("passes")), integer(row.get("total"))
+        ci = obj(row.get("ci"))
+        cells = [
+            text(row.get("case")),
+            MISSING if passes is None or total is None else f"{passes}/{total}",
+            _interval(ci.get("low"), ci.get("high")) if (total or 0) > 1 else "",
+            _status(row),
+        ]
+        if gated:
+            cells.append(_gate_cell(row))
+        if costed:
+            cells.append(money(row.get("cost")))
+        body.append(cells)
+    parts = ["### Cases", table(headers, body, align)]
+    if note:
+        parts.append(escape(note))
+    return Markdown("\n\n".join(parts))
+
+
+def _functions(document: Mapping[str, Any]) -> Markdown | None:
+    """The function-level and Overall lines (``aggregates``)."""
+    lines = objects(document.get("aggregates"))
+    if not lines:
+        return None
+    body = []
+    for line in lines:
+        ci = obj(line.get("ci"))
+        low, high = integer(line.get("runs_min")), integer(line.get("runs_max"))
+        runs = "" if low is None else (f"{low}" if low == high or high is None else f"{low}–{high}")
+        icc = num(line.get("icc"))
+        rho = "" if icc is None else f"{icc:.2f}".replace("-", MINUS)
+        hidden = text(line.get("hidden"))
+        interval = (
+            escape(f"hidden: {shorten(hidden)}")
+            if hidden
+            else _interval1(ci.get("low"), ci.get("high"))
+        )
+        body.append(
+            [
+                text(line.get("label")),
+                text(integer(line.get("inputs"))),
+                runs,
+                percent1(line.get("estimate")),
+                interval,
+                rho,
+            ]
+        )
+    headers = ["Function", "Inputs", "Runs", "Mean", "Interval", "ρ"]
+    return Markdown("### Functions\n\n" + table(headers, body, "lrrrlr"))
+
+
+def _gates(document: Mapping[str, Any]) -> Markdown | None:
+    """The gates that did not pass, one line per check (as the terminal's gates section)."""
+    rows = [row for row in objects(document.get("rows")) if obj(row.get("gate"))]
+    if not rows:
+        return None
+    body = []
+    for row in rows:
+        gate = obj(row.get("gate"))
+        if gate.get("verdict") == "pass":
+            continue
+        planned = integer(row.get("planned"))
+        for check in objects(gate.get("checks")):
+            verdict = text(check.get("verdict"))
+            if verdict == "pass":
+                continue
+            if check.get("kind") == "latency":
+                result = f"{quantile(check.get('quantile'))} {duration(check.get('estimate'))}"
+                shown = _interval(check.get("low"), check.get("high"), duration)
+            elif integer(check.get("passes")) is not None and integer(check.get("n")) is not None:
+                result = f"{check['passes']}/{check['n']}"
+                shown = _interval(check.get("low"), check.get("high"))
+            else:
+                result = shown = ""
+            word = VERDICTS.get(verdict, verdict.upper())
+            body.append([text(row.get("case")), _bar(check, planned), result, shown, word])
+    if not body:
+        every = "The gated case" if len(rows) == 1 else f"All {len(rows):,} gated cases"
+        return Markdown(f"### Gates\n\n{every} passed.")
+    headers = ["Case", "Gate", "Result", "Interval", "Verdict"]
+    return Markdown("### Gates\n\n" + table(headers, body, "llrll"))
+
+
+def _difference(line: Mapping[str, Any]) -> Markdown:
+    """``+20 pp [−11, +51]``, or ``+20 pp`` without an interval; empty without a number.
+    (Numbers only: safe Markdown.)"""
+    if num(line.get("difference")) is None:
+        return Markdown("")
+    shown = f"{signed_points(line.get('difference'))} pp"
+    if num(line.get("low")) is not None and num(line.get("high")) is not None:
+        shown += f" [{signed_points(line.get('low'))}, {signed_points(line.get('high'))}]"
+    return Markdown(shown)
+
+
+def _p(line: Mapping[str, Any]) -> str:
+    adjusted = p_value(line.get("p_adjusted"))
+    if adjusted:
+        return f"{adjusted} ({text(line.get('adjust'))})"
+    return p_value(line.get("p"))
+
+
+def _margin(line: Mapping[str, Any]) -> str:
+    margin = num(line.get("margin"))
+    if margin is None:
+        return ""
+    shown = as_written(abs(margin))
+    return f"±{shown} pp" if line.get("equivalence") is True else f"≥{MINUS}{shown} pp"
+
+
+def _notes(line: Mapping[str, Any]) -> str:
+    notes = []
+    if line.get("error"):
+        notes.append(f"could not be computed: {text(line.get('error'))}")
+    elif num(line.get("difference")) is None:
+        notes.append("no paired inputs")
+    if line.get("hidden"):
+        notes.append(f"interval hidden: {text(line.get('hidden'))}")
+    unpaired = objects(line.get("unpaired"))
+    if unpaired:
+        shown = ", ".join(f"{text(u.get('input'))} ({text(u.get('only'))} only)" for u in unpaired)
+        notes.append(f"not compared: {shown}")
+    for key in ("new", "removed"):
+        names = line.get(key)
+        if isinstance(names, list) and names:
+            notes.append(f"{len(names)} {key}")
+    return shorten("; ".join(notes))
+
+
+def _comparison_table(labelled: Sequence[tuple[str, Mapping[str, Any]]], first: str) -> Markdown:
+    """One row per comparison line; columns empty in every row are left out."""
+    headers = [first, "Difference", "p", "Paired", "Cost", "Margin", "Verdict", "Note"]
+    align = "lllrrlll"
+    rows = []
+    for label, line in labelled:
+        ratio = num(line.get("cost_ratio"))
+        rows.append(
+            [
+                label,
+                _difference(line),
+                _p(line),
+                text(integer(line.get("paired"))),
+                "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}",
+                _margin(line),
+                VERDICTS.get(text(line.get("verdict")), text(line.get("verdict")).upper()),
+                _notes(line),
+            ]
+        )
+    keep = [i for i in range(len(headers)) if i < 2 or any(row[i] for row in rows)]
+    return table(
+        [headers[i] for i in keep],
+        [[row[i] for i in keep] for row in rows],
+        "".join(align[i] for i in keep),
+    )
+
+
+def _comparisons(document: Mapping[str, Any]) -> Markdown | None:
+    """The comparisons of arms with their baseline arm (``comparisons``)."""
+    lines = objects(document.get("comparisons"))
+    if not lines:
+        return None
+    labelled = [
+        (
+            f"{text(line.get('label'))}[{text(line.get('axis'))}] "
+            f"{text(line.get('arm'))} {MINUS} {text(line.get('baseline'))}",
+            line,
+        )
+        for line in lines
+    ]
+    return Markdown("### Comparisons\n\n" + _comparison_table(labelled, "Comparison"))
+
+
+def _baseline(document: Mapping[str, Any]) -> Markdown | None:
+    """The regression check against an earlier report (``baseline``)."""
+    baseline = obj(document.get("baseline"))
+    if not baseline:
+        return None
+    margin = num(baseline.get("margin"))
+    rule = f"margin {as_written(abs(margin))} pp" if margin is not None else "no margin"
+    parts = [f"Against {escape(text(baseline.get('path')) or '?')} ({rule}): now {MINUS} baseline."]
+    functions = objects(baseline.get("functions"))
+    if functions:
+        labelled = [(text(line.get("label")), line) for line in functions]
+        parts.append(_comparison_table(labelled, "Function"))
+    names = baseline.get("not_run")
+    not_run = [text(name) for name in names if name is not None] if isinstance(names, list) else []
+    if not_run:
+        names = ", ".join(not_run[:10]) + (", …" if len(not_run) > 10 else "")
+        parts.append(escape(f"Baseline cases whose function did not run ({len(not_run)}): {names}"))
+    return Markdown("### Baseline\n\n" + "\n\n".join(parts))
+
+
+def _tokens(document: Mapping[str, Any]) -> Markdown | None:
+    """Tokens and cost per model (``totals.usage``)."""
+    usage = obj(obj(document.get("totals")).get("usage"))
+    if not usage:
+        return None
+    body = []
+    for model, totals in usage.items():
+        fields = obj(totals)
+        counts = [integer(fields.get(key)) for key in TOKEN_FIELDS]
+        body.append(
+            [
+                model,
+                *("" if n is None else f"{n:,}" for n in counts),
+                money(fields.get("cost")),
+            ]
+        )
+    headers = ["Model", "Input tokens", "Output tokens", "Cached input tokens", "Cost"]
+    return Markdown("### Tokens\n\n" + table(headers, body, "lrrrr"))
+
+
+def first_failures(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The first run of each case that failed or errored, in record order."""
+    found: dict[str, Mapping[str, Any]] = {}
+    for record in records:
+        if isinstance(record, Mapping) and record.get("outcome") in ("fail", "error"):
+            found.setdefault(text(record.get("case")), record)
+    return list(found.values())
+
+
+def _failures(document: Mapping[str, Any]) -> Markdown | None:
+    """The first failing or errored run of each case, with the first line of its message."""
+    found = first_failures(objects(document.get("records")))
+    if not found:
+        return None
+    body = []
+    for record in found[:MAX_FAILURES]:
+        lines = text(record.get("message")).strip().splitlines()
+        body.append(
+            [
+                text(record.get("case")),
+                text(integer(record.get("run"))),
+                text(record.get("outcome")),
+                shorten(lines[0], FAILURE_LIMIT) if lines else "",
+            ]
+        )
+    parts = [
+        "### Failures",
+        "The first run of each case that did not pass:",
+        table(["Case", "Run", "Outcome", "Message"], body, "lrll"),
+    ]
+    if len(found) > MAX_FAILURES:
+        more = len(found) - MAX_FAILURES
+        parts.append(f"{more:,} more cases had failing runs: the JSON report has every run.")
+    return Markdown("\n\n".join(parts))
+
+
+def _warnings(document: Mapping[str, Any]) -> Markdown | None:
+    """The report's ``warnings``, one item each."""
+    found = document.get("warnings")
+    shown = [text(w) for w in found if w is not None] if isinstance(found, list) else []
+    if not shown:
+        return None
+    items = "\n".join(f"- {escape(shorten(message))}" for message in shown)
+    return Markdown(f"### Warnings\n\n{items}")
+
+
+def render_markdown(
+    document: Mapping[str, Any],
+    sections: Sequence[MarkdownSection] = (),
+    *,
+    max_rows: int = MAX_ROWS,
+) -> str:
+    """The whole summary: ``## pytest-probability``, the summary lines, the case table, the
+    function lines, gates, comparisons, baseline, tokens, the first failure of each case
+    (from ``records``: only the first failing run of each case is needed there),
+    ``sections`` (in order) and the report's warnings, each part only when the report has
+    it. Ends with one newline."""
+    parts: list[str | None] = [f"## {TITLE}", _summary(document), _cases(document, max_rows)]
+    if not objects(document.get("rows")):
+        parts.append("No bench run produced a result.")
+    parts += [
+        _functions(document),
+        _gates(document),
+        _comparisons(document),
+        _baseline(document),
+        _tokens(document),
+        _failures(document),
+    ]
+    parts += [render_section(section) for section in sections]
+    parts.append(_warnings(document))
+    return "\n\n".join(part for part in parts if part) + "\n"
