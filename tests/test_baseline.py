@@ -7,6 +7,7 @@ import tomllib
 import pytest
 from conftest import load_json, section
 from scipy import stats
+from test_gates import record_warnings, recorded
 
 BENCH = """
 import pytest
@@ -74,6 +75,40 @@ def test_margin_gate_and_baseline_item(pytester: pytest.Pytester) -> None:
     )
     assert relaxed.ret == 0
     relaxed.assert_outcomes(passed=21)
+
+
+def test_margin_with_too_few_paired_inputs_warns_at_the_function(
+    pytester: pytest.Pytester,
+) -> None:
+    _bench(pytester, {"x": 3, "y": 3, "z": 3})
+    pytester.runpytest("--prob-runs=3", "--prob-save-baseline=base.toml")
+    _bench(pytester, {"x": 3, "y": 3, "new": 3})
+    bench = pytester.path / "bench_pick.py"
+    line = 6  # the decorator line of bench_pick
+    assert bench.read_text().splitlines()[line - 1].startswith("@pytest.mark.parametrize")
+    warned = record_warnings(pytester)
+    result = pytester.runpytest("--prob-runs=3", "--prob-baseline=base.toml", "--prob-margin=0.05")
+    # x and y pair with the baseline (new does not): two inputs have no interval
+    assert recorded(warned, "MarginWarning") == [
+        [
+            "MarginWarning",
+            "pick now − baseline: the margin cannot pass with 2 paired inputs: "
+            "--prob-margin=0.05 is judged on an interval, and 2 to 9 paired inputs have none "
+            "(prob_min_inputs=10): the verdict is always UNDECIDED",
+            str(bench),
+            line,
+            "collect",
+        ]
+    ]
+    assert section(result.outlines, "probability: baseline")[0].endswith("≥−5 pp  UNDECIDED")
+    # deselected inputs are not paired: one pair has an interval, so no warning
+    pytester.runpytest(
+        "--prob-runs=3", "--prob-baseline=base.toml", "--prob-margin=0.05", "-k", "x or new"
+    )
+    assert recorded(warned, "MarginWarning") == []
+    # without --prob-margin nothing is judged: no warning
+    pytester.runpytest("--prob-runs=3", "--prob-baseline=base.toml")
+    assert recorded(warned, "MarginWarning") == []
 
 
 def test_a_real_drop_fails_and_fisher_p_matches_scipy(pytester: pytest.Pytester) -> None:

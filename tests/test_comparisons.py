@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from conftest import load_json, section
@@ -11,6 +12,7 @@ from pytest_probability.extensions.comparisons.signflip import bootstrap_differe
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
+from test_gates import record_warnings, recorded, warnings_summary
 
 #: The spec's comparison example (one input, 8/10 against 10/10, costs 1:4).
 TRIAGE_BENCH = """
@@ -341,6 +343,179 @@ def test_xdist_gives_the_same_comparisons(pytester: pytest.Pytester, dist: list[
         for c in load_json(pytester.path / "p.json")["comparisons"]
     ]
     assert first == second
+
+
+AXIS_BENCH = """
+import pytest
+
+
+@pytest.mark.parametrize("style", ["terse", "chain_of_thought"])
+@pytest.mark.parametrize("text", ["a", "b"])
+def bench_triage(text, style):
+    pass
+
+
+def bench_other():
+    pass
+"""
+AXIS_WARNING = "pytest_probability.extensions.comparisons.session.AxisWarning"
+
+
+def _axis_message(source: str, axis: str, hint: str) -> str:
+    return (
+        f"{source}: no collected bench function has a parametrize argument named {axis!r}"
+        f"{hint}, so nothing is compared; their arguments are: style, text"
+    )
+
+
+def test_unknown_session_axis_warns_with_a_did_you_mean(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_triage=AXIS_BENCH)
+    warned = record_warnings(pytester)
+    result = pytester.runpytest("--prob-compare=styl")
+    message = _axis_message("--prob-compare=styl", "styl", " (did you mean 'style'?)")
+    assert recorded(warned, "AxisWarning") == [
+        ["AxisWarning", message, "<command line>", 1, "collect"]
+    ]
+    assert warnings_summary(result.outlines) == [
+        "<command line>:1",
+        f"  <command line>:1: AxisWarning: {message}",
+        "",
+    ]
+    assert result.ret == 0  # a warning: the functions without the axis are not errors
+    pytester.runpytest("--prob-compare=zzz")  # nothing close: no did-you-mean
+    assert recorded(warned, "AxisWarning") == [
+        [
+            "AxisWarning",
+            _axis_message("--prob-compare=zzz", "zzz", ""),
+            "<command line>",
+            1,
+            "collect",
+        ]
+    ]
+    # an axis some collected function has: no warning, also when -k deselects that function
+    pytester.runpytest("--prob-compare=style", "-k", "other")
+    assert recorded(warned, "AxisWarning") == []
+    # from the ini file the warning points at the line setting it; -o is the command line
+    ini = pytester.makeini("[pytest]\nprob_compare = txt\n")
+    pytester.runpytest()
+    txt = _axis_message("ini option prob_compare=txt", "txt", " (did you mean 'text'?)")
+    assert recorded(warned, "AxisWarning") == [["AxisWarning", txt, str(ini), 2, "collect"]]
+    pytester.runpytest("-o", "prob_compare=stlye")
+    stlye = _axis_message("ini option prob_compare=stlye", "stlye", " (did you mean 'style'?)")
+    assert recorded(warned, "AxisWarning") == [
+        ["AxisWarning", stlye, "<command line>", 1, "collect"]
+    ]
+    # -W error makes it a usage error
+    failed = pytester.runpytest("--prob-compare=styl", "-W", f"error::{AXIS_WARNING}")
+    assert failed.ret == pytest.ExitCode.USAGE_ERROR
+    failed.stderr.fnmatch_lines([f"ERROR: <command line>:1: AxisWarning: {message}"])
+
+
+def test_unknown_axis_without_parametrized_functions(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_plain="def bench_plain():\n    pass\n")
+    warned = record_warnings(pytester)
+    pytester.runpytest("--prob-compare=style")
+    assert recorded(warned, "AxisWarning") == [
+        [
+            "AxisWarning",
+            "--prob-compare=style: no collected bench function has a parametrize argument named "
+            "'style', so nothing is compared; none of them is parametrized",
+            "<command line>",
+            1,
+            "collect",
+        ]
+    ]
+    pytester.makepyfile(bench_plain="def test_plain():\n    pass\n")
+    pytester.runpytest("--prob-compare=style")  # no bench function at all: nothing to say
+    assert recorded(warned, "AxisWarning") == []
+
+
+MARGIN_BENCH = """
+import pytest
+
+
+@pytest.mark.probability(compare="arm", margin=0.05{extra})
+@pytest.mark.parametrize("arm", ["a", "b", "c"])
+@pytest.mark.parametrize("item", range(3))
+def bench_pick(item, arm):
+    pass
+"""
+#: the line of bench_pick's first decorator
+MARGIN_LINE = 4
+
+
+def _margin_warning(path: Any, arm: str, paired: int, rule: str, few: str, least: int) -> list:
+    return [
+        "MarginWarning",
+        f"pick[arm] {arm} − a: the margin cannot pass with {paired} paired inputs: {rule} is "
+        f"judged on an interval, and {few} have none (prob_min_inputs={least}): the verdict "
+        "is always UNDECIDED",
+        str(path),
+        MARGIN_LINE,
+        "collect",
+    ]
+
+
+def test_margin_with_too_few_inputs_warns_at_the_function(pytester: pytest.Pytester) -> None:
+    bench = pytester.makepyfile(bench_pick=MARGIN_BENCH.format(extra=""))
+    assert (
+        bench.read_text()
+        .splitlines()[MARGIN_LINE - 1]
+        .startswith("@pytest.mark.probability(compare=")
+    )
+    warned = record_warnings(pytester)
+    result = pytester.runpytest("--prob-runs=2")
+    few = "2 to 9 paired inputs"
+    assert recorded(warned, "MarginWarning") == [
+        _margin_warning(bench, "b", 3, "margin=0.05", few, 10),
+        _margin_warning(bench, "c", 3, "margin=0.05", few, 10),
+    ]
+    # and the verdicts are UNDECIDED, as the warning said
+    assert [
+        line.split("  ")[-1]
+        for line in section(result.outlines, "probability: comparisons")
+        if "paired" in line
+    ] == ["UNDECIDED", "UNDECIDED"]
+    # counted over the selected cases, per arm; prob_min_inputs moves the bound
+    pytester.runpytest(
+        "--prob-runs=2", "-o", "prob_min_inputs=3", "--deselect", "bench_pick.py::bench_pick::2-b"
+    )
+    assert recorded(warned, "MarginWarning") == [
+        _margin_warning(bench, "b", 2, "margin=0.05", "2 paired inputs", 3)
+    ]
+    # one pair has an interval (Newcombe's): no warning
+    one = pytester.runpytest("--prob-runs=2", "-k", "bench_pick and 0")
+    assert recorded(warned, "MarginWarning") == []
+    compared = section(one.outlines, "probability: comparisons")
+    assert ["  1 paired  " in line for line in compared[:2]] == [True, True]
+    # equivalence is named in the rule
+    pytester.makepyfile(bench_pick=MARGIN_BENCH.format(extra=", equivalence=True"))
+    pytester.runpytest("--prob-runs=2", "--deselect", "bench_pick.py::bench_pick::2-c")
+    rule = "margin=0.05, equivalence=True"
+    assert recorded(warned, "MarginWarning") == [
+        _margin_warning(bench, "b", 3, rule, few, 10),
+        _margin_warning(bench, "c", 2, rule, few, 10),
+    ]
+
+
+@pytest.mark.subprocess
+def test_collection_warnings_once_under_xdist(pytester: pytest.Pytester) -> None:
+    bench = pytester.makepyfile(bench_pick=MARGIN_BENCH.format(extra=""))
+    warned = record_warnings(pytester)
+    pytester.runpytest_subprocess("--prob-runs=2", "-n", "2", "--prob-compare=amr")
+    few = "2 to 9 paired inputs"
+    assert recorded(warned, "MarginWarning", "AxisWarning") == [
+        [
+            "AxisWarning",
+            "--prob-compare=amr: no collected bench function has a parametrize argument named "
+            "'amr' (did you mean 'arm'?), so nothing is compared; their arguments are: arm, item",
+            "<command line>",
+            1,
+            "collect",
+        ],
+        _margin_warning(bench, "b", 3, "margin=0.05", few, 10),
+        _margin_warning(bench, "c", 3, "margin=0.05", few, 10),
+    ]
 
 
 @pytest.mark.parametrize(

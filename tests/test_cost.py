@@ -288,7 +288,7 @@ def test_duck_typed_usage(pytester: pytest.Pytester) -> None:
         ),
         (
             "record_usage(42)",
-            "cannot read usage from a int: pass keywords (model=, input_tokens=, "
+            "cannot read usage from an int: pass keywords (model=, input_tokens=, "
             "output_tokens=, cached_input_tokens=, cost=), a TokenUsage, or a dict or object "
             "with those names (OpenAI- and Anthropic-style usage objects work too; a plugin "
             "can add other shapes through pytest_prob_normalize_usage)",

@@ -189,3 +189,112 @@ def bench_pick(item):
     )
     report = load_json(pytester.path / "r.json")
     assert report["baseline"]["functions"][0]["explanation"] == readings["pick now − baseline"]
+
+
+ERRORED_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+
+@pytest.mark.parametrize("kind", ["harness", "broken", "both"])
+def bench_err(kind):
+    run = current_run().run
+    if kind == "harness" and run in (2, 5, 9):
+        raise ConnectionError("dropped")
+    if kind == "broken":
+        raise ConnectionError("dropped")
+    if kind == "both":
+        if run == 1:
+            raise ConnectionError("dropped")
+        assert run != 2
+"""
+
+
+def test_errored_rows_are_not_called_flaky(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_err=ERRORED_BENCH)
+    result = pytester.runpytest("--prob-runs=10", "--prob-explain")
+    assert [line.split("  ")[-1] for line in section(result.outlines)[:3]] == [
+        "3 ERRORED",
+        "ERROR",
+        "FLAKY (1 errored)",
+    ]
+    readings = _readings(section(result.outlines, "probability: explained"))
+    assert readings["err::harness"] == (
+        "7 of 10 runs passed and 3 errored (an exception other than a failed check). With 95% "
+        "confidence its pass rate is between 35% and 93%, assuming its runs are independent "
+        "repetitions. No run failed a check, so this is not flakiness in the answers: the "
+        "errored runs raised an exception (the harness, a timeout, a dropped connection). "
+        "Every errored run fails the session; fix the cause before reading the rate."
+    )
+    assert readings["err::broken"] == (
+        "0 of 10 runs passed and 10 errored (an exception other than a failed check). With 95% "
+        "confidence its pass rate is between 0% and 31%, assuming its runs are independent "
+        "repetitions. Every run errored: fix the cause before reading any rate."
+    )
+    assert readings["err::both"].endswith(  # passes, a failed check and an error: flaky
+        "It is flaky: every failing run fails the session. To hold it to a pass rate instead, "
+        "gate it (min_rate=…) and let the verdict decide."
+    )
+
+
+def test_metric_readings_count_one_input_in_the_singular(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        bench_one="""
+import pytest
+
+
+@pytest.mark.parametrize("x", ["a"])
+def bench_one(x):
+    pass
+
+
+@pytest.mark.probability(runs=3)
+@pytest.mark.parametrize("x", ["short"])
+def bench_short(x):
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-runs=10", "--prob-metric=pass@5", "--prob-explain")
+    readings = _readings(section(result.outlines, "probability: explained"))
+    assert readings["one pass@5"] == (
+        "100.0% is the chance that at least one of 5 runs of an input passes, averaged over "
+        "1 input."
+    )
+    assert readings["Overall pass@5"] == (
+        "100.0% is the chance that at least one of 5 runs of an input passes, averaged over "
+        "1 input. 1 input had fewer than 5 runs and is left out."
+    )
+
+
+ROUTE_BENCH = """
+import pytest
+
+RIGHT = {  # which of 20 questions each model answers right
+    "m-small": set(range(0, 12)),
+    "m-large": set(range(0, 11)) | {12, 13, 14, 15, 16, 17, 18},
+}
+
+
+@pytest.mark.probability(compare="model")
+@pytest.mark.parametrize("model", ["m-small", "m-large"])
+@pytest.mark.parametrize("question", range(20))
+def bench_route(question, model):
+    assert question in RIGHT[model]
+"""
+
+
+def test_comparison_reading_reconciles_interval_and_p(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_route=ROUTE_BENCH)
+    result = pytester.runpytest("--prob-explain")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  route[model]  m-large − m-small  +30 pp [+5, +55]  p=0.07  20 paired"
+    ]
+    readings = _readings(section(result.outlines, "probability: explained"))
+    assert readings["route[model] m-large − m-small"] == (
+        "Over 20 paired inputs m-large against m-small differs by +30 points, 95% interval +5 "
+        "to +55 (a paired bootstrap over inputs), p = 0.07 (a sign-flip test). The whole "
+        "interval is above zero: on inputs like these it is better. The interval excludes zero "
+        "while p = 0.07 is above 0.05: p comes from a sign-flip test, the interval from a "
+        "paired bootstrap over inputs, two different methods that can disagree near the "
+        "boundary. A margin verdict is decided by the interval, not by p."
+    )

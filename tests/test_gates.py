@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import load_json, section
@@ -175,6 +178,158 @@ def bench_f(x):
         ]
     )
     assert "f::lenient: the gate" not in result.stdout.str()
+
+
+#: A conftest keeping every warning the aggregating process records (under pytest-xdist the
+#: workers forward theirs to the controller, so workers write nothing)
+RECORDING_CONFTEST = """
+import json
+
+
+class Recorder:
+    def pytest_warning_recorded(self, warning_message, when, nodeid, location):
+        found = [warning_message.category.__name__, str(warning_message.message),
+                 warning_message.filename, warning_message.lineno, when]
+        with open({path!r}, "a", encoding="utf-8") as out:
+            out.write(json.dumps(found) + "\\n")
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Recorder(), "warning-recorder")
+"""
+
+
+def record_warnings(pytester: pytest.Pytester) -> Path:
+    """Install :data:`RECORDING_CONFTEST`; returns the file it writes (one JSON list per
+    warning: category, message, filename, line number, when)."""
+    path = pytester.path / "warnings.jsonl"
+    pytester.makeconftest(RECORDING_CONFTEST.format(path=str(path)))
+    return path
+
+
+def recorded(path: Path, *categories: str) -> list[list[Any]]:
+    """The recorded warnings of the given categories (and empties the file)."""
+    if not path.exists():
+        return []
+    found = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path.unlink()
+    return [entry for entry in found if entry[0] in categories]
+
+
+def warnings_summary(lines: list[str]) -> list[str]:
+    """The lines of pytest's ``warnings summary`` (up to its ``-- Docs`` line)."""
+    body = section(lines, "warnings summary")
+    return body[: next((i for i, line in enumerate(body) if line.startswith("-- Docs")), None)]
+
+
+INFEASIBLE_BENCH = """
+import pytest
+
+
+def bench_smoke():
+    pass
+
+
+@pytest.mark.probability(min_rate=0.99)
+@pytest.mark.parametrize("x", [
+    pytest.param(1, id="strict"),
+    pytest.param(2, id="also_strict", marks=pytest.mark.slow),
+    pytest.param(3, id="lenient", marks=pytest.mark.probability(min_rate=0.5)),
+])
+def bench_f(x):
+    pass
+"""
+#: the bench function's line (its first decorator's, as pytest reports a function's place)
+INFEASIBLE_LINE = 8
+
+
+def _infeasible_warning(path: Path, case: str) -> list[Any]:
+    return [
+        "GateWarning",
+        f"f::{case}: the gate cannot pass with 10 runs: min_rate=0.99 needs at least 368 at 95%",
+        str(path),
+        INFEASIBLE_LINE,
+        "collect",
+    ]
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        ["-k", "not also_strict"],
+        ["-m", "not slow"],
+        ["--deselect", "bench_cases.py::bench_f::also_strict"],
+    ],
+    ids=["k", "m", "deselect"],
+)
+def test_infeasible_gate_warns_at_the_bench_function_once_per_selected_case(
+    pytester: pytest.Pytester, selection: list[str]
+) -> None:
+    bench = pytester.makepyfile(bench_cases=INFEASIBLE_BENCH)
+    pytester.makeini("[pytest]\nmarkers = slow\n")
+    lines = bench.read_text().splitlines()
+    assert lines[INFEASIBLE_LINE - 1] == "@pytest.mark.probability(min_rate=0.99)"
+    warned = record_warnings(pytester)
+    everything = pytester.runpytest("--prob-runs=10")
+    assert recorded(warned, "GateWarning") == [
+        _infeasible_warning(bench, "strict"),
+        _infeasible_warning(bench, "also_strict"),
+    ]
+    assert warnings_summary(everything.outlines) == [
+        f"bench_cases.py:{INFEASIBLE_LINE}",
+        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: f::strict: the gate cannot pass with 10 "
+        "runs: min_rate=0.99 needs at least 368 at 95%",
+        "    @pytest.mark.probability(min_rate=0.99)",
+        "",
+        f"bench_cases.py:{INFEASIBLE_LINE}",
+        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: f::also_strict: the gate cannot pass with "
+        "10 runs: min_rate=0.99 needs at least 368 at 95%",
+        "    @pytest.mark.probability(min_rate=0.99)",
+        "",
+    ]
+    # a deselected case is not warned about; a selected one still is, once (not per run)
+    pytester.runpytest("--prob-runs=10", *selection)
+    assert recorded(warned, "GateWarning") == [_infeasible_warning(bench, "strict")]
+    # selecting only the gate item brings its runs back: still warned about
+    pytester.runpytest("--prob-runs=10", "bench_cases.py::bench_f::strict[gate]")
+    assert recorded(warned, "GateWarning") == [_infeasible_warning(bench, "strict")]
+
+
+@pytest.mark.subprocess
+def test_infeasible_gate_warns_once_under_xdist(pytester: pytest.Pytester) -> None:
+    bench = pytester.makepyfile(bench_cases=INFEASIBLE_BENCH)
+    pytester.makeini("[pytest]\nmarkers = slow\n")
+    warned = record_warnings(pytester)
+    result = pytester.runpytest_subprocess("--prob-runs=10", "-n", "2", "-k", "not also_strict")
+    assert recorded(warned, "GateWarning") == [_infeasible_warning(bench, "strict")]
+    assert warnings_summary(result.outlines)[:2] == [
+        f"bench_cases.py:{INFEASIBLE_LINE}",
+        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: f::strict: the gate cannot pass with 10 "
+        "runs: min_rate=0.99 needs at least 368 at 95%",
+    ]
+
+
+def test_infeasible_gate_as_an_error_stops_at_collection(pytester: pytest.Pytester) -> None:
+    bench = pytester.makepyfile(bench_cases=INFEASIBLE_BENCH)
+    pytester.makeini("[pytest]\nmarkers = slow\n")
+    result = pytester.runpytest(
+        "--prob-runs=10",
+        "-k",
+        "strict and not also",
+        "-W",
+        "error::pytest_probability.extensions.gates.plugin.GateWarning",
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR collecting bench_cases.py _*",
+            f"{bench}:{INFEASIBLE_LINE}: GateWarning: f::strict: the gate cannot pass with 10 "
+            "runs: min_rate=0.99 needs at least 368 at 95%",
+            "*Interrupted: 1 error during collection*",
+        ]
+    )
+    result.assert_outcomes(errors=1)
 
 
 def test_session_min_rate_and_mark_count_gate(pytester: pytest.Pytester) -> None:

@@ -28,6 +28,38 @@ def _points(x: float) -> str:
     return f"{signed_pp(x)} points"
 
 
+#: how the bundled test's ``detail`` names its methods, in words
+TEST_WORDS = {"sign-flip": "a sign-flip test", "fisher": "Fisher's exact test"}
+INTERVAL_WORDS = {
+    "paired bootstrap": "a paired bootstrap over inputs",
+    "newcombe": "Newcombe's score method",
+}
+
+
+def disagreement(item: dict[str, Any], low: float, high: float) -> str:
+    """A sentence when the interval and p disagree about zero (the interval excludes it
+    while p > α, or includes it while p ≤ α): they come from different methods, and the
+    interval decides a margin verdict. Empty when they agree. Uses the unadjusted p, since
+    an adjustment changes p and never the interval."""
+    p = item.get("p")
+    if p is None:
+        return ""
+    alpha = 1.0 - item["level"]
+    excludes = low > 0 or high < 0
+    if excludes == (p <= alpha):  # they agree
+        return ""
+    detail = item.get("detail") or {}
+    test = TEST_WORDS.get(detail.get("test"), "the comparison test")
+    interval = INTERVAL_WORDS.get(detail.get("interval"), "its own method")
+    which = "p" if item.get("p_adjusted") is None else "the unadjusted p"
+    return (
+        f" The interval {'excludes' if excludes else 'includes'} zero while {which} = "
+        f"{p_value(p)} is {'above' if p > alpha else 'at or below'} {alpha:.10g}: p comes "
+        f"from {test}, the interval from {interval}, two different methods that can "
+        "disagree near the boundary. A margin verdict is decided by the interval, not by p."
+    )
+
+
 def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
     """The reading of one comparison (``versus``: ``chain_of_thought`` against ``terse``;
     ``sides``: what is being compared, for the chance sentence)."""
@@ -75,6 +107,7 @@ def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
             text += " The whole interval is below zero: on inputs like these it is worse."
         else:
             text += " The data can't tell yet which is better."
+        text += disagreement(item, low, high)
     ratio = item.get("cost_ratio")
     if ratio is not None and abs(ratio - 1.0) >= 0.05:
         text += (

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.cases import FunctionCases
-from pytest_probability.collect import VerdictItem
+from pytest_probability.collect import BenchRun, VerdictItem
 from pytest_probability.kernel import kernel_of
+from pytest_probability.located import first_collector, function_key, warn_at_selected
 from pytest_probability.options import OptionError, OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
@@ -17,7 +21,18 @@ from pytest_probability.verdicts import VerdictRequest
 from .axes import analyse_axis
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .regression_options import add_options as add_regression_options
-from .session import PAIRED, RECORD_FIELD, build, register_bundled, state_of
+from .session import (
+    PAIRED,
+    RECORD_FIELD,
+    AxisWarning,
+    CompareState,
+    MarginCheck,
+    build,
+    margin_warning,
+    register_bundled,
+    setting,
+    state_of,
+)
 
 if TYPE_CHECKING:
     from .engine import Comparison
@@ -27,6 +42,8 @@ SECTION_ORDER = 120
 DEFERRED = "judged at session end"
 #: the per-function keys: every case of a function must agree on them
 FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
+#: where a warning about a command-line setting points
+COMMAND_LINE = "<command line>"
 
 
 def parse_axis(value: Any) -> str:
@@ -181,6 +198,8 @@ def pytest_prob_collect_function_verdicts(
     """
     state = state_of(config)
     state.planned[function.key] = {case.key: case.runs for case in function.cases}
+    state.functions += 1
+    state.arguments.update(name for case in function.cases for name in case.param_indices)
     extra = []
     if config.pluginmanager.get_plugin(REGRESSION) is not None:
         from . import regression
@@ -204,7 +223,14 @@ def pytest_prob_collect_function_verdicts(
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
-    if mark.get("margin") is None or not _gate_items(config):
+    if mark.get("margin") is None:
+        return extra
+    if options.case_value("compare_test", mark) == PAIRED:  # other tests may have intervals
+        rule = f"margin={mark['margin']:g}" + (
+            ", equivalence=True" if mark.get("equivalence") else ""
+        )
+        state.margin_checks[function.key] = MarginCheck(arms, rule)
+    if not _gate_items(config):
         return extra
     baseline = next(iter(arms.values())).baseline
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
@@ -219,6 +245,96 @@ def pytest_prob_collect_function_verdicts(
         ),
         *extra,
     ]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Warn about a session-wide axis that no collected bench function has (a typo, most
+    likely), and about margins whose comparisons will have too few paired inputs for an
+    interval (at their bench functions; only for selected cases).
+
+    Called once after collection (after deselection) in collecting processes; under
+    pytest-xdist only the first worker warns. Returns nothing.
+    """
+    config = session.config
+    state = state_of(config)
+    checks, state.margin_checks = state.margin_checks, {}
+    if not first_collector(config):
+        return
+    _warn_unknown_axis(config, state)
+    if checks:
+        selected = {item.case.key for item in session.items if isinstance(item, BenchRun)}
+        min_inputs = setting(config, "min_inputs")
+        pending = {
+            key: found
+            for key, check in checks.items()
+            if (found := _few_pairs(check, selected, min_inputs))
+        }
+        warn_at_selected(session, pending, function_key)
+
+
+def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[Warning]:
+    """A :class:`MarginWarning` per arm that will have 2 to ``min_inputs − 1`` paired inputs
+    among the ``selected`` cases (one pair has an interval; none has nothing to judge)."""
+    arms_of: dict[str, set[str]] = {}
+    for key, info in check.arms.items():
+        if key in selected:
+            arms_of.setdefault(info.input_key, set()).add(info.arm)
+    first = next(iter(check.arms.values()))
+    base = first.baseline
+    ordered = sorted({(info.arm_index, info.arm) for info in check.arms.values()})
+    found: list[Warning] = []
+    for _, arm in ordered:
+        paired = sum(1 for arms in arms_of.values() if arm in arms and base in arms)
+        if arm != base and 2 <= paired < min_inputs:
+            name = f"{first.label}[{first.axis}] {arm} − {base}"
+            found.append(margin_warning(name, paired, check.rule, min_inputs))
+    return found
+
+
+def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
+    """Warn when ``--prob-compare`` / ``prob_compare`` names an argument that no collected
+    bench function has, with a did-you-mean over the arguments they do have; the warning
+    points at the ini line that sets it, or at ``<command line>``."""
+    options = kernel_of(config).options
+    axis = options.session_value("compare")
+    if axis is None or not state.functions or axis in state.arguments:
+        return
+    spec = options.specs["compare"]
+    from_cli = spec.cli is not None and config.getoption(spec.dest, None) is not None
+    source = f"{spec.cli}={axis}" if from_cli else f"ini option {spec.ini}={axis}"
+    known = sorted(state.arguments)
+    close = difflib.get_close_matches(axis, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    have = f"their arguments are: {', '.join(known)}" if known else "none of them is parametrized"
+    message = (
+        f"{source}: no collected bench function has a parametrize argument named {axis!r}"
+        f"{hint}, so nothing is compared; {have}"
+    )
+    filename, lineno = _setting_location(config, spec.ini, from_cli)
+    try:
+        warnings.warn_explicit(AxisWarning(message), AxisWarning, filename, lineno)
+    except AxisWarning:  # -W error::…AxisWarning: a usage error, like a bad option value
+        raise pytest.UsageError(f"{filename}:{lineno}: AxisWarning: {message}") from None
+
+
+def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) -> tuple[str, int]:
+    """Where a session setting was given: its line in the ini file, or ``<command line>``
+    (the flag, or ``-o NAME=…``)."""
+    overridden = any(
+        str(entry).split("=", 1)[0].strip() == ini
+        for entry in (config.getoption("override_ini", None) or ())
+    )
+    path = config.inipath
+    if from_cli or overridden or ini is None or path is None:
+        return COMMAND_LINE, 1
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path), 1
+    pattern = re.compile(rf"\s*{re.escape(ini)}\s*[=:]")
+    number = next((n for n, line in enumerate(lines, 1) if pattern.match(line)), 1)
+    return str(path), number
 
 
 def _gate_items(config: pytest.Config) -> bool:

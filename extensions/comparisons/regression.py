@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from pytest_probability import __version__
-from pytest_probability.cases import FunctionCases
-from pytest_probability.collect import VerdictItem
+from pytest_probability.cases import Case, FunctionCases
+from pytest_probability.collect import BenchRun, VerdictItem
 from pytest_probability.kernel import kernel_of
+from pytest_probability.located import first_collector, function_key, warn_at_selected
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results
 from pytest_probability.verdicts import VerdictRequest
@@ -27,7 +28,7 @@ from .baselines import Baseline, BaselineCase, BaselineError, read_baseline, wri
 from .engine import Comparison, run_test
 from .registry import Pair, Side
 from .regression_options import PLUGIN_NAME
-from .session import setting, state_of, test_settings
+from .session import PAIRED, margin_warning, setting, state_of, test_settings
 
 KIND = "baseline"
 SECTION_ORDER = 130
@@ -82,6 +83,56 @@ class Regression:
             return []  # --prob-no-gate-items: the verdicts still set the exit status
         rule = render.rule_cell(self.margin, False)
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Warn, at each bench function, when ``--prob-margin`` cannot pass because the
+        function's selected cases pair with 2 to ``prob_min_inputs − 1`` cases of the
+        baseline (no interval: the verdict is always UNDECIDED).
+
+        Called once after collection (after deselection) in collecting processes; under
+        pytest-xdist only the first worker warns. Returns nothing.
+        """
+        if self.baseline is None or self.margin is None or not first_collector(self.config):
+            return
+        cases: dict[str, Case] = {}
+        for item in session.items:
+            if isinstance(item, BenchRun):
+                cases.setdefault(item.case.key, item.case)
+        by_function: dict[str, list[Case]] = {}
+        for case in cases.values():
+            by_function.setdefault(function_key(case), []).append(case)
+        seen: dict[str, int] = {}
+        for case in cases.values():
+            seen[case.case_id] = seen.get(case.case_id, 0) + 1
+        options = kernel_of(self.config).options
+        min_inputs = setting(self.config, "min_inputs")
+        rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"
+        pending: dict[str, list[Warning]] = {}
+        for key, members in by_function.items():
+            if options.case_value("compare_test", members[0].mark) != PAIRED:
+                continue  # another test may have an interval with few inputs
+            shown = [
+                f"{case.module}::{case.case_id}" if seen[case.case_id] > 1 else case.case_id
+                for case in members
+            ]
+            paired = self.paired_count(members, shown)
+            if 2 <= paired < min_inputs:
+                name = f"{members[0].label} now − baseline"
+                pending[key] = [margin_warning(name, paired, rule, min_inputs)]
+        warn_at_selected(session, pending, function_key)
+
+    def paired_count(self, cases: list[Case], shown: list[str]) -> int:
+        """How many of a function's ``cases`` (displayed as ``shown``) pair with a case of
+        the baseline that ran, the way :meth:`compare` pairs them."""
+        assert self.baseline is not None
+        by_key = self.baseline.cases
+        by_id = self.baseline.by_case_id()
+        used: set[str] = set()
+        for case, display in zip(cases, shown, strict=True):
+            old = by_key.get(case.key) or by_id.get(display)
+            if old is not None and old.total > 0 and old.key not in used:
+                used.add(old.key)
+        return len(used)
 
     def judge_item(self, item: VerdictItem) -> None:
         """A ``[baseline]`` item's body: judge the function from this process's runs."""

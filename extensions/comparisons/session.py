@@ -33,6 +33,29 @@ class ComparisonWarning(pytest.PytestWarning):
     """A comparison test or p adjustment raised; the comparison is marked as failed."""
 
 
+class AxisWarning(pytest.PytestWarning):
+    """``--prob-compare`` (or ini ``prob_compare``) names a parametrize argument that no
+    collected bench function has: most likely a typo (filter with ``-W``)."""
+
+
+class MarginWarning(pytest.PytestWarning):
+    """A margin (``margin=`` or ``--prob-margin``) cannot pass: its comparison will have too
+    few paired inputs for an interval, so its verdict is always UNDECIDED (filter with
+    ``-W``)."""
+
+
+@dataclass(frozen=True)
+class MarginCheck:
+    """What the end of collection needs to count a margin's paired inputs.
+
+    :ivar arms: each case's arm and input (by case key).
+    :ivar rule: the margin as the mark gave it (``margin=0.02``).
+    """
+
+    arms: dict[str, ArmInfo]
+    rule: str
+
+
 @dataclass(frozen=True)
 class FunctionSettings:
     """How one function is compared (from its mark and the session's settings)."""
@@ -59,6 +82,12 @@ class CompareState:
     #: compare item node id (without the kind) → how it ended
     item_outcomes: dict[str, str] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set)
+    #: collecting processes: the parametrize argument names of every collected bench function
+    arguments: set[str] = field(default_factory=set)
+    #: collecting processes: how many bench functions were collected
+    functions: int = 0
+    #: collecting processes: function key → its margin, checked when collection is finished
+    margin_checks: dict[str, MarginCheck] = field(default_factory=dict)
 
     def tests(self) -> Named:
         if self._tests is None:
@@ -84,6 +113,21 @@ class CompareState:
         if key not in self.warned:
             self.warned.add(key)
             warnings.warn(ComparisonWarning(message), stacklevel=3)
+
+
+def few_pairs(min_inputs: int) -> str:
+    """``2 to 9 paired inputs``: the counts that have no interval (for messages)."""
+    return "2 paired inputs" if min_inputs == 3 else f"2 to {min_inputs - 1} paired inputs"
+
+
+def margin_warning(name: str, paired: int, rule: str, min_inputs: int) -> MarginWarning:
+    """The warning for a margin whose comparison will have ``paired`` inputs, too few for
+    an interval (``name``: ``triage[style] chain_of_thought − terse``)."""
+    return MarginWarning(
+        f"{name}: the margin cannot pass with {paired} paired inputs: {rule} is judged on an "
+        f"interval, and {few_pairs(min_inputs)} have none (prob_min_inputs={min_inputs}): "
+        "the verdict is always UNDECIDED"
+    )
 
 
 def state_of(config: pytest.Config) -> CompareState:

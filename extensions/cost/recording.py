@@ -255,6 +255,11 @@ def _record_usage(
             _PLAIN_MODELS.add(entry["model"])
 
 
+def _article(noun: str) -> str:
+    """``an int``, ``a str``: the noun with its indefinite article (by its first letter)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def normalize(value: Any, config: Any) -> TokenUsage:
     """``value`` as a :class:`TokenUsage`, through ``pytest_prob_normalize_usage``.
 
@@ -271,7 +276,7 @@ def normalize(value: Any, config: Any) -> TokenUsage:
         found = read_usage(value)
     if found is None:
         raise TypeError(
-            f"cannot read usage from a {type(value).__name__}: pass keywords (model=, "
+            f"cannot read usage from {_article(type(value).__name__)}: pass keywords (model=, "
             "input_tokens=, output_tokens=, cached_input_tokens=, cost=), a TokenUsage, or a "
             "dict or object with those names (OpenAI- and Anthropic-style usage objects work "
             "too; a plugin can add other shapes through pytest_prob_normalize_usage)"

@@ -33,12 +33,18 @@ def readings(report: ReportBuilder, results: Results) -> list[Reading]:
         if case.errors:
             said += f" and {case.errors} errored (an exception other than a failed check)"
         text = said + "." + interval_words(row.get("ci"))
-        if case.passes and (case.fails or case.errors):
+        if case.passes and case.fails:
             text += (
                 " It is flaky: every failing run fails the session. To hold it to a pass "
                 "rate instead, gate it (min_rate=…) and let the verdict decide."
             )
-        elif case.errors and not case.fails and not case.passes:
+        elif case.passes:  # passes and errors only (``N ERRORED``): not flaky answers
+            text += (
+                " No run failed a check, so this is not flakiness in the answers: the errored "
+                "runs raised an exception (the harness, a timeout, a dropped connection). "
+                "Every errored run fails the session; fix the cause before reading the rate."
+            )
+        elif case.errors and not case.fails:
             text += " Every run errored: fix the cause before reading any rate."
         else:
             text += " It never passed: this is a failure to fix, not noise."

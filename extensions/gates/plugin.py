@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Generator
 from typing import Any
 
@@ -11,6 +10,7 @@ from pytest_probability import bus
 from pytest_probability.cases import Case
 from pytest_probability.collect import BenchRun, VerdictItem
 from pytest_probability.kernel import kernel_of
+from pytest_probability.located import warn_at_selected
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import ERROR, FAIL, Results
@@ -132,7 +132,8 @@ def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
 
 # -- collection (collecting processes) --------------------------------------------------------
 def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[VerdictRequest]:
-    """A ``[gate]`` item for a gated case, and a warning when its gates cannot pass.
+    """A ``[gate]`` item for a gated case; notes the gates that cannot pass with its runs
+    (warned about when collection is finished, if the case is still selected).
 
     Called once per case at collection in collecting processes; returns the verdict
     requests (none for an ungated case or with ``--prob-no-gate-items``).
@@ -141,7 +142,9 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     gates = state.case_gates(case.key, case.mark)
     if not gates:
         return []
-    _warn_infeasible(case, gates, config)
+    infeasible = _infeasible(case, gates, config)
+    if infeasible:
+        state.infeasible[case.key] = infeasible
     if case.key in state.deciding and config.pluginmanager.get_plugin(XFAIL_PLUGIN) is None:
         config.pluginmanager.register(GatedRuns(config), XFAIL_PLUGIN)
     if not kernel_of(config).options.session_value("gate_items"):
@@ -150,10 +153,9 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
 
 
-def _warn_infeasible(case: Case, gates: list[Any], config: pytest.Config) -> None:
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None and workerinput.get("workerid") != "gw0":
-        return  # every worker collects the same cases: warn once, from the first
+def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
+    """A :class:`GateWarning` per gate of ``case`` that cannot pass with its planned runs."""
+    found: list[Warning] = []
     for kind, spec in gates:
         if kind.minimum_runs is None:
             continue
@@ -161,14 +163,27 @@ def _warn_infeasible(case: Case, gates: list[Any], config: pytest.Config) -> Non
         if needed is not None and case.runs < needed:
             level = getattr(spec, "level", None)  # where the minimum depends on a level
             at = f" at {level * 100:g}%" if level is not None else ""
-            warnings.warn(
+            found.append(
                 GateWarning(
                     f"{case.case_id}: the gate cannot pass with {case.runs} "
                     f"run{'s' if case.runs != 1 else ''}: "
                     f"{kind.describe(spec)} needs at least {needed}{at}"
-                ),
-                stacklevel=2,
+                )
             )
+    return found
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Warn about the gates that cannot pass, at their bench functions, once per selected
+    case (cases deselected by ``-k``, ``-m`` or ``--deselect`` are not warned about).
+
+    Called once after collection (after deselection) in collecting processes; under
+    pytest-xdist only the first worker warns. Returns nothing.
+    """
+    state = state_of(session.config)
+    pending, state.infeasible = state.infeasible, {}
+    warn_at_selected(session, pending)
 
 
 # -- running (executing processes) -------------------------------------------------------------

@@ -48,6 +48,9 @@ class GateState:
     item_outcomes: dict[str, str] = field(default_factory=dict)
     #: kinds whose judge raised (warned about once)
     broken_kinds: set[str] = field(default_factory=set)
+    #: collecting processes: case key → the warnings of its gates that cannot pass
+    #: (issued at the end of collection, for the cases still selected)
+    infeasible: dict[str, list[Warning]] = field(default_factory=dict)
 
     def kinds(self) -> GateKinds:
         if self._kinds is None:

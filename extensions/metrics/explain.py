@@ -6,6 +6,11 @@ from pytest_probability.extensions.explain.readings import Reading, percent
 from pytest_probability.report import ReportBuilder
 
 
+def _inputs(count: int) -> str:
+    """``1 input``, ``12 inputs``."""
+    return f"{count} input{'' if count == 1 else 's'}"
+
+
 def readings(report: ReportBuilder) -> list[Reading]:
     """A reading per metric line."""
     found = []
@@ -19,14 +24,15 @@ def readings(report: ReportBuilder) -> list[Reading]:
             meaning = f"the chance that at least one of {name[5:]} runs of an input passes"
         else:
             meaning = f"the metric {name}"
-        text = f"{percent(line['value'], 1)} is {meaning}, averaged over {line['n']} inputs"
+        text = f"{percent(line['value'], 1)} is {meaning}, averaged over {_inputs(line['n'])}"
         if line.get("low") is not None:
             text += f" (interval {percent(line['low'], 1)} to {percent(line['high'], 1)})"
         text += "."
-        if line.get("left_out"):
+        left_out = line.get("left_out")
+        if left_out:
             text += (
-                f" {line['left_out']} input(s) had fewer than {line['min_runs']} runs and are "
-                "left out."
+                f" {_inputs(left_out)} had fewer than {line['min_runs']} runs and "
+                f"{'is' if left_out == 1 else 'are'} left out."
             )
         term = (
             "pass^k" if name.startswith("pass^") else "pass@k" if name.startswith("pass@") else None
