@@ -116,8 +116,12 @@ class BenchRun(pytest.Function):
 class VerdictItem(pytest.Item):
     """A verdict (``identify_pii[gate]``) judged after the case's last run.
 
-    :ivar runs: the run items of its case, which the kernel puts back into the session when
-        the verdict item is selected without them (``-k gate``, ``--lf``).
+    :ivar runs: the run items of its case (of its function, for a function-level verdict),
+        which the kernel puts back into the session when the verdict item is selected
+        without any of them (``-k gate``, ``--lf``).
+    :ivar selected_runs: the runs of :attr:`runs` the session runs (set when collection
+        finishes): a selection that keeps some runs (``--deselect …[run10]``, ``-k "not
+        run10"``) is respected, and the verdict judges those.
     """
 
     def __init__(
@@ -132,7 +136,27 @@ class VerdictItem(pytest.Item):
         self.case = case
         self.request = request
         self.runs: list[pytest.Item] = list(runs or [])
+        self.selected_runs: list[pytest.Item] = list(self.runs)
         self.extra_keyword_matches.add(case.case_id)
+
+    def selected_run_numbers(self) -> dict[str, set[int]]:
+        """Case key → the run numbers of that case this session selected."""
+        out: dict[str, set[int]] = {}
+        for run in self.selected_runs:
+            if isinstance(run, BenchRun):
+                out.setdefault(run.case.key, set()).add(run.run)
+        return out
+
+    def selected_runs_here(self, results: Any) -> tuple[int, int]:
+        """``(selected runs whose record this process holds, selected runs)`` from this
+        process's :class:`~pytest_probability.results.Results`: a verdict judged here needs
+        the two equal (under pytest-xdist some runs may have run on another worker)."""
+        here = total = 0
+        for key, runs in self.selected_run_numbers().items():
+            case = results.get(key)
+            here += len(runs & set(case.records)) if case is not None else 0
+            total += len(runs)
+        return here, total
 
     def runtest(self) -> None:
         try:

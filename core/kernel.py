@@ -206,14 +206,18 @@ class Kernel:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Put back the runs of selected verdict items, and look up the run items' hook
-        proxies again, once per file (every conftest is known now).
+        """Put back the runs of verdict items selected without any of their runs, move every
+        verdict item after its runs (again: ``--ff``, ``--nf`` and other reordering plugins
+        act after the kernel's ``pytest_collection_modifyitems``), and look up the run items'
+        hook proxies again, once per file (every conftest is known now).
 
         Called once after collection in collecting processes, before pytest-xdist reports
         the collection to the controller; changes ``session.items`` in place, returns
         nothing.
         """
-        session.items[:] = with_verdict_runs(session.items, session.config)
+        # after every plugin's reordering (--ff, --nf, pytest-randomly wrap or follow
+        # pytest_collection_modifyitems): a verdict item always runs after its runs
+        session.items[:] = verdicts_after_runs(with_verdict_runs(session.items, session.config))
         # rows follow definition order (of the selected cases, and of the runs a verdict
         # brought back), not the order a plugin such as pytest-randomly runs them in
         sequence: dict[str, int] = {}

@@ -62,20 +62,27 @@ def verdicts_after_runs(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 def with_verdict_runs(items: list[pytest.Item], config: pytest.Config) -> list[pytest.Item]:
-    """``items`` with the missing runs of every selected verdict item put back just before it.
+    """``items`` with the runs of every verdict item selected without any of them put back
+    just before it, and each verdict item's :attr:`~VerdictItem.selected_runs` set.
 
-    A verdict judges all of its case's runs, so ``-k gate`` or ``--lf`` (a failed ``[gate]``)
-    selects them again. Re-selected runs leave pytest's ``deselected`` count.
+    A verdict judges its case's runs, so ``-k gate`` or ``--lf`` (a failed ``[gate]``, whose
+    case's failing runs were xfailed and are not in the cache) selects them again. A
+    selection that keeps some of the runs (``--deselect …[run10]``, ``-k "not run10"``) is
+    the user's: the deselected runs stay out, and the verdict judges the selected ones.
+    Re-selected runs leave pytest's ``deselected`` count.
     """
     selected = {id(item) for item in items}
     restored: list[pytest.Item] = []
     arranged: list[pytest.Item] = []
     for item in items:
         if isinstance(item, VerdictItem):
-            missing = [run for run in item.runs if id(run) not in selected]
-            selected.update(id(run) for run in missing)
-            restored.extend(missing)
-            arranged.extend(missing)
+            kept = [run for run in item.runs if id(run) in selected]
+            if not kept:
+                selected.update(id(run) for run in item.runs)
+                restored.extend(item.runs)
+                arranged.extend(item.runs)
+                kept = list(item.runs)
+            item.selected_runs = kept
         arranged.append(item)
     if restored:
         _forget_deselected(config, restored)

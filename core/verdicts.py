@@ -8,9 +8,12 @@ Pure module: never imports pytest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+#: JUnit XML property names of verdict items start with this
+PROPERTY_PREFIX = "prob."
 
 
 @dataclass(frozen=True)
@@ -27,3 +30,29 @@ class VerdictRequest:
     kind: str
     judge: Callable[[Any], None]
     description: str = ""
+
+
+def property_text(value: Any) -> str | None:
+    """A verdict figure as JUnit XML property text: ``true``/``false``, integers as they are,
+    other numbers to 10 significant digits, text as it is; ``None`` for values that are not
+    a scalar (lists, objects) or are missing."""
+    if value is None or isinstance(value, (list, tuple, dict)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format(value, ".10g")
+    return str(value)
+
+
+def verdict_properties(fields: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """``(name, text)`` pairs for a verdict item's JUnit XML ``<property>`` entries: every
+    scalar field, named ``prob.<prefix><field>`` (see :func:`property_text`)."""
+    out = []
+    for name, value in fields.items():
+        text = property_text(value)
+        if text is not None:
+            out.append((f"{PROPERTY_PREFIX}{prefix}{name}", text))
+    return out

@@ -141,6 +141,9 @@ def _collection_order(request: pytest.FixtureRequest) -> None:
     request.getfixturevalue("pytester")
     monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    # under GitHub Actions, sessions of the suite must not append to the job's summary page
+    # (tests/test_markdown.py sets it where it tests it)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
 @dataclass

@@ -355,37 +355,34 @@ def judge_item(item: VerdictItem) -> None:
     """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran; skip
     (judged at session end) when some of the function's runs ran elsewhere."""
     config = item.config
-    state = state_of(config)
     results = kernel_of(config).results
-    planned = state.planned.get(item.case.key, {})
-    here = 0
-    for key, runs in planned.items():
-        case = results.get(key)
-        have = len(case.records) if case is not None else 0
-        here += min(have, runs)
-    total = sum(planned.values())
+    # the runs the session selected (all, unless --deselect/-k kept only some of them)
+    here, total = item.selected_runs_here(results)
     if here < total:
         pytest.skip(
-            f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
-            "pytest-xdist, the default -n scheduling keeps a function on one worker)"
+            f"{DEFERRED}: this process ran {here} of the function's {total} selected runs "
+            "(under pytest-xdist, the default -n scheduling keeps a function on one worker)"
         )
     arm = item.request.kind[len(KIND_PREFIX) :]
-    cases = [c for key in planned if (c := results.get(key)) is not None]
+    selected = item.selected_run_numbers()
+    cases = [c for key in selected if (c := results.get(key)) is not None]
     found = [c for c in build(config, cases, item.case.key) if c.arm == arm]
     if found and "hidden" in found[0].extra:
         pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
     if not found or found[0].verdict is None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
     comparison = found[0]
-    if _failing(comparison, config):
-        from . import render
+    from . import render
 
-        cells = render.comparison_cells(
-            comparison,
-            f"{comparison.label}[{comparison.axis}]",
-            f"{comparison.arm} − {comparison.baseline}",
-        )
-        raise AssertionError("  ".join(cell for cell in cells if cell))
+    cells = render.comparison_cells(
+        comparison,
+        f"{comparison.label}[{comparison.axis}]",
+        f"{comparison.arm} − {comparison.baseline}",
+    )
+    line = "  ".join(cell for cell in cells if cell)
+    item.user_properties.extend(render.comparison_properties(comparison, line))
+    if _failing(comparison, config):
+        raise AssertionError(line)
 
 
 def _failing(comparison: Comparison, config: pytest.Config) -> bool:

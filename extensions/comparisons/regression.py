@@ -137,27 +137,24 @@ class Regression:
     def judge_item(self, item: VerdictItem) -> None:
         """A ``[baseline]`` item's body: judge the function from this process's runs."""
         results = kernel_of(self.config).results
-        prefix = item.case.key
-        planned = state_of(self.config).planned.get(prefix, {})
-        here = sum(
-            min(len(c.records), runs)
-            for key, runs in planned.items()
-            if (c := results.get(key)) is not None
-        )
-        total = sum(planned.values())
+        # the runs the session selected (all, unless --deselect/-k kept only some of them)
+        here, total = item.selected_runs_here(results)
         if here < total:
             pytest.skip(
-                f"{DEFERRED}: this process ran {here} of the function's {total} runs (under "
-                "pytest-xdist, the default -n scheduling keeps a function on one worker)"
+                f"{DEFERRED}: this process ran {here} of the function's {total} selected runs "
+                "(under pytest-xdist, the default -n scheduling keeps a function on one worker)"
             )
-        cases = [c for key in planned if (c := results.get(key)) is not None]
+        selected = item.selected_run_numbers()
+        cases = [c for key in selected if (c := results.get(key)) is not None]
         found, _ = self.compare(cases)
         if not found or found[0].comparison.verdict is None:
             pytest.skip("no case of the function is in the baseline: there is nothing to judge")
         comparison = found[0].comparison
+        cells = render.comparison_cells(comparison, comparison.label, "now − baseline")
+        line = "  ".join(cell for cell in cells if cell)
+        item.user_properties.extend(render.comparison_properties(comparison, line))
         if failing(comparison, self.config):
-            cells = render.comparison_cells(comparison, comparison.label, "now − baseline")
-            raise AssertionError("  ".join(cell for cell in cells if cell))
+            raise AssertionError(line)
 
     # -- comparing ------------------------------------------------------------------------
     def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
+from pytest_probability.verdicts import verdict_properties
+
 from .engine import Comparison
 
 MINUS = "\u2212"
@@ -122,3 +124,33 @@ def detail_lines(comparison: Comparison) -> list[str]:
         shown = ", ".join(f"{name} ({side} only)" for name, side in comparison.unpaired)
         lines.append(f"      not compared (one side missing): {shown}")
     return lines
+
+
+#: the comparison fields a ``[compare:ARM]`` or ``[baseline]`` testcase carries in JUnit XML
+PROPERTY_FIELDS = (
+    "verdict",
+    "difference",
+    "low",
+    "high",
+    "margin",
+    "equivalence",
+    "level",
+    "p",
+    "p_adjusted",
+    "adjust",
+    "test",
+    "regime",
+    "paired",
+    "arm",
+    "baseline",
+    "cost_ratio",
+)
+
+
+def comparison_properties(comparison: Comparison, line: str) -> list[tuple[str, str]]:
+    """A comparison verdict's JUnit XML properties: ``prob.verdict``, ``prob.difference``,
+    ``prob.low``/``prob.high`` (the interval), ``prob.margin`` (the bar), ``prob.p``, …,
+    and ``prob.line``, the verdict as the terminal prints it."""
+    data = comparison.to_json()
+    fields = {name: data.get(name) for name in PROPERTY_FIELDS}
+    return verdict_properties({**fields, "line": line})

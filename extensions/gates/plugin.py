@@ -15,7 +15,7 @@ from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import ERROR, FAIL, Results
 from pytest_probability.values import parse_bool, parse_fraction, parse_positive_int
-from pytest_probability.verdicts import VerdictRequest
+from pytest_probability.verdicts import VerdictRequest, verdict_properties
 
 from . import rate
 from .registry import PASS, UNDECIDED
@@ -197,24 +197,42 @@ def judge_item(item: VerdictItem) -> None:
     config = item.config
     case = kernel_of(config).results.get(item.case.key)
     ran = set(case.records) if case is not None else set()
-    missing = [run for run in range(1, item.case.runs + 1) if run not in ran]
+    # the runs the session selected (all of them, unless --deselect/-k kept only some)
+    selected = item.selected_run_numbers().get(item.case.key, set())
+    missing = selected - ran
     if missing:
-        here = item.case.runs - len(missing)
+        here = len(selected) - len(missing)
         pytest.skip(
             f"{DEFERRED}: this process ran {here} of the case's "
-            f"{item.case.runs} runs (under pytest-xdist, keep a case on one worker)"
+            f"{len(selected)} selected runs (under pytest-xdist, keep a case on one worker)"
         )
-    assert case is not None
-    if case.total == 0:
+    if case is None or case.total == 0:
         pytest.skip("every run of the case was skipped: there is nothing to judge")
     verdict = state_of(config).judge(case)
     if verdict is None:
         return
+    _record_properties(item, verdict, len(selected))
     undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
     if verdict.failing(undecided_fails):
         raise AssertionError(
             "\n".join(f"{item.case.case_id}  {result.line}" for result in verdict.results)
         )
+
+
+def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
+    """The verdict, the runs judged and each check's figures (interval, bar, method) as
+    JUnit XML properties of the ``[gate]`` testcase: ``prob.verdict``, ``prob.runs``,
+    ``prob.planned``, then ``prob.<kind>.<field>`` per check (``prob.rate.low``,
+    ``prob.rate.min_rate``, ``prob.rate.line``, …)."""
+    fields: dict[str, Any] = {
+        "verdict": verdict.verdict,
+        "runs": selected,
+        "planned": item.case.runs,
+    }
+    item.user_properties.extend(verdict_properties(fields))
+    for result in verdict.results:
+        check = {"verdict": result.verdict, **result.data, "line": result.line}
+        item.user_properties.extend(verdict_properties(check, f"{result.kind}."))
 
 
 class GatedRuns:
