@@ -30,9 +30,11 @@ def console_blocks(markdown: str) -> list[tuple[str, list[str]]]:
 
 def _normal(lines: list[str]) -> list[str]:
     out = [TIMING.sub(" in <time>", line.rstrip()) for line in lines]
-    # a failure's title line: pytest < 8 joins a nested node with a dot
-    # (bench_classify.phone_number), and the underscores fill the width around it
-    return [re.sub(r"^_+ (bench_\w+)(?:\.|::)(\S+) _+$", r"_ \1::\2 _", line) for line in out]
+    # pytest's own differences between versions: a failure's title line (pytest < 8 joins a
+    # nested node with a dot, bench_classify.phone_number, and the underscores fill the width
+    # around it), and the blank "E" line pytest >= 8 puts before an assertion's diff
+    out = [re.sub(r"^_+ (bench_\w+)(?:\.|::)(\S+) _+$", r"_ \1::\2 _", line) for line in out]
+    return [line for line in out if line != "E"]
 
 
 def _replay(command: str) -> list[str]:
