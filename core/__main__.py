@@ -29,7 +29,7 @@ def _fail(message: str) -> int:
 def _html(arguments: argparse.Namespace) -> int:
     """Render a saved ``--prob-json`` report as the HTML page ``--prob-html`` writes."""
     from .extensions.html.render import ReportError, load_report, render_report, write_page
-    from .jsonreport import check_writable
+    from .writing import problem
 
     source = Path(arguments.report)
     target = Path(arguments.output) if arguments.output else source.with_suffix(".html")
@@ -39,9 +39,9 @@ def _html(arguments: argparse.Namespace) -> int:
         document = load_report(source)
     except ReportError as exc:
         return _fail(str(exc))
-    problem = check_writable(target)
-    if problem:
-        return _fail(f"cannot write {target}: {problem}")
+    unwritable = problem(target)
+    if unwritable:
+        return _fail(f"cannot write {target}: {unwritable}")
     page = render_report(document)
     try:
         write_page(target, page)

@@ -20,7 +20,7 @@ from _pytest import python as pytest_python
 
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
-from .options import OptionError
+from .options import OptionError, OptionRegistry
 from .steps import StepErrored, StepFailed, raise_for_failed_step, run_body
 from .verdicts import VerdictRequest
 
@@ -228,7 +228,7 @@ class BenchModule(pytest.Module):
             param_id = generated.name[len(name) + 1 : -1] if generated.name != name else None
             key = f"{self.nodeid}::{name}" + (f"::{param_id}" if param_id is not None else "")
             try:
-                mark = kernel.options.validate_mark(_merged_mark_args(generated))
+                mark = kernel.options.validate_mark(_merged_mark_args(generated, kernel.options))
             except OptionError as exc:
                 return [BrokenBench.from_parent(self, name=name, message=f"{key}: {exc}")]
             callspec = getattr(generated, "callspec", None)
@@ -403,23 +403,28 @@ def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
     return flat
 
 
-def _merged_mark_args(generated: pytest.Function) -> dict[str, Any]:
+def _merged_mark_args(generated: pytest.Function, options: OptionRegistry) -> dict[str, Any]:
     """Merged ``probability(...)`` arguments: the closest mark wins key by key
-    (case > function > module)."""
+    (case > function > class > module), and a closer mark setting one of a group of
+    alternatives (``min_rate`` or ``min_passes``) replaces the group set farther out
+    (:meth:`~pytest_probability.options.OptionRegistry.merge_marks`)."""
     callspec = getattr(generated, "callspec", None)
     param_marks = [m for m in getattr(callspec, "marks", ()) if m.name == "probability"]
-    rest = [
-        m for m in generated.iter_markers("probability") if all(m is not p for p in param_marks)
-    ]
-    merged: dict[str, Any] = {}
-    for mark in [*param_marks, *rest]:
+    levels: list[list[pytest.Mark]] = [param_marks]
+    last: Any = None
+    for node, mark in generated.iter_markers_with_node("probability"):
+        if any(mark is p for p in param_marks):
+            continue
+        if node is not last:
+            levels.append([])
+            last = node
+        levels[-1].append(mark)
+    for mark in (m for level in levels for m in level):
         if mark.args:
             raise OptionError(
                 f"probability mark takes keyword arguments only, got positional {mark.args!r}"
             )
-        for key, value in mark.kwargs.items():
-            merged.setdefault(key, value)
-    return merged
+    return options.merge_marks([[m.kwargs for m in level] for level in levels])
 
 
 def _is_bench_function(node: Any) -> bool:

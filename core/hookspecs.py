@@ -45,6 +45,9 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         :meth:`~pytest_probability.options.OptionRegistry.add` once per setting. One
         setting may have a ``--prob-*`` flag, a ``prob_*`` ini key and a mark key; values
         resolve with the precedence mark > CLI > ini > default.
+        :meth:`~pytest_probability.options.OptionRegistry.alternatives` declares mark keys
+        that are one choice (the ``gates`` extension's ``min_rate`` or ``min_passes``): the
+        closest mark setting any of them decides, and one mark setting two is an error.
     :return: nothing.
 
     Implemented by the kernel (``runs``, ``json``, ``delay``, ``transpose``,

@@ -1,21 +1,18 @@
-"""The JSON report: assembling the document and writing it atomically. Pure module.
+"""The JSON report: assembling the document and serialising it. Pure module.
 
 The document is RFC 8259 JSON: non-finite floats become ``null`` and every key is a string.
-It is written to a temporary file in the target directory, flushed to disk, then renamed
-over the target, so a reader never sees a half-written report.
+The kernel writes it with :func:`pytest_probability.writing.write_atomic` (a temporary file
+in the target directory, flushed to disk, then renamed over the target, so a reader never
+sees a half-written report), as every other writer does.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from .report import ReportBuilder
@@ -231,69 +228,3 @@ def iter_dumps(document: dict[str, Any]) -> Iterator[str]:
 def dumps(document: dict[str, Any]) -> str:
     """:func:`iter_dumps` joined into one string."""
     return "".join(iter_dumps(document))
-
-
-def is_stream(path: Path) -> bool:
-    """Whether ``path`` names an existing file that is not a regular file (a device such as
-    ``/dev/null``, a pipe, ``/dev/stdout``): it is written in place, never replaced."""
-    try:
-        return path.exists() and not path.is_file() and not path.is_dir()
-    except OSError:
-        return False
-
-
-def check_writable(path: Path) -> str | None:
-    """Why ``path`` cannot take a report, or ``None`` when it looks writable."""
-    if path.is_dir():
-        return "it is a directory"
-    if is_stream(path):
-        return None if os.access(path, os.W_OK) else "the file is not writable"
-    if path.is_symlink() and path.is_file():  # the report replaces the link's target
-        path = Path(os.path.realpath(path))
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        return f"directory {str(parent)!r} does not exist"
-    if not parent.is_dir():
-        return f"{str(parent)!r} is not a directory"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"directory {str(parent)!r} is not writable"
-    if path.exists() and not os.access(path, os.W_OK):
-        return "the file is not writable"
-    return None
-
-
-def write_atomic(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (a string, or pieces of one) to ``path`` via a temporary file and a
-    rename (raises ``OSError``).
-
-    A symbolic link keeps pointing where it did: its target is replaced. A device, pipe or
-    other non-regular file (``/dev/stdout``, ``/dev/null``) is written in place, since
-    replacing it would destroy it.
-    """
-    if is_stream(path):
-        with open(path, "w", encoding="utf-8") as handle:
-            if isinstance(text, str):
-                handle.write(text)
-            else:
-                handle.writelines(text)
-        return
-    if path.is_symlink() and path.is_file():
-        path = Path(os.path.realpath(path))
-    parent = path.parent if str(path.parent) else Path(".")
-    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            if isinstance(text, str):
-                handle.write(text)
-            else:
-                handle.writelines(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp_name, 0o666 & ~umask)  # as readable as any file the user creates
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise

@@ -7,7 +7,6 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Generator
 from pathlib import Path
 from time import sleep
@@ -15,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from . import bus, jsonreport
+from . import bus, jsonreport, writing
 from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
 from .context import RunContext, enter_run, leave_run
 from .distribution import REPLACED, make_scheduler
@@ -165,10 +164,11 @@ class Kernel:
             config.addinivalue_line("python_files", pattern)
         path = self.options.session_value("json")
         if path is not None and not _is_worker(config):
-            problem = jsonreport.check_writable(Path(path))
-            if problem:
-                raise pytest.UsageError(f"--prob-json={path}: cannot write the report: {problem}")
-            self.json_path = (Path(path), Path(os.path.abspath(path)))
+            try:
+                target = writing.resolve("--prob-json", path)
+            except writing.UnwritablePath as exc:
+                raise pytest.UsageError(str(exc)) from None
+            self.json_path = (Path(target.shown), target.path)
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -411,7 +411,7 @@ class Kernel:
             exit_status=int(session.exitstatus),
         )
         try:
-            jsonreport.write_atomic(path, jsonreport.iter_dumps(document))
+            writing.write_atomic(path, jsonreport.iter_dumps(document))
         except OSError as exc:
             self.json_error = f"could not write the JSON report to {shown}: {exc.strerror or exc}"
             if session.exitstatus == pytest.ExitCode.OK:

@@ -8,12 +8,18 @@ registry turns it into a ``--prob-*`` flag, a ``prob_*`` ini key and/or a
   ``pytest_configure`` (before collection), so a bad value is a usage error naming its source;
 * :meth:`OptionRegistry.case_value` — the merged mark arguments of a case first, then the
   session value.
+
+Mark arguments merge key by key, the mark closest to the case winning
+(:meth:`OptionRegistry.merge_marks`), except for *alternatives*
+(:meth:`OptionRegistry.alternatives`): keys such as ``min_rate`` and ``min_passes`` that
+say the same thing two ways. A closer mark that sets one of them replaces every one of them
+set farther out, and one mark setting two of them is an error.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +83,7 @@ class OptionRegistry:
         self._session: dict[str, Any] = {}
         self._resolved = False
         self._config: pytest.Config | None = None
+        self._alternatives: list[tuple[str, ...]] = []
 
     # -- declaring -------------------------------------------------------------------------
     def add(
@@ -149,6 +156,14 @@ class OptionRegistry:
         if spec.ini is not None:
             parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
 
+    def alternatives(self, *keys: str) -> None:
+        """Declare mark keys that are alternatives to each other (``min_rate`` or
+        ``min_passes``): the closest mark setting any of them decides which one applies, and
+        one mark setting two of them is an error (:meth:`merge_marks`)."""
+        if len(keys) < 2:
+            raise ValueError(f"alternatives need at least two mark keys, got {keys!r}")
+        self._alternatives.append(tuple(keys))
+
     @property
     def specs(self) -> Mapping[str, OptionSpec]:
         return self._specs
@@ -202,6 +217,43 @@ class OptionRegistry:
         if spec.mark is not None and spec.mark in mark_args:
             return mark_args[spec.mark]
         return self.session_value(name)
+
+    def merge_marks(self, levels: Sequence[Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        """Merge ``probability(...)`` mark arguments, closest first.
+
+        :param levels: the keyword arguments of each mark, grouped by where the marks sit,
+            closest to the case first: the case's ``pytest.param`` marks, then the
+            function's, its class's, its module's. Within a level the first mark wins key by
+            key, as between levels.
+        :return: the merged arguments: each key from the closest level that sets it, except
+            that a level setting any key of a group of :meth:`alternatives` hides every key
+            of that group set farther out (a case's ``min_passes=15`` under its function's
+            ``min_rate=0.6`` leaves a count gate only).
+        :raises OptionError: when the marks of one level set two keys of a group.
+        """
+        merged: dict[str, Any] = {}
+        decided: set[int] = set()  # the groups a closer level already chose from
+        for level in levels:
+            here: dict[str, Any] = {}
+            for args in level:
+                for key, value in args.items():
+                    here.setdefault(key, value)
+            for index, group in enumerate(self._alternatives):
+                found = [key for key in group if key in here]
+                if len(found) > 1:
+                    given = " and ".join(f"{key}={here[key]!r}" for key in found)
+                    rule = "not both" if len(group) == 2 else "only one of them"
+                    raise OptionError(
+                        f"probability mark sets {given}: a mark takes {' or '.join(group)}, {rule}"
+                    )
+                if index in decided:
+                    for key in found:
+                        del here[key]
+                elif found:
+                    decided.add(index)
+            for key, value in here.items():
+                merged.setdefault(key, value)
+        return merged
 
     def validate_mark(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """Parse merged mark arguments; raise :class:`OptionError` naming a bad key or value."""

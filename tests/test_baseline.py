@@ -6,6 +6,7 @@ import tomllib
 
 import pytest
 from conftest import load_json, section
+from pytest_probability import writing
 from scipy import stats
 from test_gates import record_warnings, recorded
 
@@ -177,13 +178,22 @@ def test_margin_needs_a_baseline(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_unwritable_save_path_is_reported_and_fails(pytester: pytest.Pytester) -> None:
+def test_unwritable_save_path_is_reported_and_fails(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _bench(pytester, {"x": 1})
-    result = pytester.runpytest("--prob-save-baseline=no/such/dir/b.toml")
+
+    def full(path: object, text: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    # (a path that cannot take the file is a usage error at start-up: tests/test_writing.py)
+    monkeypatch.setattr(writing, "write_atomic", full)
+    result = pytester.runpytest("--prob-save-baseline=b.toml")
     lines = section(result.outlines, "probability: baseline")
-    assert len(lines) == 1 and lines[0].startswith(
-        "  ERROR: --prob-save-baseline=no/such/dir/b.toml: could not write the baseline"
-    )
+    assert lines == [
+        "  ERROR: --prob-save-baseline=b.toml: could not write the baseline to "
+        f"{pytester.path / 'b.toml'}: No space left on device"
+    ]
     assert result.ret == 1
     assert "  Overall: 1/1 passed (100%)" in section(result.outlines)
 
@@ -227,3 +237,82 @@ def test_new_function_is_listed_not_judged_and_no_gate_items(pytester: pytest.Py
         "-q",
     )
     assert not any("[baseline]" in line for line in quiet.outlines)
+
+
+# -- --prob-margin makes it a gate: the [baseline] verdict decides, and 0 means no drop ---------
+TWELVE = {f"i{n:02d}": 9 for n in range(12)}
+
+
+def test_a_baseline_margin_decides_the_exit_status_like_a_gate(
+    pytester: pytest.Pytester,
+) -> None:
+    """Every case fails its tenth run, now as in the baseline: 0 pp [0, 0], PASS against
+    −5 pp. The paired cases' failing runs are xfailed (before: 12 failures, exit 1); a new
+    case is not judged by the margin, so its failing run still fails."""
+    _bench(pytester, TWELVE)
+    pytester.runpytest("--prob-runs=10", "--prob-json=base.json")
+    args = ("--prob-runs=10", "--prob-baseline=base.json", "--prob-margin=0.05")
+    same = pytester.runpytest(*args, "-v")
+    assert section(same.outlines, "probability: baseline") == [
+        "  pick  now − baseline  0 pp [0, 0]  p=1  12 paired  ≥−5 pp  PASS"
+    ]
+    same.assert_outcomes(passed=109, xfailed=12)
+    assert same.ret == 0
+    assert any(
+        line.startswith("bench_pick.py::bench_pick::i00[run10] XFAIL (case compared with the")
+        for line in same.outlines
+    ), same.outlines
+    _bench(pytester, {**TWELVE, "new": 9})
+    grown = pytester.runpytest(*args, "-rf")
+    grown.assert_outcomes(passed=118, failed=1, xfailed=12)
+    assert "FAILED bench_pick.py::bench_pick::new[run10] - AssertionError: assert 10 <= 9" in (
+        grown.outlines
+    )
+    assert grown.ret == 1
+    # --runxfail keeps pytest's meaning
+    _bench(pytester, TWELVE)
+    plain = pytester.runpytest(*args, "--runxfail")
+    plain.assert_outcomes(passed=109, failed=12)
+    assert plain.ret == 1
+
+
+def test_margin_zero_means_no_drop(pytester: pytest.Pytester) -> None:
+    """``--prob-margin=0`` is valid (before: a usage error): the lower end of now − baseline
+    must be above zero."""
+    _bench(pytester, {name: 5 for name in TWELVE})
+    pytester.runpytest("--prob-runs=10", "--prob-save-baseline=base.toml")
+    _bench(pytester, TWELVE)
+    args = ("--prob-runs=10", "--prob-baseline=base.toml", "--prob-margin=0", "--prob-json=r.json")
+    better = pytester.runpytest(*args)
+    assert section(better.outlines, "probability: baseline") == [
+        "  pick  now − baseline  +40 pp [+40, +40]  p<0.001  12 paired  ≥0 pp  PASS"
+    ]
+    assert better.ret == 0
+    assert load_json(pytester.path / "r.json")["baseline"]["margin"] == 0
+    pytester.runpytest("--prob-runs=10", "--prob-save-baseline=base.toml")
+    same = pytester.runpytest(*args)
+    assert section(same.outlines, "probability: baseline") == [
+        "  pick  now − baseline  0 pp [0, 0]  p=1  12 paired  ≥0 pp  UNDECIDED"
+    ]
+    assert same.ret == 1
+    negative = pytester.runpytest("--prob-baseline=base.toml", "--prob-margin=-0.1")
+    assert negative.ret == 4
+    assert negative.errlines[0] == (
+        "ERROR: --prob-margin=-0.1: expected a margin of at least 0 and below 1 such as 0.02 "
+        "for 2 points, got '-0.1'"
+    )
+
+
+@pytest.mark.subprocess
+def test_baseline_margin_runs_are_the_same_under_xdist(pytester: pytest.Pytester) -> None:
+    _bench(pytester, TWELVE)
+    pytester.runpytest("--prob-runs=10", "--prob-save-baseline=base.toml")
+    _bench(pytester, {**TWELVE, "new": 9})
+    args = ("--prob-runs=10", "--prob-baseline=base.toml", "--prob-margin=0.05")
+    serial = pytester.runpytest_subprocess(*args)
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2")
+    assert serial.ret == parallel.ret == 1
+    serial.assert_outcomes(passed=118, failed=1, xfailed=12)
+    parallel.assert_outcomes(passed=118, failed=1, xfailed=12)
+    one = section(serial.outlines, "probability: baseline")
+    assert one == section(parallel.outlines, "probability: baseline")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import section
 from pytest_probability.extensions.comparisons import baselines
 from pytest_probability.extensions.comparisons.baselines import (
     BASELINE_FORMAT,
@@ -210,6 +211,7 @@ def test_json_with_byte_order_mark(tmp_path: Path) -> None:
 
 BENCH = """
 import pytest
+from conftest import section
 from pytest_probability import current_run, record_cost
 
 
@@ -286,6 +288,155 @@ def test_report_without_optional_fields(tmp_path: Path) -> None:
     baseline = read_baseline(write(tmp_path, json.dumps({"rows": rows})))
     assert baseline.settings == {}
     assert baseline.cases["a.py::bench_a"].cost is None
+
+
+#: The spec's JSON report example, exactly (its rows carry no ``nodeid``).
+SPEC_REPORT = """
+{
+  "created": "2026-07-07T21:43:18",
+  "runs": 10,
+  "exit_status": 1,
+  "totals": {"passes": 35, "fails": 15, "errors": 0, "count": 50,
+             "pass_rate": 70.0, "cost": 0.011,
+             "usage": {"m-small": {"input_tokens": 1200, "output_tokens": 80,
+                                   "cached_input_tokens": 640, "cost": 0.001}}},
+  "rows": [
+    {"case": "classify::identify_pii", "label": "classify", "passes": 7,
+     "fails": 3, "errors": 0, "total": 10, "pass_rate": 70.0,
+     "status": "flaky", "cost": 0.002, "usage": {}}
+  ],
+  "records": [
+    {"case": "classify::identify_pii", "run": 3, "steps": [
+      {"label": "classify", "passed": false, "elapsed": 0.01, "error": null,
+       "message": "got 'other'", "cost": 0.0002, "usage": []}]}
+  ]
+}
+"""
+
+
+def test_the_spec_example_report_is_a_baseline(tmp_path: Path) -> None:
+    """Rows without ``nodeid`` (another tool's report, an earlier version's) are keyed by
+    their case id."""
+    baseline = read_baseline(write(tmp_path, SPEC_REPORT))
+    case = BaselineCase(
+        "classify::identify_pii", "classify::identify_pii", "classify", 7, 3, 0, 10, 0.002,
+        keyed_by="case",
+    )  # fmt: skip
+    assert baseline.cases == {"classify::identify_pii": case}
+    assert baseline.by_case_id() == {"classify::identify_pii": case}
+    assert case.module is None and make_case().module == "bench_x.py"
+    assert baseline.settings == {"created": "2026-07-07T21:43:18", "runs": 10, "exit_status": 1}
+
+
+def test_rows_with_and_without_node_ids_mix(tmp_path: Path) -> None:
+    rows = [
+        row(0),
+        row(1, nodeid=DROP),
+        row(2, nodeid=None, label=DROP, case="b::2"),  # label: the case id's function part
+        {"case": "solo", "passes": 1, "fails": 0, "errors": 0, "total": 1},
+    ]
+    baseline = read_baseline(write(tmp_path, json.dumps(report(rows=rows))))
+    assert list(baseline.cases) == ["bench_a.py::bench_a::0", "a::1", "b::2", "solo"]
+    assert [c.keyed_by for c in baseline.cases.values()] == ["nodeid", "case", "case", "case"]
+    assert [c.label for c in baseline.cases.values()] == ["a", "a", "b", "solo"]
+    assert [c.module for c in baseline.cases.values()] == ["bench_a.py", None, None, None]
+
+
+def test_a_case_keyed_by_its_case_id_checks_itself() -> None:
+    with pytest.raises(ValueError, match="key: expected the case id"):
+        make_case(key="other", case="a::1", keyed_by="case")
+    with pytest.raises(ValueError, match='keyed_by: expected "nodeid" or "case"'):
+        make_case(keyed_by="row")
+
+
+PICK = """
+import pytest
+from conftest import section
+from pytest_probability import current_run
+
+PASSES = {passes!r}
+
+@pytest.mark.parametrize("item", list(PASSES))
+def bench_pick(item):
+    assert current_run().run <= PASSES[item]
+"""
+
+
+def _spec_shaped(report_path: Path, target: Path) -> None:
+    """``report_path``'s rows with only the fields of the spec's example (no ``nodeid``),
+    and its top level without ``schema_version``, written to ``target``."""
+    document = json.loads(report_path.read_text(encoding="utf-8"))
+    fields = ("case", "label", "passes", "fails", "errors", "total", "pass_rate", "status")
+    rows = [
+        {k: r[k] for k in fields if k in r} | {"cost": None, "usage": {}} for r in document["rows"]
+    ]
+    keep = ("created", "runs", "exit_status", "totals")
+    target.write_text(json.dumps({**{k: document[k] for k in keep}, "rows": rows, "records": []}))
+
+
+def test_a_report_without_node_ids_pairs_by_case_id(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_pick=PICK.format(passes={"x": 10, "y": 9, "gone": 10}))
+    pytester.runpytest("--prob-runs=10", "--prob-json=base.json")
+    _spec_shaped(pytester.path / "base.json", pytester.path / "spec.json")
+    pytester.makepyfile(bench_pick=PICK.format(passes={"x": 6, "y": 9, "new": 10}))
+    sections = []
+    for baseline in ("base.json", "spec.json"):
+        result = pytester.runpytest("--prob-runs=10", f"--prob-baseline={baseline}")
+        assert result.ret == 1  # report only: the failing runs fail, never a usage error
+        sections.append(section(result.outlines, "probability: baseline"))
+    assert (
+        sections[0]
+        == sections[1]
+        == [
+            "  pick  now − baseline  −20 pp  p=1  2 paired",
+            "      pick::x  −40 pp [−69, −4]",
+            "      pick::y  0 pp [−32, +32]",
+            "      new (not compared): pick::new",
+            "      removed (not compared): pick::gone",  # its function found by label
+        ]
+    )
+
+
+def test_the_node_id_is_the_better_key_when_both_sides_have_it(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(bench_pick=PICK.format(passes={"x": 10}))
+    rows = [
+        # the same case under another case id (an earlier display): paired by node id
+        {"nodeid": "bench_pick.py::bench_pick::x", "case": "pick::renamed", "label": "pick",
+         "passes": 5, "fails": 5, "errors": 0, "total": 10},
+        # the case id of this session's case x, but another node id: not used twice
+        {"nodeid": "bench_old.py::bench_pick::x", "case": "pick::x", "label": "pick",
+         "passes": 0, "fails": 10, "errors": 0, "total": 10},
+    ]  # fmt: skip
+    (pytester.path / "base.json").write_text(json.dumps({"rows": rows}))
+    result = pytester.runpytest("--prob-runs=10", "--prob-baseline=base.json")
+    lines = section(result.outlines, "probability: baseline")
+    assert lines[0].startswith("  pick  now − baseline  +50 pp") and "1 paired" in lines[0]
+    assert lines[-1] == "  1 baseline case(s) of functions that did not run: pick::x"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"passes": "7"}, 'rows[0].passes: expected a whole number >= 0, got "7"'),
+        ({"total": 11}, "rows[0].total: expected passes + fails + errors = 10, got 11"),
+        ({"case": None}, "rows[0].case: expected a non-empty string, got null"),
+        ({"errors": DROP}, "rows[0].errors: missing"),
+    ],
+)
+def test_a_corrupt_report_without_node_ids_is_a_usage_error(
+    pytester: pytest.Pytester, change: dict[str, Any], message: str
+) -> None:
+    pytester.makepyfile(bench_pick=PICK.format(passes={"x": 1}).replace("run <=", "run >"))
+    document = json.loads(SPEC_REPORT)
+    document["rows"][0].update(change)
+    document["rows"][0] = {k: v for k, v in document["rows"][0].items() if v is not DROP}
+    (pytester.path / "old.json").write_text(json.dumps(document))
+    result = pytester.runpytest("--prob-baseline=old.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == f"ERROR: --prob-baseline=old.json: {message}"
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
 
 
 def test_aggregate_settings_are_read_leniently(tmp_path: Path) -> None:
@@ -434,7 +585,7 @@ INF = float("inf")
             report(rows=[row(0), row(1), row(2), row(3, total=2)]),
             "rows[3].total: expected passes + fails + errors = 3, got 2",
         ),
-        (report(rows=[row(0), row(3, nodeid=DROP)]), "rows[1].nodeid: missing"),
+        (report(rows=[row(0), row(3, nodeid=DROP, case=DROP)]), "rows[1].case: missing"),
         (
             report(rows=[row(0), row(3, nodeid="")]),
             'rows[1].nodeid: expected a non-empty string, got ""',
@@ -448,7 +599,6 @@ INF = float("inf")
             report(rows=[row(0), row(3, case=False)]),
             "rows[1].case: expected a non-empty string, got false",
         ),
-        (report(rows=[row(0), row(3, label=DROP)]), "rows[1].label: missing"),
         (report(rows=[row(0), row(3, label=None)]), "rows[1].label: expected a string, got null"),
         (report(rows=[row(0), row(3, passes=DROP)]), "rows[1].passes: missing"),
         (report(rows=[row(0), row(3, fails=DROP)]), "rows[1].fails: missing"),
@@ -495,7 +645,24 @@ INF = float("inf")
             report(rows=[row(0, total=9, cost=-1)]),
             "rows[0].total: expected passes + fails + errors = 3, got 9",
         ),
-        (report(rows=[row(0, case=DROP, nodeid=DROP)]), "rows[0].nodeid: missing"),
+        (report(rows=[row(0, case=DROP, nodeid=DROP)]), "rows[0].case: missing"),
+        # rows without a node id are keyed by their case id, which must then be unique
+        (
+            report(rows=[row(0), row(1, nodeid=DROP, case="a::0")]),
+            'rows[1].case: duplicate case id "a::0" (first in rows[0])',
+        ),
+        (
+            report(rows=[row(0), row(1, nodeid=DROP, case="bench_a.py::bench_a::0")]),
+            'rows[1].case: duplicate case key "bench_a.py::bench_a::0" (first in rows[0])',
+        ),
+        (
+            report(rows=[row(0, nodeid=DROP), row(1, nodeid=DROP, case="a::0")]),
+            'rows[1].case: duplicate case id "a::0" (first in rows[0])',
+        ),
+        (
+            report(rows=[row(0, nodeid=DROP, label=3)]),
+            "rows[0].label: expected a string, got 3",
+        ),
     ],
 )
 def test_bad_report(tmp_path: Path, document: dict[str, Any], message: str) -> None:
@@ -729,13 +896,13 @@ def test_unwritable_directory_for_real(tmp_path: Path) -> None:
         locked.chmod(0o755)
 
 
-def test_missing_directory_and_directory_target(tmp_path: Path) -> None:
-    with pytest.raises(OSError) as info:
-        write_baseline_toml(tmp_path / "nope" / "b.toml", [], {})
-    assert str(info.value) == (
-        f"could not write the baseline to {tmp_path}/nope/b.toml: "
-        f"directory '{tmp_path}/nope' does not exist"
-    )
+def test_missing_directory_is_created_and_impossible_targets_are_named(tmp_path: Path) -> None:
+    write_baseline_toml(tmp_path / "nope" / "deeper" / "b.toml", [make_case()], {})
+    assert read_baseline(tmp_path / "nope" / "deeper" / "b.toml").cases == {KEY: make_case()}
+    assert os.listdir(tmp_path / "nope" / "deeper") == ["b.toml"]
+    (tmp_path / "nope" / "deeper" / "b.toml").unlink()
+    (tmp_path / "nope" / "deeper").rmdir()
+    (tmp_path / "nope").rmdir()
     (tmp_path / "file").write_text("")
     with pytest.raises(OSError) as info:
         write_baseline_toml(tmp_path / "file" / "b.toml", [], {})

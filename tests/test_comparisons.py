@@ -170,13 +170,14 @@ def test_compare_item_carries_the_verdict_into_lf(pytester: pytest.Pytester) -> 
     mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
     pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
     first = pytester.runpytest("--prob-runs=2", "-p", "cacheprovider")
-    first.assert_outcomes(passed=24, failed=25)
+    # the margin makes it a gate: the failing runs are xfailed, the verdict is the failure
+    first.assert_outcomes(passed=24, failed=1, xfailed=24)
     assert section(first.outlines, "probability: comparisons") == [
         "  pick[arm]  b − a  −100 pp [−100, −100]  p<0.001  12 paired  ≥−5 pp  FAIL"
     ]
     # selecting the failed compare item alone brings back every run of its function
     again = pytester.runpytest("--prob-runs=2", "-p", "cacheprovider", "--lf", "-k", "compare")
-    again.assert_outcomes(passed=24, failed=25)
+    again.assert_outcomes(passed=24, failed=1, xfailed=24)
     assert "FAILED bench_pick.py::bench_pick[compare:b]" in "\n".join(again.outlines)
 
 
@@ -234,7 +235,7 @@ def bench_pick(item, arm):
         ),
         (
             'compare="arm", margin=2',
-            "margin=2: expected a margin between 0 and 1 (exclusive) such as 0.02 for 2 "
+            "margin=2: expected a margin of at least 0 and below 1 such as 0.02 for 2 "
             "points, got 2; did you mean 0.02 (2 points)?",
         ),
         (
@@ -545,3 +546,194 @@ def pytest_prob_register_comparison_tests(register, config):
     assert problem in line
     assert load_json(pytester.path / "r.json")["comparisons"][0]["verdict"] is None
     result.stdout.fnmatch_lines(["*ComparisonWarning: comparison test 'bad' failed*"])
+
+
+# -- a margin makes it a gate: its verdict, not each run, decides ------------------------------
+def test_a_margin_decides_the_exit_status_like_a_gate(pytester: pytest.Pytester) -> None:
+    """Every case fails its tenth run; b − a is 0 pp [0, 0], above the −5 pp margin: PASS.
+    The failing runs of the compared cases are xfailed, so the session passes (before: 24
+    failed runs, exit 1); a FAIL verdict is the one failure."""
+    rates = {"a": (9,) * 12, "b": (9,) * 12}
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    result = pytester.runpytest("--prob-runs=10", "-v", "--prob-json=r.json")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  0 pp [0, 0]  p=1  12 paired  ≥−5 pp  PASS"
+    ]
+    result.assert_outcomes(passed=217, xfailed=24)
+    assert result.ret == 0
+    assert any(
+        line.startswith("bench_pick.py::bench_pick::0-a[run10] XFAIL (compared case")
+        for line in result.outlines
+    ), result.outlines
+    records = load_json(pytester.path / "r.json")["records"]
+    assert sum(r["outcome"] == "fail" for r in records) == 24  # the records keep the truth
+    # a failing verdict fails the session through its [compare:b] item
+    pytester.makepyfile(bench_pick=_outcome_bench({"a": (9,) * 12, "b": (4,) * 12}, mark))
+    failing = pytester.runpytest("--prob-runs=10", "-rf")
+    failing.assert_outcomes(passed=156, failed=1, xfailed=84)
+    assert failing.ret == 1
+    assert any(
+        line.startswith("FAILED bench_pick.py::bench_pick[compare:b]") for line in failing.outlines
+    )
+    # --runxfail keeps pytest's meaning: the runs' failures are failures again
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    plain = pytester.runpytest("--prob-runs=10", "--runxfail")
+    plain.assert_outcomes(passed=217, failed=24)
+    assert plain.ret == 1
+
+
+def test_a_margin_leaves_the_runs_of_unpaired_inputs_alone(pytester: pytest.Pytester) -> None:
+    """Only the cases a margin judges are decided by it: input 1 has no b arm, so its failing
+    runs still fail the session (they are listed, not compared)."""
+    pytester.makepyfile(
+        bench_pick="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(compare="arm", margin=0.9)
+@pytest.mark.parametrize(("item", "arm"), [(0, "a"), (0, "b"), (1, "a")])
+def bench_pick(item, arm):
+    assert current_run().run != 2
+"""
+    )
+    result = pytester.runpytest("--prob-runs=3", "-rfx")
+    result.assert_outcomes(passed=7, failed=1, xfailed=2)
+    assert "FAILED bench_pick.py::bench_pick::1-a[run2] - AssertionError: assert 2 != 2" in (
+        result.outlines
+    )
+    assert result.ret == 1
+
+
+def test_margin_zero_means_no_drop(pytester: pytest.Pytester) -> None:
+    """``margin=0``: the difference's lower end must be above zero (printed ``≥0 pp``);
+    ``equivalence=True`` cannot hold within ±0 and is refused."""
+    rates = {"a": (5,) * 12, "b": (9,) * 12}
+    mark = '@pytest.mark.probability(compare="arm", margin=0)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    result = pytester.runpytest("--prob-runs=10")
+    assert section(result.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  +40 pp [+40, +40]  p<0.001  12 paired  ≥0 pp  PASS"
+    ]
+    equal = {"a": (9,) * 12, "b": (9,) * 12}
+    pytester.makepyfile(bench_pick=_outcome_bench(equal, mark))
+    same = pytester.runpytest("--prob-runs=10")
+    assert section(same.outlines, "probability: comparisons") == [
+        "  pick[arm]  b − a  0 pp [0, 0]  p=1  12 paired  ≥0 pp  UNDECIDED"
+    ]
+    assert same.ret == 1
+    equivalence = mark.replace("margin=0", "margin=0, equivalence=True")
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, equivalence))
+    refused = pytester.runpytest("--prob-runs=10")
+    assert refused.ret == 2
+    assert (
+        "bench_pick.py::bench_pick: equivalence=True needs a margin above 0: no interval lies "
+        "within ±0 points"
+    ) in refused.outlines
+
+
+# -- a session-wide axis lists the functions it cannot compare ---------------------------------
+ONE_VALUE_BENCH = """
+import pytest
+
+@pytest.mark.parametrize("style", ["terse", "cot"])
+@pytest.mark.parametrize("text", ["x", "y"])
+def bench_two(text, style):
+    pass
+
+@pytest.mark.parametrize("style", ["terse"])
+@pytest.mark.parametrize("text", ["x", "y"])
+def bench_one(text, style):
+    pass
+
+@pytest.mark.parametrize("style", ["cot"])
+def bench_single(style):
+    pass
+
+def bench_none():
+    pass
+"""
+
+
+def test_session_axis_lists_functions_with_one_value_as_not_compared(
+    pytester: pytest.Pytester,
+) -> None:
+    """``--prob-compare=style`` compares the functions with two styles and lists those with
+    one (before: a collection error, exit 2); functions without the argument stay silent, as
+    in the spec's example."""
+    pytester.makepyfile(bench_a=ONE_VALUE_BENCH)
+    result = pytester.runpytest("--prob-runs=2", "--prob-compare=style", "--prob-json=r.json")
+    assert result.ret == 0
+    assert section(result.outlines, "probability: comparisons") == [
+        "  two[style]  cot − terse  0 pp  p=1  2 paired",
+        "      x  0 pp [−66, +66]",
+        "      y  0 pp [−66, +66]",
+        "  not compared (one value of style): one (terse), single (cot)",
+    ]
+    report = load_json(pytester.path / "r.json")
+    assert report["not_compared"] == [
+        {"function": "bench_a.py::bench_one", "label": "one", "axis": "style", "values": ["terse"]},
+        {
+            "function": "bench_a.py::bench_single",
+            "label": "single",
+            "axis": "style",
+            "values": ["cot"],
+        },
+    ]
+    assert [c["label"] for c in report["comparisons"]] == ["two"]
+    # nothing compared at all: the section still says why
+    only = pytester.runpytest("--prob-runs=2", "--prob-compare=style", "-k", "one")
+    assert only.ret == 0
+    assert section(only.outlines, "probability: comparisons") == [
+        "  not compared (one value of style): one (terse)"
+    ]
+    # compare= on the function itself asks for that function: one value is an error there
+    pytester.makepyfile(
+        bench_a=ONE_VALUE_BENCH.replace(
+            '@pytest.mark.parametrize("style", ["terse"])',
+            '@pytest.mark.probability(compare="style")\n@pytest.mark.parametrize("style", ["terse"])',
+        )
+    )
+    marked = pytester.runpytest("--prob-runs=2")
+    assert marked.ret == 2
+    assert (
+        "bench_a.py::bench_one: compare='style': bench_one has one value of style (terse): "
+        "there is nothing to compare it with"
+    ) in marked.outlines
+
+
+@pytest.mark.subprocess
+def test_margin_runs_and_not_compared_are_the_same_under_xdist(
+    pytester: pytest.Pytester,
+) -> None:
+    rates = {"a": (9,) * 12, "b": (9,) * 12}
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark), bench_a=ONE_VALUE_BENCH)
+    args = ("--prob-runs=10", "--prob-compare=style")
+    serial = pytester.runpytest_subprocess(*args, "--prob-json=s.json")
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2", "--prob-json=p.json")
+    assert serial.ret == parallel.ret == 0
+    serial.assert_outcomes(passed=297, xfailed=24)
+    parallel.assert_outcomes(passed=297, xfailed=24)
+    one = section(serial.outlines, "probability: comparisons")
+    assert one == section(parallel.outlines, "probability: comparisons")
+    assert one[-1] == "  not compared (one value of style): one (terse), single (cot)"
+    first, second = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
+    assert first["not_compared"] == second["not_compared"]
+    assert first["comparisons"] == second["comparisons"]
+
+
+def test_a_margin_does_not_take_the_runs_of_a_case_whose_partner_is_deselected(
+    pytester: pytest.Pytester,
+) -> None:
+    """``-k left`` keeps only the baseline arm: no pair is judged, so no margin verdict
+    decides for those runs and their failures fail the session, as without a margin."""
+    rates = {"left": (9,) * 12, "right": (9,) * 12}
+    mark = '@pytest.mark.probability(compare="arm", margin=0.05)'
+    pytester.makepyfile(bench_pick=_outcome_bench(rates, mark))
+    result = pytester.runpytest("--prob-runs=10", "-k", "left")
+    result.assert_outcomes(passed=108, failed=12, deselected=121)
+    assert result.ret == 1
+    both = pytester.runpytest("--prob-runs=10")
+    both.assert_outcomes(passed=217, xfailed=24)
+    assert both.ret == 0

@@ -113,7 +113,7 @@ def test_function_level_and_metric_readings(pytester: pytest.Pytester) -> None:
     function = readings["classify"]
     assert function.startswith(
         "The mean pass fraction over its 12 inputs is 66.7%, with a 95% interval of 55.8% to "
-        "78.3% from a bootstrap over inputs"
+        "77.5% from a bootstrap over inputs"
     )
     assert "ρ = " in function
     assert readings["classify pass^3"] == (
@@ -298,3 +298,52 @@ def test_comparison_reading_reconciles_interval_and_p(pytester: pytest.Pytester)
         "paired bootstrap over inputs, two different methods that can disagree near the "
         "boundary. A margin verdict is decided by the interval, not by p."
     )
+
+
+@pytest.mark.parametrize("bar", [0.3, 0.5, 0.72, 0.9, 0.95])
+def test_runs_to_settle_is_the_first_settling_count_at_bounded_work(bar: float) -> None:
+    """The "about N runs would settle it" search gives the brute-force scan's first settling
+    count for every UNDECIDED rate gate of up to 40 runs, with a few hundred verdicts at most
+    (the scan it replaced made up to 20,000 per case, issue 20)."""
+    from types import SimpleNamespace
+
+    from pytest_probability.extensions.gates.explain import runs_to_settle
+
+    spec = RateSpec(bar, Settings("exact", 0.95, (1.0, 1.0)))
+    made = []
+
+    def verdict_at(*args: object) -> str:
+        made.append(args)
+        return rate_verdict(*args)  # type: ignore[arg-type]
+
+    kind = SimpleNamespace(verdict_at=verdict_at)
+    checked = 0
+    for runs in (3, 10, 20, 40):
+        for passes in range(runs + 1):
+            if passes / runs == bar or rate_verdict(spec, passes, runs, None) != "undecided":  # type: ignore[arg-type]
+                continue
+            made.clear()
+            assert runs_to_settle(kind, spec, passes, runs, None) == _settled_at(  # type: ignore[arg-type]
+                passes, runs, bar
+            ), (passes, runs)
+            assert len(made) <= 300, (passes, runs, len(made))
+            checked += 1
+    assert checked >= 12
+
+
+def test_runs_to_settle_on_the_bar_gives_up_after_a_bounded_search() -> None:
+    """A rate exactly on the bar never settles: ``None`` after doubling to a million runs
+    (about 20 verdicts), not a verdict per run count."""
+    from types import SimpleNamespace
+
+    from pytest_probability.extensions.gates.explain import runs_to_settle
+
+    spec = RateSpec(0.5, Settings("exact", 0.95, (1.0, 1.0)))
+    made = []
+
+    def verdict_at(*args: object) -> str:
+        made.append(args)
+        return rate_verdict(*args)  # type: ignore[arg-type]
+
+    assert runs_to_settle(SimpleNamespace(verdict_at=verdict_at), spec, 1, 2, None) is None  # type: ignore[arg-type]
+    assert len(made) <= 25

@@ -74,9 +74,10 @@ def test_only_skipped_cases(pytester: pytest.Pytester) -> None:
 
 def test_unwritable_and_full_report_paths(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
-    missing = pytester.runpytest("--prob-json=no/such/dir/r.json")
+    (pytester.path / "afile").write_text("")  # (a missing directory would be created)
+    missing = pytester.runpytest("--prob-json=afile/such/dir/r.json")
     assert missing.ret == 4
-    assert missing.errlines[0].startswith("ERROR: --prob-json=no/such/dir/r.json: cannot write")
+    assert missing.errlines[0].startswith("ERROR: --prob-json=afile/such/dir/r.json: cannot write")
 
 
 def test_hostile_ids_and_values_keep_the_json_valid(pytester: pytest.Pytester) -> None:

@@ -141,8 +141,9 @@ def bench_flaky_harness():
 """
     )
     counted = pytester.runpytest("--prob-runs=4")
-    # errors still fail the session, and count as non-passes: 2/4 is UNDECIDED at 50%
-    counted.assert_outcomes(passed=2, failed=3)
+    # errors count as non-passes: 2/4 is UNDECIDED at 50%; the verdict decides them (xfailed)
+    counted.assert_outcomes(passed=2, failed=1, xfailed=2)
+    counted.stdout.fnmatch_lines(["*1 failed, 2 passed, 2 xfailed*"])
     assert section(counted.outlines, "probability: gates") == [
         "  flaky_harness  2/4  [7%, 93%]  ≥50%  UNDECIDED"
     ]
@@ -479,3 +480,188 @@ def bench_c():
     assert skipped.ret == 0
     slow = pytester.runpytest("--prob-runs=3", "-m", "slow")
     slow.assert_outcomes(passed=3, failed=1, deselected=8)  # 3/3 is UNDECIDED at 50%
+
+
+# -- "min_rate or min_passes": the closer mark's gate kind replaces the farther one -----------
+#: run r fails when r is a multiple of 5: 16/20 for every case
+NEAREST_KIND_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+pytestmark = pytest.mark.probability(min_passes=20)
+
+@pytest.mark.probability(min_rate=0.6)
+@pytest.mark.parametrize("x", [
+    pytest.param(1, id="rated"),
+    pytest.param(2, id="counted", marks=pytest.mark.probability(min_passes=15)),
+])
+def bench_f(x):
+    assert current_run().run % 5 != 0
+
+@pytest.mark.parametrize("x", [
+    pytest.param(1, id="counted"),
+    pytest.param(2, id="rated", marks=pytest.mark.probability(min_rate=0.5)),
+])
+def bench_g(x):
+    assert current_run().run % 5 != 0
+"""
+
+
+def _checks(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """Each gated row's checks as ``(kind, verdict)``."""
+    rows = load_json(path)["rows"]
+    return {r["case"]: [(c["kind"], c["verdict"]) for c in r["gate"]["checks"]] for r in rows}
+
+
+def test_a_closer_mark_setting_one_gate_kind_replaces_the_other(
+    pytester: pytest.Pytester,
+) -> None:
+    """A case's ``min_passes`` under its function's ``min_rate`` gates on the count only, a
+    function's ``min_rate`` under the module's ``min_passes`` on the rate only, and so on
+    (before: both gates, so ``f::counted`` was UNDECIDED on the function's 60% bar)."""
+    pytester.makepyfile(bench_k=NEAREST_KIND_BENCH)
+    result = pytester.runpytest("--prob-runs=20", "--prob-json=r.json", "-W", "ignore")
+    assert _checks(pytester.path / "r.json") == {
+        "f::rated": [("rate", "undecided")],  # 16/20 [56%, 94%] against 60%
+        "f::counted": [("count", "pass")],  # 16 ≥ 15
+        "g::counted": [("count", "fail")],  # the module's min_passes=20
+        "g::rated": [("rate", "pass")],  # [56%, 94%] above 50%
+    }
+    assert section(result.outlines, "probability: gates") == [
+        "  f::rated    16/20  [56%, 94%]  ≥60%    UNDECIDED",
+        "  g::counted  16/20  [56%, 94%]  ≥20/20  FAIL",
+    ]
+    assert section(result.outlines)[-1] == "  Gates:   2 passed, 1 failed, 1 undecided"
+    result.assert_outcomes(passed=66, failed=2, xfailed=16)
+    assert result.ret == 1
+
+
+def test_a_mark_on_the_case_replaces_the_session_rate(pytester: pytest.Pytester) -> None:
+    """mark > CLI > ini: ``--prob-min-rate`` and ``prob_min_rate`` gate the cases whose marks
+    set neither kind; a mark's ``min_passes`` replaces them, a mark's ``min_rate`` wins."""
+    pytester.makepyfile(
+        bench_s="""
+import pytest
+
+@pytest.mark.parametrize("x", [
+    pytest.param(1, id="plain"),
+    pytest.param(2, id="counted", marks=pytest.mark.probability(min_passes=3)),
+    pytest.param(3, id="rated", marks=pytest.mark.probability(min_rate=0.1)),
+])
+def bench_s(x):
+    pass
+"""
+    )
+    pytester.makeini("[pytest]\nprob_min_rate = 0.2\n")
+    expected = {
+        "s::plain": [("rate", "pass")],
+        "s::counted": [("count", "pass")],
+        "s::rated": [("rate", "pass")],
+    }
+    for args in ([], ["--prob-min-rate=0.3"]):
+        result = pytester.runpytest("--prob-runs=20", "--prob-json=r.json", *args)
+        assert result.ret == 0
+        assert _checks(pytester.path / "r.json") == expected
+        rows = load_json(pytester.path / "r.json")["rows"]
+        bars = [c.get("min_rate") for r in rows for c in r["gate"]["checks"]]
+        assert bars == [0.3 if args else 0.2, None, 0.1]
+
+
+@pytest.mark.parametrize(
+    ("where", "case"),
+    [
+        ('pytest.param(2, id="both", marks=pytest.mark.probability({both}))', "f::both"),
+        ("2", "f::1"),  # the function's mark: the error names its first case
+    ],
+    ids=["case-mark", "function-mark"],
+)
+def test_one_mark_setting_both_gate_kinds_is_a_collection_error(
+    pytester: pytest.Pytester, where: str, case: str
+) -> None:
+    both = "min_rate=0.5, min_passes=1"
+    function_mark = "" if "both" in where else f"@pytest.mark.probability({both})"
+    pytester.makepyfile(
+        bench_b=f"""
+import pytest
+
+{function_mark}
+@pytest.mark.parametrize("x", [1, {where.format(both=both)}])
+def bench_f(x):
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-runs=2")
+    assert result.ret == 2
+    assert (
+        f"bench_b.py::bench_{case}: probability mark sets min_rate=0.5 and min_passes=1: a mark takes "
+        "min_rate or min_passes, not both"
+    ) in result.outlines
+    result.assert_outcomes(errors=1)
+
+
+def test_two_marks_of_one_function_setting_both_kinds_are_an_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """Two stacked marks on one function sit at the same distance from its cases: neither
+    is closer, so setting both kinds there is refused too."""
+    pytester.makepyfile(
+        bench_b="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.probability(min_passes=1, runs=3)
+def bench_f():
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        ["bench_b.py::bench_f: probability mark sets min_rate=0.5 and min_passes=1: *"]
+    )
+
+
+def test_runxfail_reports_the_failing_runs_of_gated_cases_as_failures(
+    pytester: pytest.Pytester,
+) -> None:
+    """``--runxfail`` keeps pytest's meaning: nothing is reported as xfailed, so the 40
+    failing runs fail (before: still xfailed); the verdicts are the same."""
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest("--prob-runs=40", "--runxfail", "--prob-json=r.json")
+    result.assert_outcomes(passed=81, failed=42)
+    assert result.ret == 1
+    assert section(result.outlines, "probability: gates") == [
+        "  classify::identify_pii  37/40  [80%, 98%]  ≥90%  UNDECIDED",
+        "  classify::never          3/40  [ 2%, 20%]  ≥90%  FAIL",
+    ]
+    assert "FAILED bench_classify.py::bench_classify::never[run4]" in "\n".join(result.outlines)
+    # a passing gate no longer hides its failing runs either
+    pytester.makepyfile(
+        bench_classify="""
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_mostly():
+    assert current_run().run != 3
+"""
+    )
+    passing = pytester.runpytest("--prob-runs=40", "--runxfail")
+    passing.assert_outcomes(passed=40, failed=1)
+    assert section(passing.outlines)[-1] == "  Gates:   1 passed"
+    assert passing.ret == 1
+    assert pytester.runpytest("--prob-runs=40").ret == 0
+
+
+@pytest.mark.subprocess
+def test_nearest_gate_kind_is_the_same_under_xdist(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_k=NEAREST_KIND_BENCH)
+    args = ("--prob-runs=20", "-W", "ignore")
+    serial = pytester.runpytest_subprocess(*args, "--prob-json=s.json")
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2", "--prob-json=p.json")
+    assert serial.ret == parallel.ret == 1
+    assert _checks(pytester.path / "s.json") == _checks(pytester.path / "p.json")
+    for title in ("probability", "probability: gates"):
+        assert section(serial.outlines, title) == section(parallel.outlines, title)
+    serial.assert_outcomes(passed=66, failed=2, xfailed=16)
+    parallel.assert_outcomes(passed=66, failed=2, xfailed=16)

@@ -29,7 +29,7 @@ from browser import (
     text_of,
 )
 from conftest import count_work, load_json
-from pytest_probability import jsonreport
+from pytest_probability import writing
 from pytest_probability.__main__ import main
 from pytest_probability.extensions.html import HtmlPanel, Markup, element, escape, render_report
 from pytest_probability.extensions.html import render as render_module
@@ -431,10 +431,11 @@ def test_ini_key_and_nothing_written_without_results(pytester: pytest.Pytester) 
 
 
 def test_unwritable_path_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*PLUGIN, "--prob-html=missing/r.html")
+    (pytester.path / "afile").write_text("")  # (a missing directory would be created)
+    result = pytester.runpytest(*PLUGIN, "--prob-html=afile/r.html")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: --prob-html=missing/r.html: cannot write the report: directory 'missing' *"]
+        ["ERROR: --prob-html=afile/r.html: cannot write the report: 'afile' is not a directory"]
     )
 
 
@@ -446,7 +447,7 @@ def test_a_failed_write_is_one_error_line(
     def full(path: Path, text: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(jsonreport, "write_atomic", full)
+    monkeypatch.setattr(writing, "write_atomic", full)
     result = pytester.runpytest(*PLUGIN, "--prob-runs=2", "--prob-html=r.html")
     assert "ERROR: could not write the HTML report to r.html: No space left on device" in (
         result.outlines
@@ -522,7 +523,8 @@ def test_cli_refuses_an_unwritable_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "r.json").write_text(json.dumps(synthetic(1, 1)))
-    assert main(["html", str(tmp_path / "r.json"), "-o", str(tmp_path / "no" / "r.html")]) == 2
+    (tmp_path / "afile").write_text("")  # (a missing directory would be created)
+    assert main(["html", str(tmp_path / "r.json"), "-o", str(tmp_path / "afile" / "r.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
 
 

@@ -436,3 +436,69 @@ def test_parallel_intervals_equal_serial(pytester: pytest.Pytester) -> None:
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
     assert one["aggregates"] == two["aggregates"]
     assert [r["ci"] for r in one["rows"]] == [r["ci"] for r in two["rows"]]
+
+
+# -- percentages round half up on the decimal value, everywhere ---------------------------------
+@pytest.mark.parametrize(
+    ("value", "whole", "one_decimal", "signed"),
+    [
+        (0.4125, "41%", "41.3%", "+41%"),  # 0.4125 is 0.41249999999999997… in binary
+        (0.0125, "1%", "1.3%", "+1%"),
+        (0.045, "5%", "4.5%", "+5%"),  # 0.04499999999999999…
+        (0.285, "29%", "28.5%", "+29%"),
+        (0.00125, "1%", "0.1%", "0%"),
+        (-0.125, None, None, "−13%"),
+    ],
+)
+def test_percentages_round_half_up_on_the_decimal_value(
+    value: float, whole: str | None, one_decimal: str | None, signed: str
+) -> None:
+    if whole is not None:
+        assert (percent(value), percent1(value)) == (whole, one_decimal)
+    assert signed_percent(value) == signed
+
+
+def test_every_percent_and_point_formatter_rounds_the_same_way() -> None:
+    """The rows, aggregates, differences, HTML, Markdown, explain and plan formatters all
+    round half up on the decimal value (before: the aggregates printed 0.4125 as 41.2% and
+    the HTML page rounded points half to even)."""
+    from pytest_probability.extensions.comparisons.render import signed_pp
+    from pytest_probability.extensions.explain.readings import percent as said
+    from pytest_probability.extensions.fractions.format import whole_percent
+    from pytest_probability.extensions.html import fmt as html
+    from pytest_probability.extensions.markdown import render as markdown
+    from pytest_probability.extensions.plan.rows import percent as chance
+    from pytest_probability.rounding import ratio_percent
+
+    assert [said(0.4125, 1), html.percent1(0.4125), markdown.percent1(0.4125)] == ["41.3%"] * 3
+    assert [said(0.045), html.percent(0.045), markdown.percent(0.045), chance(0.045)] == (
+        ["5%"] * 4
+    )
+    assert [
+        f"{signed_pp(0.125)} pp",
+        html.points(0.125),
+        f"{markdown.signed_points(0.125)} pp",
+    ] == (["+13 pp"] * 3)
+    assert [signed_pp(-0.285), markdown.signed_points(-0.285)] == ["−29", "−29"]
+    assert html.points(-0.285) == "−29 pp"
+    assert whole_percent(1, 8) == "13%" and str(ratio_percent(1, 8)) == "13"  # 12.5 exactly
+
+
+AGGREGATE_TIE_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+PASSES = [4, 4, 4, 4, 3, 3, 3, 3, 3, 2]  # 33 of 80: a mean of 0.4125
+
+@pytest.mark.parametrize("passes", PASSES, ids=[f"c{i}" for i in range(len(PASSES))])
+def bench_tie(passes):
+    assert current_run().run <= passes
+"""
+
+
+def test_aggregate_line_rounds_41_25_up(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_t=AGGREGATE_TIE_BENCH)
+    result = pytester.runpytest("--prob-runs=8", "--prob-json=r.json")
+    (line,) = [x for x in section(result.outlines) if x.startswith("  tie  N=")]
+    assert line.startswith("  tie  N=10 inputs × k=8  41.3%  [")
+    assert load_json(pytester.path / "r.json")["aggregates"][0]["estimate"] == 0.4125

@@ -1,4 +1,4 @@
-"""The JSON report: fields, strictness, atomic writes, failures that never lose the summary."""
+"""The JSON report: fields, strictness, where it is written, failures that never lose the summary."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 from conftest import load_json, section
-from pytest_probability import jsonreport
+from pytest_probability import jsonreport, writing
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
@@ -103,26 +103,15 @@ def test_non_json_values_become_strings() -> None:
     assert json.loads(jsonreport.dumps({"x": {1: (1, 2)}, "y": object}))["x"] == {"1": [1, 2]}
 
 
-def test_write_is_atomic_and_leaves_no_temp_file(tmp_path) -> None:
-    target = tmp_path / "r.json"
-    target.write_text("old")
-    jsonreport.write_atomic(target, '{"new": true}\n')
-    assert json.loads(target.read_text()) == {"new": True}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
-
-
-def test_failed_write_keeps_the_old_file_and_cleans_up(tmp_path, monkeypatch) -> None:
-    target = tmp_path / "r.json"
-    target.write_text("old")
-
-    def refuse(src: str, dst: str) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(OSError):
-        jsonreport.write_atomic(target, "{}")
-    assert target.read_text() == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+def test_report_lands_in_a_created_directory(pytester: pytest.Pytester) -> None:
+    """``--prob-json=out/deeper/r.json`` creates the missing directories, as --junitxml does
+    (the atomic write itself is tested in tests/test_writing.py)."""
+    pytester.makepyfile(bench_ok="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=out/deeper/r.json")
+    assert result.ret == pytest.ExitCode.OK
+    report = load_json(pytester.path / "out" / "deeper" / "r.json")
+    assert report["totals"]["passes"] == 2
+    assert os.listdir(pytester.path / "out" / "deeper") == ["r.json"]  # no temporary file
 
 
 def test_write_failure_on_a_full_disk(
@@ -133,7 +122,7 @@ def test_write_failure_on_a_full_disk(
     def full(path, text):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(jsonreport, "write_atomic", full)
+    monkeypatch.setattr(writing, "write_atomic", full)
     result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json")
     assert section(result.outlines)[0] == "  a  2/2"
     assert (

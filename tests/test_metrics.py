@@ -18,11 +18,12 @@ from pytest_probability.extensions.metrics.registry import MetricCase, Metrics
 
 #: Outcomes chosen so that the spec's metrics example comes out digit for digit: classify
 #: input i passes its first CLASSIFY[i] of 10 runs; triage a 5/10, b 10/10, c 3/3 (3 runs).
+#: The case bootstrap takes cases in case-id order (classify::0, ::1, ::10, ::11, ::2, …).
 METRICS_BENCH = """
 import pytest
 from pytest_probability import current_run
 
-CLASSIFY = [6, 8, 10, 4, 7, 4, 7, 4, 8, 6, 6, 10]
+CLASSIFY = [6, 8, 7, 4, 7, 4, 8, 6, 6, 10, 10, 4]
 
 
 @pytest.mark.parametrize("item", range(12))
@@ -59,7 +60,7 @@ def test_spec_metrics_example(pytester: pytest.Pytester) -> None:
     )
     assert section(result.outlines, "probability: metrics") == SPEC_METRICS
     report = load_json(pytester.path / "r.json")
-    classify = [6, 8, 10, 4, 7, 4, 7, 4, 8, 6, 6, 10]
+    classify = [6, 8, 7, 4, 7, 4, 8, 6, 6, 10, 10, 4]
     for row, passes in zip(report["rows"], classify, strict=False):
         assert row["metrics"] == {
             "pass^3": float(pass_hat_k_exact(passes, 10, 3)),
@@ -91,7 +92,7 @@ def test_repeatable_flag_and_ini_spellings(pytester: pytest.Pytester) -> None:
     assert section(from_ini.outlines, "probability: metrics") == SPEC_METRICS
 
 
-@pytest.mark.parametrize("spelling", ["pass^0", "pass^x", "passk", "pass@", "pass^03"])
+@pytest.mark.parametrize("spelling", ["pass^0", "pass^00", "pass^x", "passk", "pass@", "pass^-3"])
 def test_bad_spelling_lists_the_accepted_forms(pytester: pytest.Pytester, spelling: str) -> None:
     pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
     # (an installed third-party metric, the agreement contrib, would add its own forms)
@@ -214,3 +215,75 @@ def test_family_minimum_parameter() -> None:
     with pytest.raises(ValueError, match=r"metric 'agree@1': agree@K needs K >= 2; accepted: "):
         metrics.choose("agree@1")
     assert metrics.accepted() == "agree@K (K a whole number; >= 2 for agree@K)"
+
+
+# -- spellings: K is a whole number ------------------------------------------------------------
+def test_leading_zeros_in_k_are_read_as_the_number(pytester: pytest.Pytester) -> None:
+    """``pass^02`` is ``pass^2`` (as ``--prob-runs=010`` is 10): labelled ``pass^2`` and
+    reported once with ``pass^2`` (before: a usage error)."""
+    pytester.makepyfile(bench_m=METRICS_BENCH)
+    result = pytester.runpytest(
+        "--prob-runs=10", "--prob-metric=pass^02,pass@005", "--prob-metric=pass^2",
+        "--prob-json=r.json",
+    )  # fmt: skip
+    assert result.ret == 1  # the failing runs (no gate)
+    lines = section(result.outlines, "probability: metrics")
+    assert [line.split()[1] for line in lines if line.split()[0] in ("classify", "Overall")] == [
+        "pass^2",
+        "pass^2",
+    ]
+    assert [line.split()[0] for line in lines] == [
+        "classify", "pass@5", "triage", "pass@5", "Overall", "pass@5",
+    ]  # fmt: skip
+    report = load_json(pytester.path / "r.json")
+    assert report["metrics"]["metrics"] == ["pass^2", "pass@5"]
+    assert set(report["rows"][0]["metrics"]) == {"pass^2", "pass@5"}
+
+
+# -- pass^1 has exactly the function-level interval --------------------------------------------
+#: case ids out of alphabetical order, so that collection order and case-id order differ
+PASS1_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+IDS = ["zeta", "alpha", "mike", "bravo", "yank", "delta", "x-ray", "echo", "kilo", "golf",
+       "lima", "hotel"]
+
+@pytest.mark.parametrize("i", [pytest.param(n, id=name) for n, name in enumerate(IDS)])
+def bench_k(i):
+    assert current_run().run > (i * 7) % 5
+
+@pytest.mark.parametrize("i", [pytest.param(n, id=f"n{11 - n:02d}") for n in range(11)])
+def bench_j(i):
+    assert current_run().run > i % 4
+"""
+
+
+def test_pass_hat_1_has_the_function_level_interval(pytester: pytest.Pytester) -> None:
+    """pass^1 of a case is its pass fraction, and the metric lines use the function-level
+    lines' resampler and draw order (cases in case-id order): the same interval to the last
+    digit, per function and Overall (before: 46.7% against 48.3% for k)."""
+    pytester.makepyfile(bench_k=PASS1_BENCH)
+    for extra in ([], ["--prob-transpose"]):
+        result = pytester.runpytest(
+            "--prob-runs=5", "--prob-metric=pass^1", "--prob-json=r.json", *extra
+        )
+        report = load_json(pytester.path / "r.json")
+        aggregates = {a["label"]: a for a in report["aggregates"]}
+        lines = {line["scope"]: line for line in report["metrics"]["lines"]}
+        assert set(aggregates) == set(lines) == {"k", "j", "Overall"}
+        for scope, line in lines.items():
+            ci = aggregates[scope]["ci"]
+            assert (line["low"], line["high"]) == (ci["low"], ci["high"]), scope
+            assert line["value"] == aggregates[scope]["estimate"]
+        main = section(result.outlines)
+        metrics = section(result.outlines, "probability: metrics")
+        for scope in ("k", "j", "Overall"):
+            function = next(x for x in main if x.split()[:1] == [scope] and "N=" in x)
+            metric = next(x for x in metrics if x.split()[:1] == [scope])
+            interval = function[function.index("[") : function.index("]") + 1]
+            assert metric.endswith(interval), (function, metric)
+        assert main[main.index("  Overall: 78/115 passed (68%)") + 2] == (
+            "  k        N=12 inputs × k=5  63.3%  [48.3%, 78.3%]  ρ=0.20"
+        )
+        assert metrics[0] == "  k        pass^1  N=12 inputs  63.3%  [48.3%, 78.3%]"

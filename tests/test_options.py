@@ -260,13 +260,82 @@ def test_no_delay_never_sleeps(pytester: pytest.Pytester, recorded_clock: Record
     assert recorded_clock.events == []
 
 
-def test_unwritable_json_path_is_a_usage_error_before_running(pytester: pytest.Pytester) -> None:
+def test_json_path_in_a_missing_directory_creates_it(pytester: pytest.Pytester) -> None:
+    """As --junitxml does (every writer: tests/test_writing.py)."""
     pytester.makepyfile(bench_a=ONE_CASE)
     result = pytester.runpytest("--prob-json=missing_dir/r.json")
+    assert result.ret == pytest.ExitCode.OK
+    assert (pytester.path / "missing_dir" / "r.json").is_file()
+
+
+def test_unwritable_json_path_is_a_usage_error_before_running(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a=ONE_CASE)
+    (pytester.path / "afile").write_text("a file, not a directory")
+    result = pytester.runpytest("--prob-json=afile/r.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "ERROR: --prob-json=missing_dir/r.json: cannot write the report: "
-        "directory 'missing_dir' does not exist"
+        "ERROR: --prob-json=afile/r.json: cannot write the report: 'afile' is not a directory"
     ) in result.errlines
+    assert "passed" not in result.stdout.str()
     result = pytester.runpytest(f"--prob-json={pytester.path}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        f"ERROR: --prob-json={pytester.path}: cannot write the report: it is a directory"
+    ) in result.errlines
+
+
+# -- merging probability(...) marks: alternatives ("min_rate or min_passes") --------------------
+def _registry():
+    from pytest_probability.options import OptionRegistry
+
+    options = OptionRegistry()
+    options.alternatives("min_rate", "min_passes")
+    return options
+
+
+def test_marks_merge_key_by_key_closest_first() -> None:
+    merged = _registry().merge_marks([[{"runs": 3}], [{"runs": 5, "confidence": 0.9}], []])
+    assert merged == {"runs": 3, "confidence": 0.9}
+
+
+@pytest.mark.parametrize(
+    ("levels", "merged"),
+    [
+        # a case's count under its function's rate: the count only
+        ([[{"min_passes": 15}], [{"min_rate": 0.6, "runs": 20}]], {"min_passes": 15, "runs": 20}),
+        # and the other way round
+        ([[{"min_rate": 0.5}], [{"min_passes": 3}]], {"min_rate": 0.5}),
+        # a level silent on both keeps looking farther out
+        (
+            [[{"runs": 4}], [], [{"min_passes": 2}], [{"min_rate": 0.9}]],
+            {"runs": 4, "min_passes": 2},
+        ),
+        # the same kind closer and farther: the closer value, as for any key
+        ([[{"min_rate": 0.5}], [{"min_rate": 0.9}]], {"min_rate": 0.5}),
+    ],
+)
+def test_a_closer_alternative_replaces_the_farther_ones(
+    levels: list[list[dict[str, object]]], merged: dict[str, object]
+) -> None:
+    assert _registry().merge_marks(levels) == merged
+
+
+@pytest.mark.parametrize(
+    "level",
+    [[{"min_rate": 0.5, "min_passes": 1}], [{"min_rate": 0.5}, {"min_passes": 1}]],
+    ids=["one-mark", "two-marks-one-place"],
+)
+def test_one_place_setting_two_alternatives_is_an_error(level: list[dict[str, object]]) -> None:
+    from pytest_probability.options import OptionError
+
+    with pytest.raises(OptionError) as raised:
+        _registry().merge_marks([[{"runs": 2}], level])
+    assert str(raised.value) == (
+        "probability mark sets min_rate=0.5 and min_passes=1: a mark takes min_rate or "
+        "min_passes, not both"
+    )
+
+
+def test_alternatives_need_two_keys() -> None:
+    with pytest.raises(ValueError, match="at least two mark keys"):
+        _registry().alternatives("min_rate")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 import re
 import tomllib
@@ -18,7 +17,6 @@ from pytest_probability.extensions.plan.power import (
     runs_to_catch,
 )
 from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
-from pytest_probability.extensions.stopping.sequence import log_mixture
 from scipy import stats
 
 PLAN_BENCH = """
@@ -95,33 +93,59 @@ def _cp_low(passes: int, n: int) -> float:
     return 0.0 if passes == 0 else float(stats.beta.ppf(0.025, passes, n - passes + 1))
 
 
+#: A third party's count-like gate kind next to the rate gate (one mark cannot hold both
+#: bundled gates: ``min_rate`` and ``min_passes`` are one choice, docs/gates.rst).
+FLOOR_CONFTEST = """
+from pytest_probability.extensions.gates.registry import GateResult
+
+
+def _verdict(spec, passes, n, config):
+    return "pass" if passes >= spec else "fail"
+
+
+def pytest_prob_register_gates(register, config):
+    floors = {0.8: 39, 0.9: 30}
+    register(
+        "floor",
+        configure=lambda mark, config: floors.get(mark.get("min_rate")),
+        judge=lambda spec, case, config: GateResult(
+            "floor", _verdict(spec, case.passes, case.total, config), f">= {spec}"
+        ),
+        minimum_runs=lambda spec, config: spec,
+        describe=lambda spec: f"floor={spec}",
+        verdict_at=_verdict,
+    )
+"""
+
+
 @pytest.mark.parametrize(
-    ("marks", "shown", "needed"),
+    ("bar", "floor", "needed"),
     [
-        ("min_rate=0.8, min_passes=39", "≥80% & ≥39/40", lambda k_rate: max(k_rate, 39)),
-        ("min_rate=0.9, min_passes=30", "≥90% & ≥30/40", lambda k_rate: max(k_rate, 30)),
+        (0.8, 39, lambda k_rate: max(k_rate, 39)),
+        (0.9, 30, lambda k_rate: max(k_rate, 30)),
     ],
     ids=["count-stricter", "rate-stricter"],
 )
 def test_a_case_with_two_gates_is_planned_on_both(
-    pytester: pytest.Pytester, marks: str, shown: str, needed
+    pytester: pytest.Pytester, bar: float, floor: int, needed
 ) -> None:
-    """A case held to a rate and a count passes only when both pass: its P(pass), power
-    and min runs are those of the stricter of the two at each run count (binomial tails
-    from scipy), and no sequential expectation is given (the rule waits for both)."""
+    """A case held to a rate and a second pass-count gate (a third party's) passes only
+    when both pass: its P(pass), power and min runs are those of the stricter of the two at
+    each run count (binomial tails from scipy), and no sequential expectation is given
+    without ``--prob-stop`` (the column is about a lone rate gate)."""
+    pytester.makeconftest(FLOOR_CONFTEST)
     pytester.makepyfile(
         bench_both=f"""
 import pytest
 
-@pytest.mark.probability({marks}, runs=40)
+@pytest.mark.probability(min_rate={bar}, runs=40)
 def bench_both():
     raise AssertionError("a plan runs nothing")
 """
     )
     result = pytester.runpytest("--prob-plan", "--prob-json=r.json")
     assert result.ret == 0
-    bar = 0.8 if "0.8" in marks else 0.9
-    min_passes = int(marks.rsplit("=", 1)[1])
+    shown = f"≥{round(bar * 100)}% & floor={floor}"
 
     def k_rate(n: int) -> int:  # the fewest passes of n the rate gate passes with
         return next((k for k in range(n + 1) if _cp_low(k, n) > bar), n + 1)
@@ -130,7 +154,7 @@ def bench_both():
         k = needed(k_rate(n))
         return 0.0 if k > n else float(stats.binom.sf(k - 1, n, 0.97))
 
-    min_runs = max(next(n for n in range(1, 200) if k_rate(n) <= n), min_passes)
+    min_runs = max(next(n for n in range(1, 200) if k_rate(n) <= n), floor)
     power = next(n for n in range(min_runs, 2000) if chance(n) >= 0.8)
     row = load_json(pytester.path / "r.json")["plan"]["cases"][0]
     assert row["gate"] == shown
@@ -272,16 +296,31 @@ def test_unreachable_power() -> None:
 
 @pytest.mark.parametrize(("bar", "planned", "rate"), [(0.9, 100, 0.97), (0.9, 100, 0.8)])
 def test_expected_sequential_runs_match_a_simulation(bar: float, planned: int, rate: float) -> None:
-    bound = math.log(20)
+    """The expectation is that of the stopper's own rule (the registered ``sequential``
+    rule, asked before each run after the first, UNDECIDED stops included), simulated here
+    run by run; tests/test_plan_stopping.py holds the exact and the 10⁵-path checks."""
+    from pytest_probability.extensions.stopping.plugin import sequential_rule
+    from pytest_probability.extensions.stopping.sequence import confidence_sequence
+    from pytest_probability.extensions.stopping.service import StopContext
+
+    def seq_verdict(passes: int, n: int) -> str:
+        if n == 0:
+            return UNDECIDED
+        low, high = confidence_sequence(passes, n, 0.95)
+        return PASS if low > bar else FAIL if high < bar else UNDECIDED
+
+    gate = Thresholds(seq_verdict)
     rng = random.Random(9)
     replicates = 3000
     total = 0
     for _ in range(replicates):
-        passes = 0
-        for n in range(1, planned + 1):
-            passes += rng.random() < rate
-            if passes != n * bar and log_mixture(bar, passes, n) >= bound:
+        passes = made = 0
+        while made < planned:
+            context = StopContext(None, passes, made, planned - made, planned, (gate,), ("rate",))  # type: ignore[arg-type]
+            if made and sequential_rule(context) is not None:
                 break
-        total += n
+            passes += rng.random() < rate
+            made += 1
+        total += made
     expected = expected_runs_sequential(bar, 0.95, planned, rate)
     assert abs(total / replicates - expected) < 1.0

@@ -74,7 +74,10 @@ def test_spec_curtail_example(pytester: pytest.Pytester) -> None:
         "runs_planned": 120,
         "cost_avoided": pytest.approx(0.03),
         "spread_cases": 0,
+        "kept_cases": 0,
+        "kept_runs": 0,
     }
+    assert [r["kept_running"] for r in stopped["rows"]] == [None, None, None]
     skipped = [r for r in stopped["records"] if r["outcome"] == "skip"]
     assert skipped[0]["message"] == "decided after 38/40 (UNDECIDED)"
     # skips, not samples: pytest reports them as skipped
@@ -155,9 +158,15 @@ def bench_timed():
     )
     result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10")
     lines = section(result.outlines)
-    # min_passes=3 is settled after 3 passes; a latency gate needs every run's time
+    # min_passes=3 is settled after 3 passes; a latency gate needs every run's time, so its
+    # case runs every run although its rate gate is settled (FAIL) after 9
     assert lines[0] == "  count   3/3  [29%, 100%]  decided after 3/10"
-    assert lines[1] == "  timed  0/10  [ 0%,  31%]  FAIL"
+    assert lines[1] == "  timed  0/10  [ 0%,  31%]  FAIL  kept running after 9/10"
+    assert lines[5:7] == [
+        "  Stopped: 1 case early, saving 7 of 20 runs (35%)",
+        "           1 case kept running for 1 run the rule would have skipped: its latency "
+        "gate max_latency=10 (p95) cannot say when it is settled",
+    ]
 
 
 def test_function_level_interval_hidden_over_stopped_cases(pytester: pytest.Pytester) -> None:
@@ -401,8 +410,8 @@ def bench_ab(item, arm):
     )
     (line,) = section(result.outlines, "probability: comparisons")
     assert line == (
-        "  ab[arm]  b − a  0 pp  p=1  10 paired  (interval hidden: 20 cases were stopped early "
-        "and lean toward their verdicts)"
+        "  ab[arm]  b − a  10 paired  (difference, interval and p hidden: 20 cases were stopped "
+        "early and lean toward their verdicts)"
     )
     metrics = section(result.outlines, "probability: metrics")
     assert metrics[0].endswith(
@@ -410,4 +419,56 @@ def bench_ab(item, arm):
     )
     (comparison,) = load_json(pytester.path / "r.json")["comparisons"]
     assert (comparison["low"], comparison["high"], comparison["verdict"]) == (None, None, None)
+    assert (comparison["difference"], comparison["p"], comparison["inputs"]) == (None, None, [])
     assert comparison["hidden"].startswith("20 cases were stopped early")
+
+
+def _plain_bisection(passes: int, runs: int, level: float) -> tuple[float, float]:
+    """The sequence's interval by plain bisection from ``[0, x/n]`` and ``[x/n, 1]`` (the
+    reference the Newton-started search must agree with)."""
+    from pytest_probability.extensions.stopping.sequence import log_mixture
+
+    if runs == 0:
+        return 0.0, 1.0
+    bound = math.log(1 / (1 - level))
+    centre = passes / runs
+    ends = []
+    for outside, kept, present in ((0.0, centre, passes > 0), (1.0, centre, passes < runs)):
+        if not present:
+            ends.append(outside)
+            continue
+        for _ in range(200):
+            middle = (outside + kept) / 2
+            if middle in (outside, kept):
+                break
+            if log_mixture(middle, passes, runs) < bound:
+                kept = middle
+            else:
+                outside = middle
+        ends.append(kept)
+    return ends[0], ends[1]
+
+
+BARS = (0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.96, 0.97, 0.98, 0.99)
+
+
+@pytest.mark.parametrize(
+    "most", [pytest.param(60, id="n<=60"), pytest.param(400, id="n<=400", marks=pytest.mark.slow)]
+)
+def test_confidence_sequence_agrees_with_plain_bisection(most: int) -> None:
+    """Rounding makes log M ragged within ~1e-15 of an end, so two searches may stop a few
+    floats apart; no verdict against a bar and no printed percent may depend on it."""
+    for level in (0.8, 0.9, 0.95, 0.99):
+        for runs in range(1, most + 1):
+            for passes in range(runs + 1):
+                found = confidence_sequence(passes, runs, level)
+                reference = _plain_bisection(passes, runs, level)
+                assert found == pytest.approx(reference, rel=1e-13, abs=1e-300)
+                assert [round(end * 100) for end in found] == [
+                    round(end * 100) for end in reference
+                ]
+                for bar in BARS:
+                    assert (found[0] > bar, found[1] < bar) == (
+                        reference[0] > bar,
+                        reference[1] < bar,
+                    ), (passes, runs, level, bar)

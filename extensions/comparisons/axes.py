@@ -55,6 +55,17 @@ class ArmInfo:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
 
 
+class OneValueError(ValueError):
+    """The function has a single value of the axis: there is nothing to compare.
+
+    :ivar values: the axis's values (ids) the function has.
+    """
+
+    def __init__(self, message: str, values: list[str]) -> None:
+        super().__init__(message)
+        self.values = values
+
+
 def _axis_position(cases: Sequence[Case], axis: str) -> int | None:
     """The position of the axis's id segment in ``Case.param_ids``: the one whose segment
     follows the axis value one-to-one across all cases (``None`` when there is none).
@@ -87,7 +98,8 @@ def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> di
     Arms are ordered by first appearance (the parametrize list's order); the baseline is the
     first arm unless ``baseline`` names a value (or an id) of the axis. Raises
     :class:`ValueError` with a message naming the function when ``axis`` is not one of its
-    parametrize arguments, has a single value, or ``baseline`` is not one of its values.
+    parametrize arguments, has a single value (:class:`OneValueError`), or ``baseline`` is
+    not one of its values.
     """
     cases = list(function.cases)
     arguments = list(cases[0].params) if cases else []
@@ -112,9 +124,10 @@ def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> di
         rows.append((case, arm, "-".join(rest) or function.label, json.dumps(rest)))
     ordered = [arm for arm, _ in arms]
     if len(ordered) < 2:
-        raise ValueError(
+        raise OneValueError(
             f"compare={axis!r}: {function.function} has one value of {axis} "
-            f"({ordered[0]}): there is nothing to compare it with"
+            f"({ordered[0]}): there is nothing to compare it with",
+            ordered,
         )
     if baseline is None:
         chosen = ordered[0]

@@ -3,7 +3,10 @@
 :func:`read_baseline` reads an earlier ``--prob-json`` report or a baseline saved by
 :func:`write_baseline_toml`, told apart by content, never by file name: a first non-blank
 ``{`` means a JSON report, anything else is read as TOML. Cases are keyed by node id (the
-report's ``rows[].nodeid``). Anything wrong with the file is one :class:`BaselineError` naming
+report's ``rows[].nodeid``); a report row without one (a report written by another tool or
+an earlier version, with the fields of the spec's example: ``case``, ``passes``, ``fails``,
+``errors``, ``total``, …) is keyed by its case id, and its ``label`` may be left out (it is
+the case id's part before ``::``). Anything wrong with the file is one :class:`BaselineError` naming
 the file and the first bad field in document order (row indices are 0-based):
 ``main.json: rows[3].passes: expected a whole number >= 0, got -1``; the caller adds the
 option name. The TOML form lists ``format``, ``version``, ``[settings]``, then one
@@ -14,15 +17,11 @@ Pure module: never imports pytest.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import functools
 import json
 import math
 import os
 import re
-import secrets
-import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
+from pytest_probability import writing
 from pytest_probability.jsonreport import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
 
 #: The ``format`` value that marks a TOML file as a baseline.
@@ -59,7 +59,8 @@ class BaselineCase:
     """One case of a baseline: ``key`` is its node id (unique in a session), ``case`` its
     displayed id (``classify::identify_pii``), ``label`` its function label; ``total`` is
     ``passes + fails + errors``; ``cost`` is ``None`` when no known cost was recorded.
-    Inconsistent values raise :class:`ValueError`."""
+    ``keyed_by`` is ``"case"`` for a report row without a node id: ``key`` is then its case
+    id, and :attr:`module` is unknown. Inconsistent values raise :class:`ValueError`."""
 
     key: str
     case: str
@@ -69,20 +70,32 @@ class BaselineCase:
     errors: int
     total: int
     cost: float | None = None
+    keyed_by: Literal["nodeid", "case"] = "nodeid"
 
     def __post_init__(self) -> None:
         checks = [(f, _CHECKS[f](getattr(self, f))) for f in ("key", "case", "label", *_COUNTS)]
         checks.append(("total", _total_problem(self.passes, self.fails, self.errors, self.total)))
         checks.append(("cost", _cost(self.cost, nullable=True)))
+        if self.keyed_by not in ("nodeid", "case"):
+            checks.append(("keyed_by", f'expected "nodeid" or "case", got {_show(self.keyed_by)}'))
+        elif self.keyed_by == "case" and self.key != self.case:
+            checks.append(("key", f"expected the case id {_show(self.case)}"))
         for field, problem in checks:
             if problem:
                 raise ValueError(f"baseline case {self.key!r}: {field}: {problem}")
+
+    @property
+    def module(self) -> str | None:
+        """The bench file of a case keyed by node id (``bench_x.py``); ``None`` when the
+        baseline's row had no node id."""
+        return self.key.split("::", 1)[0] if self.keyed_by == "nodeid" else None
 
 
 @dataclass(frozen=True)
 class Baseline:
     """A baseline read from ``path``: ``format`` ``"json"`` (a ``--prob-json`` report) or
-    ``"toml"``; ``cases`` by node id, in the file's order; ``settings``, what the file recorded
+    ``"toml"``; ``cases`` by node id (by case id for a row without one), in the file's
+    order; ``settings``, what the file recorded
     about how it was made: a report's ``schema_version``, ``created``, ``runs``, ``exit_status``
     (and ``confidence``, ``seed``, ``resamples`` from its ``aggregates``, if any), or a TOML
     baseline's ``[settings]`` table as written."""
@@ -266,30 +279,42 @@ def _cases(
     name: str, found: list[tuple[str, str | None, Any]], *, nullable: bool
 ) -> dict[str, BaselineCase]:
     """Check and convert each ``(where, key, raw)`` entry in order: ``key`` is the TOML table
-    name, or ``None`` for a report row (keyed by its ``nodeid``). ``nullable``: JSON's
-    ``cost`` may be ``null``; TOML has no null."""
+    name, or ``None`` for a report row (keyed by its ``nodeid``, else by its ``case`` id;
+    such a row may leave out ``label``). ``nullable``: JSON's ``cost`` may be ``null``; TOML
+    has no null."""
     cases: dict[str, BaselineCase] = {}
     first: dict[tuple[str, str], str] = {}  # ("key" | "id", value) -> where it was first seen
     kind = "an object" if nullable else "a table"
     for where, key, raw in found:
         if not isinstance(raw, dict):
             raise BaselineError(name, where, f"expected {kind}, got {_show(raw)}")
-        if key is None:
+        row = key is None
+        keyed_by = "case" if row and raw.get("nodeid") is None else "nodeid"
+        if row and keyed_by == "nodeid":
             key = _field(name, where, raw, "nodeid", _name)
-        _check(name, where, None if key else "empty case key")
-        values: dict[str, Any] = {"key": key}
-        for field in ("case", "label", *_COUNTS):
+        if key is not None:
+            _check(name, where, None if key else "empty case key")
+        values: dict[str, Any] = {"case": _field(name, where, raw, "case", _name)}
+        key = values["case"] if keyed_by == "case" else key  # (a case id is never empty)
+        if row and "label" not in raw:  # a report from elsewhere: the case id's function part
+            values["label"] = values["case"].split("::", 1)[0]
+        else:
+            values["label"] = _field(name, where, raw, "label", _text)
+        for field in _COUNTS:
             values[field] = _field(name, where, raw, field, _CHECKS[field])
         _check(name, f"{where}.total", _total_problem(*(values[f] for f in _COUNTS)))
         cost = raw.get("cost")
         _check(name, f"{where}.cost", _cost(cost, nullable) if "cost" in raw else None)
         values["cost"] = None if cost is None else float(cost)
-        for field, what, value in (("nodeid", "key", key), ("case", "id", values["case"])):
+        unique = [("nodeid", "key", key), ("case", "id", values["case"])]
+        if keyed_by == "case":  # its key is its case id: say "duplicate case id" first
+            unique = [("case", "id", key), ("case", "key", key)]
+        for field, what, value in unique:
             if (what, value) in first:  # (a TOML file cannot repeat a key)
                 problem = f"duplicate case {what} {_show(value)} (first in {first[what, value]})"
                 raise BaselineError(name, f"{where}.{field}", problem)
             first[what, value] = where
-        cases[key] = BaselineCase(**values)
+        cases[key] = BaselineCase(key=key, keyed_by=keyed_by, **values)
     return cases
 
 
@@ -342,57 +367,19 @@ def _tomlable(settings: Mapping[str, Any]) -> dict[str, Any]:
 def write_baseline_toml(
     path: str | os.PathLike[str], cases: Iterable[BaselineCase], settings: Mapping[str, Any]
 ) -> None:
-    """Write a TOML baseline (:func:`baseline_toml`) to ``path`` atomically.
-
-    The text goes to a temporary file in the target's directory, is flushed to disk, then
-    renamed over the target, so an existing baseline is only ever replaced by a complete one.
-    An existing file keeps its permissions; a symlink stays a symlink (its target is
-    replaced). A device or pipe (``/dev/stdout``) is written directly: renaming would replace
-    it. Raises :class:`OSError` naming ``path``; no temporary file is left behind.
+    """Write a TOML baseline (:func:`baseline_toml`) to ``path`` with
+    :func:`pytest_probability.writing.write_atomic`, the writer of every file the plugin
+    writes: missing parent directories are created; the text goes to a temporary file in the
+    target's directory, is flushed to disk, then renamed over the target, so an existing
+    baseline is only ever replaced by a complete one; an existing file keeps its permissions;
+    a symlink stays a symlink (its target is replaced); a device or pipe (``/dev/stdout``) is
+    written directly. Raises :class:`OSError` naming ``path``; no temporary file is left
+    behind.
     """
     name = os.fspath(path)
-    data = baseline_toml(cases, settings).encode("utf-8")
-    target = os.path.realpath(name)
-    temp: str | None = None
+    text = baseline_toml(cases, settings)
     try:
-        mode = os.stat(target).st_mode if os.path.lexists(target) else None
-        if mode is not None and stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "it is a directory")
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(target, "wb") as handle:
-                handle.write(data)
-            return
-        directory = os.path.dirname(target)
-        if not os.path.isdir(directory):
-            shown = repr(os.path.dirname(name))
-            missing = not os.path.lexists(directory)
-            problem = (
-                f"directory {shown} does not exist" if missing else f"{shown} is not a directory"
-            )
-            raise FileNotFoundError(errno.ENOENT, problem)
-        temp, descriptor = _create_temp(directory, os.path.basename(target))
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, stat.S_IMODE(mode))
-        os.replace(temp, target)
-    except BaseException as exc:
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-        if isinstance(exc, OSError):
-            reason = exc.strerror or str(exc)
-            raise OSError(f"could not write the baseline to {name}: {reason}") from exc
-        raise
-
-
-def _create_temp(directory: str, base: str) -> tuple[str, int]:
-    """A new ``.<base>.<random>.tmp`` next to the target, with the umask's permissions."""
-    while True:
-        temp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            return temp, os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
+        writing.write_atomic(name, text)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise OSError(f"could not write the baseline to {name}: {reason}") from exc

@@ -124,7 +124,7 @@ class Comparison:
             "test": self.test,
             "level": self.level,
             "regime": outcome.regime if outcome else None,
-            "difference": outcome.difference if outcome else None,
+            "difference": outcome.difference if outcome and "hidden" not in self.extra else None,
             "low": outcome.low if outcome else None,
             "high": outcome.high if outcome else None,
             "p": outcome.p if outcome else None,

@@ -5,12 +5,14 @@ The one-pair reading follows the spec's own explanation under "A/B-testing promp
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pytest_probability.extensions.explain.readings import Reading
 from pytest_probability.report import ReportBuilder
 
 from .render import p_value, signed_pp
+from .render import ratio as ratio_text
 
 
 def chance_words(p: float) -> str:
@@ -60,67 +62,114 @@ def disagreement(item: dict[str, Any], low: float, high: float) -> str:
     )
 
 
+def _number(value: Any) -> float | None:
+    """A finite number from a JSON field, else ``None`` (a hidden or missing value)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _level(item: dict[str, Any]) -> str:
+    level = _number(item.get("level"))
+    return "its" if level is None else f"a {round(level * 100)}%"
+
+
+def _hidden_text(item: dict[str, Any], versus: str) -> str:
+    """The reading of a comparison whose numbers are hidden (cases stopped early)."""
+    paired = item.get("paired") or 0
+    inputs = "input" if paired == 1 else "inputs"
+    return (
+        f"Over {paired} paired {inputs}, {versus} is not estimated: {item['hidden']}, so a "
+        "difference, an interval or a p computed from them would lean too, and none is "
+        "shown. Run without --prob-stop to estimate it (a margin= keeps the cases it "
+        "judges running)."
+    )
+
+
+def _estimate_text(item: dict[str, Any], versus: str, sides: str) -> str:
+    """The sentence about the difference, its interval and p (each may be missing)."""
+    difference = _number(item.get("difference"))
+    low, high = _number(item.get("low")), _number(item.get("high"))
+    p = _number(item.get("p_adjusted"))
+    if p is None:
+        p = _number(item.get("p"))
+    shown_p = "" if p is None else f"p = {p_value(p)}"
+    paired = item.get("paired") or 0
+    if difference is None:
+        text = f"Over {paired} paired inputs {versus} has no estimated difference"
+        return text + (f"; {shown_p}." if shown_p else ".")
+    interval = (
+        f"{_level(item)} interval from {signed_pp(low)} to {signed_pp(high)}"
+        if low is not None and high is not None
+        else "no interval"
+    )
+    pairs = item.get("pairs") or []
+    if item.get("regime") == "one pair" and pairs:
+        arm, base = pairs[0].get("arm") or {}, pairs[0].get("baseline") or {}
+        better = "win" if difference > 0 else "loss" if difference < 0 else "tie"
+        text = (
+            f"{arm.get('passes')}/{arm.get('total')} against {base.get('passes')}/"
+            f"{base.get('total')} looks like a {better}, but it is one input: the difference "
+            f"is {_points(difference)} with {interval}"
+        )
+        if p is None:
+            return text + "."
+        return (
+            f"{text}, and {shown_p} — if {sides} were equally good, a gap this big would "
+            f"turn up by chance {chance_words(p)}."
+        )
+    if item.get("regime") == "few pairs":
+        text = f"Over {paired} paired inputs the mean difference is {_points(difference)}"
+        if shown_p:
+            text += f" and {shown_p} (a sign-flip test on the per-input differences)"
+        return text + "; there are too few inputs for an interval yet."
+    if low is None or high is None:
+        text = f"Over {paired} paired inputs {versus} differs by {_points(difference)}"
+        return text + (f" and {shown_p}; it has no interval." if shown_p else "; no interval.")
+    level = _number(item.get("level"))
+    shown_level = "an" if level is None else f"{round(level * 100)}%"
+    text = (
+        f"Over {paired} paired inputs {versus} differs by {_points(difference)}, "
+        f"{shown_level} interval {signed_pp(low)} to {signed_pp(high)} (a paired bootstrap "
+        "over inputs)"
+    )
+    return text + (f", {shown_p} (a sign-flip test)." if shown_p else ".")
+
+
 def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
     """The reading of one comparison (``versus``: ``chain_of_thought`` against ``terse``;
-    ``sides``: what is being compared, for the chance sentence)."""
+    ``sides``: what is being compared, for the chance sentence). Every number may be
+    ``null`` (hidden over cases stopped early, or not given by the test): the reading then
+    says so instead."""
     if item.get("error"):
         return f"It could not be computed: {item['error']}."
     if item.get("regime") is None:
         return "No input ran on both sides, so nothing was compared."
-    p = item.get("p_adjusted") if item.get("p_adjusted") is not None else item.get("p")
-    shown_p = "" if p is None else f"p = {p_value(p)}"
-    if item["regime"] == "one pair":
-        pair = item["pairs"][0]
-        arm, base = pair["arm"], pair["baseline"]
-        better = "win" if item["difference"] > 0 else "loss" if item["difference"] < 0 else "tie"
-        text = (
-            f"{arm['passes']}/{arm['total']} against {base['passes']}/{base['total']} looks like "
-            f"a {better}, but it is one input: the difference is {_points(item['difference'])}"
-            f" with a {round(item['level'] * 100)}% interval from {signed_pp(item['low'])} to "
-            f"{signed_pp(item['high'])}, and {shown_p} — if {sides} were equally good, a gap "
-            f"this big would turn up by chance {chance_words(p or 1.0)}."
-        )
-    elif item["regime"] == "few pairs":
-        text = (
-            f"Over {item['paired']} paired inputs the mean difference is "
-            f"{_points(item['difference'])} and {shown_p} (a sign-flip test on the per-input "
-            "differences); there are too few inputs for an interval yet."
-        )
-    elif item.get("low") is None:  # the interval is hidden (cases stopped early)
-        text = (
-            f"Over {item['paired']} paired inputs {versus} differs by "
-            f"{_points(item['difference'])} and {shown_p}; its interval is hidden because "
-            f"{item.get('hidden', 'it could not be computed')}."
-        )
+    if item.get("hidden"):
+        text = _hidden_text(item, versus)
     else:
-        text = (
-            f"Over {item['paired']} paired inputs {versus} differs by "
-            f"{_points(item['difference'])}, {round(item['level'] * 100)}% interval "
-            f"{signed_pp(item['low'])} to {signed_pp(item['high'])} (a paired bootstrap over "
-            f"inputs), {shown_p} (a sign-flip test)."
-        )
-    low, high = item.get("low"), item.get("high")
-    if low is not None and high is not None:
-        if low > 0:
-            text += " The whole interval is above zero: on inputs like these it is better."
-        elif high < 0:
-            text += " The whole interval is below zero: on inputs like these it is worse."
-        else:
-            text += " The data can't tell yet which is better."
-        text += disagreement(item, low, high)
-    ratio = item.get("cost_ratio")
+        text = _estimate_text(item, versus, sides)
+        low, high = _number(item.get("low")), _number(item.get("high"))
+        if low is not None and high is not None:
+            if low > 0:
+                text += " The whole interval is above zero: on inputs like these it is better."
+            elif high < 0:
+                text += " The whole interval is below zero: on inputs like these it is worse."
+            else:
+                text += " The data can't tell yet which is better."
+            if _number(item.get("level")) is not None:
+                text += disagreement(item, low, high)
+    ratio = _number(item.get("cost_ratio"))
     if ratio is not None and abs(ratio - 1.0) >= 0.05:
+        times = ratio_text(ratio).removeprefix("×")  # half up, as the line prints it
         text += (
-            f" What it does show is that {item['arm']} costs {ratio:.1f} times as much per run "
-            f"as {item['baseline']}."
+            f" What it does show is that {item.get('arm')} costs {times} times as much per "
+            f"run as {item.get('baseline')}."
         )
-    if item.get("margin") is not None and item.get("verdict"):
-        text += (
-            f" Against the margin of {signed_pp(-item['margin'])} points: "
-            + item["verdict"].upper()
-            + "."
-        )
-    if item["regime"] != "bootstrap":
+    margin = _number(item.get("margin"))
+    if margin is not None and item.get("verdict"):
+        text += f" Against the margin of {signed_pp(-margin)} points: {item['verdict'].upper()}."
+    if item.get("regime") != "bootstrap" and not item.get("hidden"):
         text += (
             " Add inputs: with enough pairs the interval comes from a paired bootstrap over "
             "inputs and p from a sign-flip test on the per-input differences."

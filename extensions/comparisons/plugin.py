@@ -8,8 +8,9 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import FunctionCases
+from pytest_probability.cases import Case, FunctionCases
 from pytest_probability.collect import BenchRun, VerdictItem
+from pytest_probability.decided import decide_runs
 from pytest_probability.kernel import kernel_of
 from pytest_probability.located import first_collector, function_key, warn_at_selected
 from pytest_probability.options import OptionError, OptionRegistry
@@ -18,7 +19,7 @@ from pytest_probability.results import Results
 from pytest_probability.values import parse_bool, parse_fraction
 from pytest_probability.verdicts import VerdictRequest
 
-from .axes import analyse_axis
+from .axes import ArmInfo, OneValueError, analyse_axis
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .regression_options import add_options as add_regression_options
 from .session import (
@@ -44,6 +45,13 @@ DEFERRED = "judged at session end"
 FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 #: where a warning about a command-line setting points
 COMMAND_LINE = "<command line>"
+#: the record field naming the axis of a function a session-wide axis does not compare
+NOT_COMPARED = "not_compared"
+#: collecting processes: case key → the session-wide axis and its one value in that case's
+#: function (set only when a function has a single value of it)
+NOT_COMPARED_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
+#: why the failing runs of a case a margin judges are xfailed
+MARGIN_REASON = "compared case: its margin verdict decides"
 
 
 def parse_axis(value: Any) -> str:
@@ -57,10 +65,17 @@ def parse_axis(value: Any) -> str:
 
 
 def parse_margin(value: Any) -> float:
-    """A margin strictly between 0 and 1; ``2`` gets a did-you-mean for ``0.02``."""
+    """A margin of at least 0 and below 1; ``2`` gets a did-you-mean for ``0.02``. ``0``
+    means "must show no drop": the difference's lower end must be above zero."""
+    if not isinstance(value, bool):
+        try:
+            if float(value.strip() if isinstance(value, str) else value) == 0.0:
+                return 0.0
+        except (TypeError, ValueError):
+            pass
     return parse_fraction(
         value,
-        expected="a margin between 0 and 1 (exclusive) such as 0.02 for 2 points",
+        expected="a margin of at least 0 and below 1 such as 0.02 for 2 points",
         percent_hint=lambda n: f"{n:g} points",
     )
 
@@ -209,6 +224,10 @@ def pytest_prob_collect_function_verdicts(
     options = kernel_of(config).options
     if mark.get("equivalence") and mark.get("margin") is None:
         raise OptionError("equivalence=True needs margin= (how close counts as equivalent)")
+    if mark.get("equivalence") and mark.get("margin") == 0:
+        raise OptionError(
+            "equivalence=True needs a margin above 0: no interval lies within ±0 points"
+        )
     axis = mark.get("compare") or options.session_value("compare")
     if axis is None:
         for key in ("margin", "baseline"):
@@ -219,12 +238,21 @@ def pytest_prob_collect_function_verdicts(
         return extra  # a session-wide axis applies to the functions that have it
     try:
         arms = analyse_axis(function, axis, mark.get("baseline"))
+    except OneValueError as exc:
+        if "compare" in mark or mark.get("margin") is not None:
+            raise OptionError(str(exc)) from None
+        # a session-wide axis: a function with one value of it is listed as not compared
+        note = {"axis": axis, "values": exc.values}
+        not_compared = config.stash.setdefault(NOT_COMPARED_KEY, {})
+        not_compared.update({case.key: note for case in function.cases})
+        return extra
     except ValueError as exc:
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
     if mark.get("margin") is None:
         return extra
+    _decide_margin_runs(config, arms)
     if options.case_value("compare_test", mark) == PAIRED:  # other tests may have intervals
         rule = f"margin={mark['margin']:g}" + (
             ", equivalence=True" if mark.get("equivalence") else ""
@@ -245,6 +273,25 @@ def pytest_prob_collect_function_verdicts(
         ),
         *extra,
     ]
+
+
+def _decide_margin_runs(config: pytest.Config, arms: dict[str, ArmInfo]) -> None:
+    """A margin makes the comparison a gate: the failing runs of the cases it judges (an
+    arm's case with its input's baseline-arm case, and that one with any other arm's) are
+    reported as xfailed, like a gated case's, so that the margin verdict decides the exit
+    status — as long as the partner case is selected too."""
+    by_input: dict[str, dict[str, str]] = {}  # input → arm → case key
+    for key, info in arms.items():
+        by_input.setdefault(info.input_key, {})[info.arm] = key
+    for key, info in arms.items():
+        cases = by_input[info.input_key]
+        if info.arm == info.baseline:
+            partners = [other for arm, other in cases.items() if arm != info.baseline]
+        else:
+            partners = [cases[info.baseline]] if info.baseline in cases else []
+        if partners:
+            groups = tuple(frozenset({other}) for other in partners)
+            decide_runs(config, key, MARGIN_REASON, partners=groups)
 
 
 @pytest.hookimpl(trylast=True)
@@ -349,6 +396,10 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     data = state_of(item.config).arm_json.get(record["key"])
     if data is not None:
         record[RECORD_FIELD] = data
+    elif NOT_COMPARED_KEY in item.config.stash:
+        note = item.config.stash[NOT_COMPARED_KEY].get(record["key"])
+        if note is not None:
+            record[NOT_COMPARED] = note
 
 
 def judge_item(item: VerdictItem) -> None:
@@ -437,12 +488,47 @@ def pytest_prob_build_report(
                 report.add_row_json(case.key, {"comparison": record[RECORD_FIELD]})
                 break
     comparisons = state.comparisons
-    if not comparisons:
+    not_compared = _not_compared(results)
+    if not_compared:
+        report.set_json("not_compared", not_compared)
+    if not comparisons and not not_compared:
         return
-    report.set_json("comparisons", [c.to_json() for c in comparisons])
-    report.add_section(
-        "comparisons", section_lines(comparisons, state.item_outcomes), order=SECTION_ORDER
-    )
+    lines = section_lines(comparisons, state.item_outcomes) if comparisons else []
+    lines.extend(not_compared_lines(not_compared))
+    if comparisons:
+        report.set_json("comparisons", [c.to_json() for c in comparisons])
+    report.add_section("comparisons", lines, order=SECTION_ORDER)
+
+
+def _not_compared(results: Results) -> list[dict[str, Any]]:
+    """The functions a session-wide axis (``--prob-compare``) did not compare because they
+    have one value of it, in collection order, from their runs' records."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for case in results.cases():
+        if (case.module, case.label) in found:
+            continue
+        for record in case.records.values():
+            note = record.get(NOT_COMPARED)
+            if note:
+                found[(case.module, case.label)] = {
+                    "function": f"{case.module}::bench_{case.label}",
+                    "label": case.label,
+                    **note,
+                }
+                break
+    return list(found.values())
+
+
+def not_compared_lines(functions: list[dict[str, Any]]) -> list[str]:
+    """``  not compared (one value of style): one (terse)``, one line per axis."""
+    by_axis: dict[str, list[str]] = {}
+    for function in functions:
+        shown = f"{function['label']} ({', '.join(function['values'])})"
+        by_axis.setdefault(function["axis"], []).append(shown)
+    return [
+        f"  not compared (one value of {axis}): {', '.join(shown)}"
+        for axis, shown in by_axis.items()
+    ]
 
 
 def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) -> list[str]:
@@ -481,3 +567,13 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     from .explain import readings
 
     return readings(report)
+
+
+def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[Any]:
+    """Under ``--prob-stop`` (and ``--prob-plan``): the margins that read a case, which
+    cannot say when they are settled, so the case runs every run. Called once per gated
+    case in the executing process (and per planned case by ``--prob-plan``); returns the
+    :class:`~pytest_probability.extensions.stopping.service.StopReader` list."""
+    from .readers import margin_readers
+
+    return margin_readers(case, config)

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability import __version__
+from pytest_probability import __version__, writing
 from pytest_probability.cases import Case, FunctionCases
 from pytest_probability.collect import BenchRun, VerdictItem
+from pytest_probability.decided import decide_runs
+from pytest_probability.extensions.stopping.service import is_stopped
 from pytest_probability.kernel import kernel_of
 from pytest_probability.located import first_collector, function_key, warn_at_selected
 from pytest_probability.report import ReportBuilder
@@ -28,12 +30,22 @@ from .baselines import Baseline, BaselineCase, BaselineError, read_baseline, wri
 from .engine import Comparison, run_test
 from .registry import Pair, Side
 from .regression_options import PLUGIN_NAME
-from .session import PAIRED, margin_warning, setting, state_of, test_settings
+from .session import (
+    PAIRED,
+    hide,
+    margin_warning,
+    runs_made,
+    setting,
+    state_of,
+    test_settings,
+)
 
 KIND = "baseline"
 SECTION_ORDER = 130
 
 DEFERRED = "judged at session end"
+#: why the failing runs of a case ``--prob-margin`` judges are xfailed
+MARGIN_REASON = "case compared with the baseline: its [baseline] verdict decides"
 
 
 @dataclass
@@ -57,6 +69,13 @@ class Regression:
         self.path: str | None = options.session_value("baseline_report")
         self.margin: float | None = options.session_value("baseline_margin")
         self.save_path: str | None = options.session_value("save_baseline")
+        self.save_file: str | None = None  # checked now: a path that cannot take it is an error
+        if self.save_path is not None:
+            try:
+                target = writing.resolve("--prob-save-baseline", self.save_path, "the baseline")
+            except writing.UnwritablePath as exc:
+                raise pytest.UsageError(str(exc)) from None
+            self.save_file = str(target.path)
         self.baseline: Baseline | None = None
         if self.margin is not None and self.path is None:
             raise pytest.UsageError(
@@ -72,17 +91,36 @@ class Regression:
         self.save_error: str | None = None
         self.saved: str | None = None
         self.item_outcomes: dict[str, str] = {}
+        #: the baseline's cases by displayed case id (read once, at collection)
+        self._by_id: dict[str, BaselineCase] | None = None
 
     # -- collection -----------------------------------------------------------------------
     def requests(self, function: FunctionCases) -> list[VerdictRequest]:
         """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate."""
         if self.baseline is None or self.margin is None:
             return []
+        self.decide_runs(function)
         options = kernel_of(self.config).options
         if "gate_items" in options.specs and not options.session_value("gate_items"):
             return []  # --prob-no-gate-items: the verdicts still set the exit status
         rule = render.rule_cell(self.margin, False)
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
+
+    def decide_runs(self, function: FunctionCases) -> None:
+        """``--prob-margin`` makes the comparison a gate: the failing runs of the function's
+        cases that pair with a case of the baseline are reported as xfailed, like a gated
+        case's, so that the ``[baseline]`` verdict decides the exit status."""
+        assert self.baseline is not None
+        if self._by_id is None:
+            self._by_id = self.baseline.by_case_id()
+        for case in function.cases:
+            old = (
+                self.baseline.cases.get(case.key)
+                or self._by_id.get(case.case_id)
+                or self._by_id.get(f"{case.module}::{case.case_id}")
+            )
+            if old is not None and old.total > 0:
+                decide_runs(self.config, case.key, MARGIN_REASON)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Warn, at each bench function, when ``--prob-margin`` cannot pass because the
@@ -174,6 +212,7 @@ class Regression:
         for (module, label), members in functions.items():
             pairs: list[Pair] = []
             new: list[str] = []
+            stopped = 0  # paired cases stopped early: what they compute is hidden
             for case in members:
                 shown = case.display or case.case_id
                 old = by_key.get(case.key) or by_id.get(shown)
@@ -181,9 +220,10 @@ class Regression:
                     new.append(shown)
                     continue
                 used.add(old.key)
-                now = Side(case.key, case.passes, case.total, cost_of(case), len(case.records))
+                now = Side(case.key, case.passes, case.total, cost_of(case), runs_made(case))
                 then = Side(old.key, old.passes, old.total, old.cost, old.total)
                 pairs.append(Pair(shown, now, then))
+                stopped += is_stopped(case)
             mark = members[0].mark
             settings = test_settings(self.config, mark)
             comparison = Comparison(
@@ -206,13 +246,15 @@ class Regression:
                     f"test:{comparison.test}",
                     f"comparison test {comparison.test!r} failed: {comparison.error}",
                 )
+            if stopped and comparison.outcome is not None:
+                hide(comparison, stopped)
             comparison.judge()
             found[(module, label)] = FunctionRegression(comparison, new)
         not_run: list[str] = []
         for old in self.baseline.cases.values():
             if old.key in used:
                 continue
-            owner = found.get((old.key.split("::", 1)[0], old.label))
+            owner = _owner(found, old)
             if owner is not None:
                 owner.removed.append(old.case)
             else:
@@ -252,9 +294,9 @@ class Regression:
         }
         if "method" in options.specs:
             settings["method"] = options.session_value("method")
-        assert self.save_path is not None
+        assert self.save_file is not None
         try:
-            write_baseline_toml(self.save_path, cases, settings)
+            write_baseline_toml(self.save_file, cases, settings)
             self.saved = self.save_path
         except (OSError, ValueError, TypeError) as exc:
             self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
@@ -332,6 +374,17 @@ class Regression:
             report.warn(self.save_error)
         if lines:
             report.add_section("baseline", lines, order=SECTION_ORDER)
+
+
+def _owner(
+    found: dict[tuple[str, str], FunctionRegression], old: BaselineCase
+) -> FunctionRegression | None:
+    """The function that ran and owns an unpaired baseline case: by file and label, or by
+    label alone (when one function has it) for a case whose row had no node id."""
+    if old.module is not None:
+        return found.get((old.module, old.label))
+    owners = [function for (_, label), function in found.items() if label == old.label]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _cost_reader(config: pytest.Config) -> Any:

@@ -62,9 +62,12 @@ def difference_cell(difference: float, low: float | None, high: float | None) ->
 
 
 def rule_cell(margin: float, equivalence: bool) -> str:
-    """``≥−2 pp`` (non-inferiority) or ``±2 pp`` (equivalence)."""
+    """``≥−2 pp`` (non-inferiority) or ``±2 pp`` (equivalence); ``≥0 pp`` for a margin of 0
+    (no drop)."""
     shown = margin_pp(margin)
-    return f"±{shown} pp" if equivalence else f"≥{MINUS}{shown} pp"
+    if equivalence:
+        return f"±{shown} pp"
+    return f"≥{shown} pp" if margin == 0 else f"≥{MINUS}{shown} pp"
 
 
 def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str]:
@@ -75,7 +78,9 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
         return [*cells, f"could not be computed: {comparison.error}"]
     if outcome is None:
         return [*cells, "no paired inputs"]
-    cells.append(difference_cell(outcome.difference, outcome.low, outcome.high))
+    hidden = comparison.extra.get("hidden")
+    # over cases stopped early nothing computed from their fractions is shown
+    cells.append("" if hidden else difference_cell(outcome.difference, outcome.low, outcome.high))
     p = comparison.p
     shown = "" if p is None else p_value(p)
     cells.append(shown and (f"p{shown}" if shown.startswith("<") else f"p={shown}"))
@@ -84,8 +89,8 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
     if comparison.margin is not None and comparison.verdict is not None:
         cells.append(rule_cell(comparison.margin, comparison.equivalence))
         cells.append(WORDS[comparison.verdict])
-    if "hidden" in comparison.extra:
-        cells.append(f"(interval hidden: {comparison.extra['hidden']})")
+    if hidden:
+        cells.append(f"(difference, interval and p hidden: {hidden})")
     return cells
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_probability.extensions.stopping.service import is_stopped
 from pytest_probability.kernel import kernel_of
-from pytest_probability.results import CaseResult
+from pytest_probability.results import SKIP, CaseResult
 
 from .adjust import benjamini_hochberg, bonferroni, holm
 from .axes import ArmInfo
@@ -179,9 +179,21 @@ def arm_of(case: CaseResult) -> ArmInfo | None:
     return None
 
 
+def runs_made(case: CaseResult) -> int:
+    """The runs a case made: its judged runs, and its skipped runs that recorded a cost (a
+    run that skipped itself after spending). Runs a stopping rule, a budget or a skip mark
+    never started spent nothing and are not counted, so a cost per run made is the same
+    whether or not some runs were skipped."""
+    return sum(
+        1 for r in case.records.values() if r["outcome"] != SKIP or r.get("cost") is not None
+    )
+
+
 def _side(case: CaseResult, cost_of: Any) -> Side:
+    """One arm of one input; its ``runs`` are the runs it made (:func:`runs_made`), so the
+    cost ratio is per run made on each side."""
     cost = cost_of(case) if cost_of is not None else None
-    return Side(case.key, case.passes, case.total, cost, len(case.records))
+    return Side(case.key, case.passes, case.total, cost, runs_made(case))
 
 
 def build(
@@ -274,11 +286,16 @@ def build(
 
 
 def hide(comparison: Comparison, stopped: int) -> None:
-    """Hide the interval of a comparison over cases stopped early (their fractions lean
-    toward their verdicts); its margin is then not judged."""
+    """Hide everything a comparison computes from the fractions of cases stopped early
+    (they lean toward their verdicts): the interval, p and the per-input lines here, the
+    difference where it is printed and written (:meth:`Comparison.to_json`). Its p leaves
+    the adjustment family and its margin is not judged. (A margin keeps the cases it reads
+    running, so a margin's comparison is hidden only when something else stopped them.)"""
     import dataclasses
 
     assert comparison.outcome is not None
     word = "case was" if stopped == 1 else "cases were"
     comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"
-    comparison.outcome = dataclasses.replace(comparison.outcome, low=None, high=None)
+    comparison.outcome = dataclasses.replace(
+        comparison.outcome, low=None, high=None, p=None, inputs=()
+    )

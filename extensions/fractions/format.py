@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+from pytest_probability.rounding import ratio_percent
 
 
 def whole_percent(passes: int, total: int) -> str:
@@ -12,7 +14,7 @@ def whole_percent(passes: int, total: int) -> str:
     """
     if total == 0:
         return "—"
-    value = (Decimal(100) * passes / Decimal(total)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    value = ratio_percent(passes, total)
     if value == 100 and passes < total:
         value = Decimal(99)
     elif value == 0 and passes > 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -9,17 +10,27 @@ from pytest_probability.extensions.explain.readings import Reading, percent
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
+from .rate import bar_percent
 from .state import state_of
 
 #: the most runs the "would settle it" search considers
 MAX_SETTLE = 1_000_000
-#: run counts searched one by one (verdicts at a fixed rate are not monotone in n)
-LINEAR = 20_000
+#: the most run counts below the bisection's answer checked one by one: verdicts at a fixed
+#: rate are not monotone in n (the passes are rounded to whole runs), so the first settling
+#: count can lie below the point the bisection lands on, by about 2 / |rate - bar| counts
+MAX_WINDOW = 1024
 
 
 def runs_to_settle(kind: Any, spec: Any, passes: int, n: int, config: pytest.Config) -> int | None:
     """About how many runs would decide an UNDECIDED gate if the case kept passing at its
-    observed rate (``None`` when no number of runs would, e.g. a rate on the bar)."""
+    observed rate (``None`` when no number of runs up to :data:`MAX_SETTLE` would, e.g. a
+    rate on the bar).
+
+    Doubling from ``n`` finds a settling count, bisection a count where the verdict turns,
+    and the counts below it where rounding can still settle the gate (about
+    ``2 / |rate - bar|``, at most :data:`MAX_WINDOW`) are checked one by one for an earlier
+    one: about ``2 log2(answer / n)`` verdicts plus that window, never a scan of every count.
+    """
     if kind.verdict_at is None or n == 0:
         return None
     rate = passes / n
@@ -27,21 +38,22 @@ def runs_to_settle(kind: Any, spec: Any, passes: int, n: int, config: pytest.Con
     def decided(m: int) -> bool:
         return kind.verdict_at(spec, round(rate * m), m, config) != "undecided"
 
-    for m in range(max(n, 1), min(LINEAR, MAX_SETTLE) + 1):  # the first run count, exactly
-        if decided(m):
-            return m
-    high = LINEAR  # beyond: doubling then bisection (an estimate: "about")
+    low = high = max(n, 1)
     while not decided(high):
         if high >= MAX_SETTLE:
             return None
-        high *= 2
-    low = max(n, high // 2)
+        low, high = high, min(2 * high, MAX_SETTLE)
     while high - low > 1:
         middle = (low + high) // 2
         if decided(middle):
             high = middle
         else:
             low = middle
+    gap = abs(rate - bar) if (bar := getattr(spec, "min_rate", None)) is not None else 0.0
+    window = MAX_WINDOW if gap == 0 else min(MAX_WINDOW, math.ceil(2 / gap) + 16)
+    for m in range(max(n, high - window), high):
+        if decided(m):
+            return m
     return high
 
 
@@ -58,10 +70,10 @@ def readings(report: ReportBuilder, results: Results, config: pytest.Config) -> 
         for (kind, spec), result in zip(state.gates[case.key], verdict.results, strict=True):
             data = result.data
             if kind.name == "rate" and data.get("low") is not None:
-                bar = percent(data["min_rate"], 1).replace(".0%", "%")
+                bar = bar_percent(data["min_rate"])
                 said = (
                     f"{data['passes']} of {data['n']} judged runs passed; with "
-                    f"{percent(data['level'])} confidence its pass rate is between "
+                    f"{bar_percent(data['level'])} confidence its pass rate is between "
                     f"{percent(data['low'])} and {percent(data['high'])}."
                 )
                 if result.verdict == "pass":

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from typing import Any
 
 import pytest
-from pytest_probability import bus
 from pytest_probability.cases import Case
-from pytest_probability.collect import BenchRun, VerdictItem
+from pytest_probability.collect import VerdictItem
+from pytest_probability.decided import decide_runs
 from pytest_probability.kernel import kernel_of
 from pytest_probability.located import warn_at_selected
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
-from pytest_probability.results import ERROR, FAIL, Results
+from pytest_probability.results import Results
 from pytest_probability.values import parse_bool, parse_fraction, parse_positive_int
 from pytest_probability.verdicts import VerdictRequest, verdict_properties
 
@@ -25,7 +24,8 @@ GATE_KIND = "gate"
 GATE_SUFFIX = f"[{GATE_KIND}]"
 GATES_SUMMARY_ORDER = 150
 GATES_SECTION_ORDER = 100
-XFAIL_PLUGIN = "probability.gates.runs"
+#: why a gated case's failing runs are xfailed (:mod:`pytest_probability.decided`)
+XFAIL_REASON = "gated case: its [gate] verdict decides"
 DEFERRED = "judged at session end"
 
 
@@ -73,6 +73,9 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="gate a case on a pass count: PASS when at least this many runs pass",
         owner=owner,
     )
+    # "min_rate or min_passes": a closer mark setting one replaces the other set farther
+    # out (and --prob-min-rate, by mark > CLI > ini); one mark setting both is an error
+    options.alternatives("min_rate", "min_passes")
     options.add(
         "undecided",
         parse=_choice("fail", "pass"),
@@ -145,8 +148,8 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     infeasible = _infeasible(case, gates, config)
     if infeasible:
         state.infeasible[case.key] = infeasible
-    if case.key in state.deciding and config.pluginmanager.get_plugin(XFAIL_PLUGIN) is None:
-        config.pluginmanager.register(GatedRuns(config), XFAIL_PLUGIN)
+    if case.key in state.deciding:
+        decide_runs(config, case.key, XFAIL_REASON)
     if not kernel_of(config).options.session_value("gate_items"):
         return []
     rules = ", ".join(kind.describe(spec) for kind, spec in gates)
@@ -162,7 +165,7 @@ def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[War
         needed = kind.minimum_runs(spec, config)
         if needed is not None and case.runs < needed:
             level = getattr(spec, "level", None)  # where the minimum depends on a level
-            at = f" at {level * 100:g}%" if level is not None else ""
+            at = f" at {rate.bar_percent(level)}" if level is not None else ""
             found.append(
                 GateWarning(
                     f"{case.case_id}: the gate cannot pass with {case.runs} "
@@ -233,40 +236,6 @@ def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
     for result in verdict.results:
         check = {"verdict": result.verdict, **result.data, "line": result.line}
         item.user_properties.extend(verdict_properties(check, f"{result.kind}."))
-
-
-class GatedRuns:
-    """Reports the failing runs of cases whose gate decides as xfailed, so that ``-x``
-    does not stop on them and only the verdicts decide the exit status.
-
-    Registered (as ``probability.gates.runs``) only when the session has such a case, so
-    ungated sessions pay nothing for it.
-    """
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.state = state_of(config)
-        self.exclude_errors = kernel_of(config).options.session_value("errors") == "exclude"
-
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Turn a failed run of a deciding-gated case into an xfail.
-
-        Wraps report creation in the executing process, outside the kernel's wrapper (so
-        the run record keeps the real outcome); returns the report.
-        """
-        report = yield
-        if not report.failed or not isinstance(item, BenchRun):
-            return report
-        if item.case.key not in self.state.deciding:
-            return report
-        record = bus.extract(report)
-        outcome = record["outcome"] if record is not None else None
-        if outcome == FAIL or (outcome == ERROR and self.exclude_errors):
-            report.outcome = "skipped"
-            report.wasxfail = "gated case: its [gate] verdict decides"  # type: ignore[attr-defined]
-        return report
 
 
 # -- aggregating process ------------------------------------------------------------------------

@@ -57,8 +57,9 @@ def judged_runs(case: CaseResult, config: pytest.Config) -> tuple[int, int]:
 
 
 def configure_rate(mark: Mapping[str, Any], config: pytest.Config) -> RateSpec | None:
-    """A rate gate from ``min_rate=`` (mark or session), unless the case's own mark sets
-    ``min_passes`` and no ``min_rate`` (the closer rule wins)."""
+    """A rate gate from ``min_rate=`` (mark, else session), unless the case's marks set
+    ``min_passes`` (mark > CLI > ini: a count on the mark replaces the session's rate; the
+    merged mark never has both, :meth:`~pytest_probability.options.OptionRegistry.merge_marks`)."""
     options = kernel_of(config).options
     if "min_passes" in mark and "min_rate" not in mark:
         return None

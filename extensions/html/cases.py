@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_probability.document import fraction, integer, num, obj, objects, text
+from pytest_probability.document import items as json_array
+
 from . import fmt
-from .fmt import MISSING, fraction, integer, num, obj, objects, text
+from .fmt import MISSING
 from .ids import case_id
 from .markup import Markup, escape
 from .records import case_details, message_limit
@@ -245,7 +248,7 @@ def render_cases(document: Mapping[str, Any]) -> Markup | None:
         if isinstance(record.get("message"), str):
             lengths.append(len(record["message"]))
     limit = message_limit(lengths)
-    metrics = [text(name) for name in fmt.items(obj(document.get("metrics")).get("metrics"))]
+    metrics = [text(name) for name in json_array(obj(document.get("metrics")).get("metrics"))]
     columns = Columns(rows, metrics)
     head = []
     for key, label, css in columns.headers():

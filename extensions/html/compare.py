@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.document import items as json_array
+
 from . import fmt
-from .fmt import integer, num, obj, objects, text
 from .forest import ForestLine, forest_table
 from .markup import Markup, escape
 from .summaries import badge
@@ -57,7 +59,7 @@ def _notes(line: Mapping[str, Any]) -> str:
             + ", ".join(f"{text(u.get('input'))} (only {text(u.get('only'))})" for u in unpaired)
         )
     for key in ("new", "removed"):
-        names = [text(name) for name in fmt.items(line.get(key))]
+        names = [text(name) for name in json_array(line.get(key))]
         if names:
             notes.append(f"{key}: {', '.join(names[:10])}" + (" …" if len(names) > 10 else ""))
     if line.get("regime"):
@@ -202,7 +204,7 @@ def render_baseline(document: Mapping[str, Any]) -> Markup | None:
     if functions:
         labelled = [(f"{text(f.get('label'))}: now − baseline", f) for f in functions]
         parts.append(_forest(labelled, "This session − the baseline, in percentage points"))
-    not_run = [text(name) for name in fmt.items(baseline.get("not_run"))]
+    not_run = [text(name) for name in json_array(baseline.get("not_run"))]
     if not_run:
         parts.append(
             f"<details><summary>{fmt.plural(len(not_run), 'baseline case')} whose function did "

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .fmt import obj, objects, text
+from pytest_probability.document import obj, objects, text
+
 from .markup import Markup, escape
 
 FIELD = "explanation"

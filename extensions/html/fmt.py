@@ -8,17 +8,17 @@ formatting modules. Pure module: never imports pytest.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from pytest_probability.document import fraction, integer, num
 from pytest_probability.extensions.cost.format import money as _money
 from pytest_probability.extensions.intervals.formatting import percent as _percent
 from pytest_probability.extensions.intervals.formatting import percent1 as _percent1
 from pytest_probability.extensions.latency.format import duration as _duration
 from pytest_probability.extensions.latency.format import limit as _limit
 from pytest_probability.extensions.latency.format import quantile_label as _quantile_label
+from pytest_probability.rounding import percent_of
 
 MISSING = "\u2014"
 MINUS = "\u2212"
@@ -27,51 +27,6 @@ PER_RUN_DIGITS = 2
 
 
 # -- reading ----------------------------------------------------------------------------------
-def num(value: Any) -> float | None:
-    """A finite number (not a boolean), else ``None``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def integer(value: Any) -> int | None:
-    """A whole number (not a boolean), else ``None``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def fraction(value: Any) -> float | None:
-    """A number clamped to [0, 1], else ``None``."""
-    number = num(value)
-    return None if number is None else min(1.0, max(0.0, number))
-
-
-def obj(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def items(value: Any) -> list[Any]:
-    """``value`` when it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
-def objects(value: Any) -> list[Mapping[str, Any]]:
-    """The JSON objects of an array (anything else in it is skipped)."""
-    return [item for item in items(value) if isinstance(item, Mapping)]
-
-
-def text(value: Any, default: str = "") -> str:
-    """``value`` as text; ``None`` is ``default``."""
-    return default if value is None else str(value)
-
-
 # -- printing ---------------------------------------------------------------------------------
 def percent(value: Any) -> str:
     """A fraction in whole percent (``35%``; ``100%`` only for exactly 1); ``—`` if absent."""
@@ -104,7 +59,7 @@ def points(value: Any, *, signed: bool = True) -> str:
     number = num(value)
     if number is None:
         return MISSING
-    rounded = round(number * 100)
+    rounded = int(percent_of(number))  # half up on the decimal value, as the terminal
     if rounded == 0:
         return "0 pp"
     sign = ("+" if rounded > 0 else MINUS) if signed else ("" if rounded > 0 else MINUS)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.document import items as json_array
+
 from . import fmt
 from .cases import STATUS_WORDS
-from .fmt import integer, num, obj, objects, text
 from .latency import latency_note
 from .markup import Markup, escape
 from .summaries import status_counts
@@ -142,7 +144,7 @@ def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     }
     if tests:
         found.append(("Comparisons", "; ".join(tests)))
-    metrics = [text(m) for m in fmt.items(obj(document.get("metrics")).get("metrics"))]
+    metrics = [text(m) for m in json_array(obj(document.get("metrics")).get("metrics"))]
     if metrics:
         found.append(("Metrics", ", ".join(metrics)))
     stopping = obj(document.get("stopping"))
@@ -167,7 +169,7 @@ def render_settings(document: Mapping[str, Any]) -> Markup:
 
 def render_warnings(document: Mapping[str, Any]) -> Markup | None:
     """The extensions' failures (``warnings``), or ``None`` when there were none."""
-    warnings = [text(w) for w in fmt.items(document.get("warnings"))]
+    warnings = [text(w) for w in json_array(document.get("warnings"))]
     if not warnings:
         return None
     items = "".join(f"<li>{escape(w)}</li>" for w in warnings)

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
+
 from . import fmt
-from .fmt import integer, num, obj, objects, text
 from .forest import ForestLine, forest_table
 from .markup import Markup
 from .summaries import badge

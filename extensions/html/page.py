@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_probability import __version__
+from pytest_probability.document import integer, obj, text
+from pytest_probability.document import items as json_array
 
 from . import fmt
-from .fmt import integer, obj, text
 from .markup import Markup, escape
 from .script import SCRIPT, script_hash
 from .style import CSS
@@ -56,7 +57,7 @@ def _subtitle(document: Mapping[str, Any]) -> str:
     parts = []
     if document.get("created"):
         parts.append(f"created {text(document.get('created')).replace('T', ' ')}")
-    rows = fmt.items(document.get("rows"))
+    rows = json_array(document.get("rows"))
     if rows:
         parts.append(fmt.plural(len(rows), "case"))
     runs = integer(document.get("runs"))
@@ -69,7 +70,7 @@ def _subtitle(document: Mapping[str, Any]) -> str:
 
 def _title(document: Mapping[str, Any]) -> str:
     totals = obj(document.get("totals"))
-    rows = fmt.items(document.get("rows"))
+    rows = json_array(document.get("rows"))
     if not rows:
         return TITLE
     return f"{TITLE}: {fmt.plural(len(rows), 'case')}, {fmt.rate(totals.get('pass_rate'))} passed"

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.document import items as json_array
+
 from . import fmt
-from .fmt import integer, num, obj, objects, text
 from .markup import Markup, escape, table
 
 #: Most stopped cases listed.
@@ -65,7 +67,7 @@ def render_plan(document: Mapping[str, Any]) -> Markup | None:
     plan = obj(document.get("plan"))
     if not plan:
         return None
-    flakes = ", ".join(f"{num(f) or 0:.3g}" for f in fmt.items(plan.get("flakes")))
+    flakes = ", ".join(f"{num(f) or 0:.3g}" for f in json_array(plan.get("flakes")))
     catch = ", ".join(
         f"{escape(key)}: {fmt.count(value)} runs"
         for key, value in obj(plan.get("runs_to_catch")).items()
@@ -87,7 +89,7 @@ def render_plan(document: Mapping[str, Any]) -> Markup | None:
                 f"{num(c.get('flake')) or 0:.3g}: {_chance(c.get('chance'))}"
                 for c in objects(case.get("catch"))
             )
-            notes = "; ".join(text(note) for note in fmt.items(case.get("notes")))
+            notes = "; ".join(text(note) for note in json_array(case.get("notes")))
             sequential = num(case.get("sequential_runs"))
             rows.append(
                 [

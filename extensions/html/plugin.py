@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability import jsonreport
+from pytest_probability import jsonreport, writing
 from pytest_probability.options import OptionRegistry
 from pytest_probability.values import parse_text
 
@@ -53,7 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Check that the ``--prob-html`` path can take the page, before anything runs.
 
     Called once per process after the kernel resolved the settings; raises
-    :class:`pytest.UsageError` (exit 4) for an unwritable path in the aggregating process.
+    :class:`pytest.UsageError` (exit 4) for a path that cannot take the page in the
+    aggregating process (a missing directory is created when the page is written).
     Returns nothing.
     """
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
@@ -62,10 +61,11 @@ def pytest_configure(config: pytest.Config) -> None:
     path = kernel.options.session_value("html")
     if path is None:
         return
-    problem = jsonreport.check_writable(Path(path))
-    if problem:
-        raise pytest.UsageError(f"--prob-html={path}: cannot write the report: {problem}")
-    config.stash[STATE_KEY] = {"shown": path, "path": Path(os.path.abspath(path)), "error": None}
+    try:
+        target = writing.resolve("--prob-html", path)
+    except writing.UnwritablePath as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[STATE_KEY] = {"shown": target.shown, "path": target.path, "error": None}
 
 
 def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:

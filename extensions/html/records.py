@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .fmt import duration, integer, money_per_run, num, objects, plural, text, truncate
+from pytest_probability.document import integer, num, objects, text
+
+from .fmt import duration, money_per_run, plural, truncate
 from .markup import Markup, escape
 
 #: Characters of a message shown before it is cut.

@@ -9,14 +9,12 @@ the page is unaffected. Pure module: never imports pytest.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_probability import jsonreport
+from pytest_probability import writing
 
 from .cases import render_cases
 from .compare import render_baseline, render_comparisons
@@ -153,10 +151,6 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def write_page(path: Path, page: str) -> None:
-    """Write ``page`` atomically (temporary file, then rename; raises ``OSError``), readable
-    as the umask allows like any file the user creates: a page is meant to be shared."""
-    jsonreport.write_atomic(path, page)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o666 & ~mask)
+    """Write ``page`` with :func:`pytest_probability.writing.write_atomic` (missing
+    directories created, a temporary file renamed over the target; raises ``OSError``)."""
+    writing.write_atomic(path, page)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_probability.document import fraction, integer, num, obj, objects, text
+
 from . import fmt
 from .cases import VERDICT_WORDS, gate_text, status_of
-from .fmt import fraction, integer, num, obj, objects, text
 from .forest import ForestLine, forest_table
 from .markup import Markup, escape
 from .svg import percent_axis

@@ -11,7 +11,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .fmt import MINUS, num, short_duration
+from pytest_probability.document import num
+
+from .fmt import MINUS, short_duration
 from .markup import Markup, escape
 
 BAR_WIDTH = 160

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
+
 from . import fmt
-from .fmt import integer, num, obj, objects, text
 from .ids import case_id
 from .markup import Markup, escape, table
 from .svg import value_bar

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pytest_probability.extensions.cost.format import money
 
 from .formatting import interval_cells, percent1, signed_percent
-from .sampling import bootstrap_mean_interval
+from .sampling import case_bootstrap_interval, case_mean
 
 EN_DASH = "\u2013"
 INPUTS_X2 = 1 / math.sqrt(2) - 1
@@ -99,19 +99,23 @@ def aggregate(
     scope: str,
     counts: Sequence[tuple[int, int]],
     *,
+    case_ids: Sequence[str],
     level: float,
     resamples: int,
     seed: int,
     cost: float | None = None,
     hidden: str | None = None,
 ) -> Aggregate:
-    """The line for cases given as ``(passes, runs)`` in case-id order; with ``hidden``
-    (the reason) no interval is computed."""
+    """The line for cases given as ``(passes, runs)`` with their ``case_ids`` (the
+    bootstrap puts them in case-id order: :func:`~.sampling.case_bootstrap_interval`);
+    with ``hidden`` (the reason) no interval is computed."""
     fractions = [x / k for x, k in counts]
     low: float | None = None
     high: float | None = None
     if hidden is None:
-        low, high = bootstrap_mean_interval(fractions, resamples=resamples, seed=seed, level=level)
+        low, high = case_bootstrap_interval(
+            case_ids, fractions, resamples=resamples, seed=seed, level=level
+        )
     runs = [k for _, k in counts]
     rho = icc1(counts)
     runs_x2 = None if rho is None else runs_doubling(harmonic_mean(runs), rho)
@@ -121,7 +125,7 @@ def aggregate(
         inputs=len(counts),
         runs_min=min(runs),
         runs_max=max(runs),
-        estimate=sum(fractions) / len(fractions),
+        estimate=case_mean(fractions),
         low=low,
         high=high,
         level=level,

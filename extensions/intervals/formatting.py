@@ -1,17 +1,21 @@
-"""Printing rules for rates and intervals (STATISTICS.md, "Printing"). Pure module."""
+"""Printing rules for rates and intervals (STATISTICS.md, "Printing"): half up on the
+decimal value (:mod:`pytest_probability.rounding`). Pure module."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+from pytest_probability.rounding import percent_of
 
 MINUS = "\u2212"
 
 
 def _rounded_percent(fraction: float, places: int) -> Decimal:
-    """``fraction`` in percent, half-up at ``places`` decimals; only exact 0/1 print 0/100."""
+    """``fraction`` in percent, half-up at ``places`` decimals on its decimal value
+    (``0.4125`` → ``41.3``); only exact 0/1 print 0/100."""
     step = Decimal(1).scaleb(-places)
-    value = (Decimal(fraction) * 100).quantize(step, rounding=ROUND_HALF_UP)
+    value = percent_of(fraction, places)
     if value >= 100 and fraction < 1:
         value = Decimal(100) - step
     elif value <= 0 and fraction > 0:
@@ -47,7 +51,7 @@ def interval_cells(
 
 def signed_percent(change: float) -> str:
     """A relative change in whole percent with a real minus sign: ``−29%``, ``+4%``, ``0%``."""
-    value = (Decimal(change) * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    value = percent_of(change)
     if value == 0:
         return "0%"
     return f"{MINUS}{-value}%" if value < 0 else f"+{value}%"

@@ -254,6 +254,7 @@ def _line(
         level=level,
         resamples=resamples,
         seed=seed,
+        case_ids=[c.case_id for c in ordered],
         cost=_cost(config, ordered),
         hidden=hidden_reason(ordered),
     )

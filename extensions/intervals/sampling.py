@@ -18,6 +18,8 @@ __all__ = [
     "binomial_variate",
     "bootstrap_mean_interval",
     "bootstrap_means",
+    "case_bootstrap_interval",
+    "case_mean",
     "multinomial_counts",
     "quantile_type7",
 ]
@@ -231,3 +233,34 @@ def bootstrap_mean_interval(
     means = sorted(bootstrap_means(values, resamples, seed))
     alpha = 1.0 - level
     return quantile_type7(means, alpha / 2.0), quantile_type7(means, 1.0 - alpha / 2.0)
+
+
+def case_mean(values: Sequence[float]) -> float:
+    """The mean of per-case values, the same to the last digit in any order (an exactly
+    rounded sum): the estimate of the function-level, Overall and metric lines."""
+    if not values:
+        raise ValueError("mean of no cases")
+    return math.fsum(values) / len(values)
+
+
+def case_bootstrap_interval(
+    case_ids: Sequence[str],
+    values: Sequence[float],
+    *,
+    resamples: int,
+    seed: int,
+    level: float,
+) -> tuple[float, float]:
+    """The case bootstrap of STATISTICS.md ("Function-level and Overall lines"): one value
+    per case, put in case-id order (equal ids keep their order), then
+    :func:`bootstrap_mean_interval`.
+
+    The one resampler and draw order of every interval over cases — the function-level and
+    Overall lines and the metric lines — so that ``pass^1``, whose per-case values are the
+    pass fractions, has exactly the function-level interval.
+    """
+    if len(case_ids) != len(values):
+        raise ValueError(f"{len(case_ids)} case ids for {len(values)} values")
+    order = sorted(range(len(values)), key=lambda index: case_ids[index])
+    ordered = [values[index] for index in order]
+    return bootstrap_mean_interval(ordered, resamples=resamples, seed=seed, level=level)

@@ -4,8 +4,9 @@
 The aggregating process (never an xdist worker) renders the summary once at the end of the
 session, from the report document ``--prob-json`` would write, then writes it to the
 ``--prob-markdown`` path (replacing the file, creating missing directories) and appends it
-to the job summary file. A failed write is one ``WARNING:`` line after the report: a
-summary is a convenience, so it never changes the exit status.
+to the job summary file. A path that cannot take the file is a usage error before anything
+runs, as for every writer; a write that fails at the end is one ``WARNING:`` line after the
+report: a summary is a convenience, so it never changes the exit status.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability import jsonreport
+from pytest_probability import jsonreport, writing
 from pytest_probability.options import OptionRegistry
 from pytest_probability.results import ERROR, FAIL, Results
 from pytest_probability.values import parse_text
@@ -81,17 +82,23 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Remember the ``--prob-markdown`` path, made absolute, in the aggregating process.
+    """Check the ``--prob-markdown`` path and remember it, made absolute, in the aggregating
+    process.
 
-    Called once per process after the kernel resolved the settings (never checks the path:
-    missing directories are created at the end, and a failed write only warns). Returns
-    nothing.
+    Called once per process after the kernel resolved the settings; raises
+    :class:`pytest.UsageError` (exit 4) for a path that cannot take the file (missing
+    directories are fine: they are created at the end). Returns nothing.
     """
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
     if kernel is None or _is_worker(config):
         return
     shown = kernel.options.session_value("markdown")
-    path = Path(os.path.abspath(shown)) if shown is not None else None
+    path = None
+    if shown is not None:
+        try:
+            path = writing.resolve("--prob-markdown", shown, "the summary").path
+        except writing.UnwritablePath as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
 
 
@@ -178,30 +185,17 @@ def _reason(exc: BaseException) -> str:
 
 
 def write_file(path: Path, markdown: str) -> None:
-    """Replace ``path`` with ``markdown`` atomically, creating missing parent directories
-    (a device or pipe such as ``/dev/stdout`` is written in place). Raises ``OSError``."""
-    if not jsonreport.is_stream(path):
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # say which part of the path is in the way
-            raise OSError(exc.errno, _in_the_way(path) or exc.strerror) from None
-    jsonreport.write_atomic(path, markdown)
-
-
-def _in_the_way(path: Path) -> str | None:
-    """``'…/afile' is not a directory`` when the nearest existing ancestor of ``path`` is a
-    file, else ``None``."""
-    for parent in path.parents:
-        if parent.exists():
-            return None if parent.is_dir() else f"{str(parent)!r} is not a directory"
-    return None
+    """Replace ``path`` with ``markdown`` with :func:`pytest_probability.writing.write_atomic`
+    (missing parent directories created; a device or pipe such as ``/dev/stdout`` is written
+    in place). Raises ``OSError``."""
+    writing.write_atomic(path, markdown)
 
 
 def append_file(path: Path, markdown: str) -> None:
     """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
     already has content, so the summary starts a block of its own. Raises ``OSError``."""
     data = markdown.encode("utf-8")
-    if jsonreport.is_stream(path):
+    if writing.is_stream(path):
         with open(path, "ab") as handle:
             handle.write(data)
         return

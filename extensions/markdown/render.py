@@ -13,11 +13,11 @@ passes through :func:`~.markup.escape`. Pure module: never imports pytest.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from pytest_probability.document import integer, num, obj, objects, text
 from pytest_probability.extensions.cost.format import money as _money
 from pytest_probability.extensions.fractions.format import whole_percent
 from pytest_probability.extensions.intervals.formatting import percent as _percent
@@ -46,40 +46,6 @@ TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
 
 
 # -- reading ----------------------------------------------------------------------------------
-def num(value: Any) -> float | None:
-    """A finite number (not a boolean), else ``None``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def integer(value: Any) -> int | None:
-    """A whole number (not a boolean), else ``None``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def obj(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def objects(value: Any) -> list[Mapping[str, Any]]:
-    """The JSON objects of an array (anything else in it is skipped)."""
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
-
-
-def text(value: Any) -> str:
-    """``value`` as text; ``None`` is empty."""
-    return "" if value is None else str(value)
-
-
 def shorten(value: str, limit: int = MESSAGE_LIMIT) -> str:
     """``value`` cut to ``limit`` characters, with ``…`` when cut."""
     return value if len(value) <= limit else value[:limit] + "\u2026"
@@ -402,10 +368,10 @@ def _notes(line: Mapping[str, Any]) -> str:
     notes = []
     if line.get("error"):
         notes.append(f"could not be computed: {text(line.get('error'))}")
+    elif line.get("hidden"):  # over cases stopped early: nothing that leans is shown
+        notes.append(f"difference, interval and p hidden: {text(line.get('hidden'))}")
     elif num(line.get("difference")) is None:
         notes.append("no paired inputs")
-    if line.get("hidden"):
-        notes.append(f"interval hidden: {text(line.get('hidden'))}")
     unpaired = objects(line.get("unpaired"))
     if unpaired:
         shown = ", ".join(f"{text(u.get('input'))} ({text(u.get('only'))} only)" for u in unpaired)

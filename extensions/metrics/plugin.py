@@ -150,7 +150,8 @@ def pytest_prob_build_report(
                 continue
             picked = [values[metric.label][i] for i in members]
             hidden = hidden_reason([cases[i] for i in members])
-            lines.append(summarize(scope, metric, picked, bootstrap, hidden))
+            ids = [cases[i].case_id for i in members]
+            lines.append(summarize(scope, metric, picked, bootstrap, hidden, case_ids=ids))
     report.add_section("metrics", render(lines), order=SECTION_ORDER)
     report.set_json(
         "metrics",

@@ -99,7 +99,9 @@ class ChosenMetric:
 
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_^@.-]*")
-_PARAMETER = re.compile(r"[1-9][0-9]*")
+#: a family's K as written: a whole number, leading zeros allowed (``pass^02`` is ``pass^2``,
+#: as ``--prob-runs=010`` is 10)
+_PARAMETER = re.compile(r"[0-9]+")
 
 
 class Metrics:
@@ -148,7 +150,9 @@ class Metrics:
         return ", ".join(forms) + f" ({'; '.join([rule, *higher])})"
 
     def choose(self, text: str) -> ChosenMetric:
-        """A requested spelling, or :class:`ValueError` listing the accepted forms."""
+        """A requested spelling, or :class:`ValueError` listing the accepted forms. A family's
+        K is read as a whole number (``pass^02`` is ``pass^2``, and is labelled so); K = 0
+        is not a metric."""
         label = text.strip()
         found = self._metrics.get(label)
         if found is not None and not found.family:
@@ -156,13 +160,14 @@ class Metrics:
         for metric in self._metrics.values():
             if metric.family and label.startswith(metric.name):
                 rest = label[len(metric.name) :]
-                if _PARAMETER.fullmatch(rest):
-                    if int(rest) < metric.min_parameter:
+                if _PARAMETER.fullmatch(rest) and int(rest) > 0:
+                    parameter = int(rest)
+                    if parameter < metric.min_parameter:
                         raise ValueError(
                             f"metric {label!r}: {metric.name}K needs K >= "
                             f"{metric.min_parameter}; accepted: {self.accepted()}"
                         )
-                    return ChosenMetric(label, metric, int(rest))
+                    return ChosenMetric(f"{metric.name}{parameter}", metric, parameter)
         raise ValueError(f"unknown metric {label!r}; accepted: {self.accepted()}")
 
     def parse(self, value: str | Sequence[str]) -> tuple[ChosenMetric, ...]:

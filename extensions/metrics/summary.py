@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..intervals.formatting import percent1
-from ..intervals.sampling import bootstrap_mean_interval
+from ..intervals.sampling import case_bootstrap_interval, case_mean
 from .registry import ChosenMetric, MetricCase
 
 OVERALL = "Overall"
@@ -68,23 +68,36 @@ def summarize(
     values: Sequence[float | None],
     bootstrap: Bootstrap,
     hidden: str | None = None,
+    *,
+    case_ids: Sequence[str],
 ) -> MetricLine:
-    """The mean over the counted cases, with the bootstrap interval when there are at least
-    ``min_inputs`` of them (and ``hidden`` gives no reason to leave it out)."""
-    counted = [v for v in values if v is not None]
+    """The mean over the counted cases (``values`` and ``case_ids`` are parallel), with the
+    bootstrap interval when there are at least ``min_inputs`` of them (and ``hidden`` gives
+    no reason to leave it out).
+
+    The interval is the function-level lines' case bootstrap
+    (:func:`~..intervals.sampling.case_bootstrap_interval`, cases in case-id order), so
+    ``pass^1`` has exactly their interval.
+    """
+    pairs = [(case, v) for case, v in zip(case_ids, values, strict=True) if v is not None]
+    counted = [v for _, v in pairs]
     line = MetricLine(
         scope=scope,
         metric=metric.label,
         n=len(counted),
-        value=sum(counted) / len(counted) if counted else None,
+        value=case_mean(counted) if counted else None,
         left_out=len(values) - len(counted),
         needs=metric.needs(),
     )
     if hidden is not None and len(counted) >= bootstrap.min_inputs:
         line.hidden = hidden
     elif len(counted) >= bootstrap.min_inputs:
-        line.low, line.high = bootstrap_mean_interval(
-            counted, resamples=bootstrap.resamples, seed=bootstrap.seed, level=bootstrap.level
+        line.low, line.high = case_bootstrap_interval(
+            [case for case, _ in pairs],
+            counted,
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            level=bootstrap.level,
         )
     return line
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_probability import writing
 from pytest_probability.cases import Case
 from pytest_probability.collect import BenchRun
 from pytest_probability.kernel import kernel_of
@@ -16,13 +17,7 @@ from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 from pytest_probability.values import parse_probability
 
-from .power import (
-    catch_chance,
-    expected_runs_sequential,
-    pass_chance,
-    runs_for_power,
-    runs_to_catch,
-)
+from .power import catch_chance, pass_chance, runs_for_power, runs_to_catch
 from .rows import PlanRow, flake_label, render
 from .tomlfile import write_toml
 
@@ -127,6 +122,13 @@ class PlanSession:
         self.flakes: tuple[float, ...] = options.session_value("plan_flake")
         self.report_path: str | None = options.session_value("plan_report")
         self.write_path: str | None = options.session_value("plan_write")
+        self.write_file: Path | None = None  # checked now: a bad path is a usage error
+        if self.write_path is not None:
+            try:
+                target = writing.resolve("--prob-plan-write", self.write_path, "the plan")
+            except writing.UnwritablePath as exc:
+                raise pytest.UsageError(str(exc)) from None
+            self.write_file = target.path
         self.costs: dict[str, float] = {}
         self.cost_ids: dict[str, float] = {}
         if self.report_path is not None:
@@ -175,7 +177,8 @@ class PlanSession:
     def _plan_gate(self, case: Case, row: PlanRow) -> None:
         """Fill the gate columns from every gate that judges the pass count (a rate gate,
         a count gate, or both): the case passes only when each of them does, so the numbers
-        are those of their combined verdict, the worst of theirs."""
+        are those of their combined verdict, the worst of theirs. Under a stopping rule the
+        numbers are those of the rule the runtime applies (:mod:`.stopmodel`)."""
         if self.config.pluginmanager.get_plugin("probability.gates") is None:
             return
         from pytest_probability.extensions.gates.registry import combine
@@ -198,14 +201,14 @@ class PlanSession:
         ]
         if all(found is not None for found in minimums):
             row.min_runs = max(found for found in minimums if found is not None)
-        row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
-        row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
         row.gate = " & ".join(self._gate_text(kind, spec, case) for kind, spec in planned)
-        if len(planned) == 1 and planned[0][0].name == "rate":  # a lone rate gate only
-            spec = planned[0][1]
-            row.sequential_runs = expected_runs_sequential(
-                spec.min_rate, spec.interval.level, case.runs, self.assume
-            )
+        from .stopmodel import model_stopping
+
+        filled = model_stopping(self.config, case, row, self.assume)  # the runtime's rule
+        if "power_runs" not in filled:
+            row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
+        if "pass_chance" not in filled:
+            row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
 
     @staticmethod
     def _gate_text(kind: Any, spec: Any, case: Case) -> str:
@@ -229,9 +232,9 @@ class PlanSession:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write ``--prob-plan-write``. Called once at the end; returns nothing."""
-        if self.write_path is not None:
+        if self.write_file is not None:
             try:
-                write_toml(Path(self.write_path), self.document())
+                write_toml(self.write_file, self.document())
             except OSError as exc:
                 self.write_error = (
                     f"--prob-plan-write={self.write_path}: cannot write the plan: "

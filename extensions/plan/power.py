@@ -3,16 +3,24 @@ flake, and the expected runs under ``--prob-stop=sequential``.
 
 STATISTICS.md, "Stopping" (``--prob-plan``): exact binomial power at an assumed pass rate
 ``a``; a flake of rate ``F`` is caught when at least one of ``n`` runs fails:
-``1 − (1 − F)ⁿ``. Pure module: never imports pytest.
+``1 − (1 − F)ⁿ``. Under a stopping rule the chances and the expected runs come from
+:mod:`.sequential`, which follows the runtime's own decision function. Pure module: never
+imports pytest.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ..intervals.special import binom_sf
-from ..stopping.curtail import Thresholds
-from ..stopping.sequence import log_mixture
+from ..stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
+from ..stopping.rules import RATE, sequential_decision
+from ..stopping.sequence import sequence_end
+from .sequential import StopOutcome, follow
+
+#: the kinds of a case whose one gate is a rate gate
+RATE_KINDS = (RATE,)
 
 #: the largest run count searched
 MAX_RUNS = 1_000_000
@@ -107,49 +115,42 @@ def runs_to_catch(flake: float, chance: float = 0.95) -> int:
     return n
 
 
+def sequence_verdict(bar: float, level: float) -> Callable[[int, int], str]:
+    """A rate gate's verdict judged on the confidence sequence (the ``seq`` interval): PASS
+    iff its low end is above ``bar``, FAIL iff its high end is below, else (and with no
+    runs) UNDECIDED — what the gate says of a case under ``--prob-stop=sequential``."""
+
+    def verdict(passes: int, n: int) -> str:
+        # the interval holds x/n, so only the end on the bar's side can decide: the same
+        # floats as computing both, half the work
+        if n == 0 or passes / n == bar:
+            return UNDECIDED
+        if passes / n > bar:
+            return PASS if sequence_end(passes, n, level, "low") > bar else UNDECIDED
+        return FAIL if sequence_end(passes, n, level, "high") < bar else UNDECIDED
+
+    return verdict
+
+
+def sequential_outcome(thresholds: Thresholds, planned: int, rate: float) -> StopOutcome:
+    """What ``--prob-stop=sequential`` does to a case whose one gate is a rate gate with
+    these thresholds: the runtime's own decision function
+    (:func:`~pytest_probability.extensions.stopping.rules.sequential_decision`) followed
+    over every path (:func:`~.sequential.follow`)."""
+    gates = (thresholds,)
+    return follow(
+        lambda x, n, left: sequential_decision(gates, RATE_KINDS, x, n, left),
+        thresholds.at,
+        planned,
+        rate,
+    )
+
+
 def expected_runs_sequential(bar: float, level: float, planned: int, rate: float) -> float:
-    """The expected runs of a rate gate under ``--prob-stop=sequential`` at ``rate``: it
-    stops at the first run after which the confidence sequence lies wholly above or below
-    ``bar``, else runs all ``planned``. (The rule may also stop an UNDECIDED case a little
-    earlier once no remaining run can matter, so this is an upper bound.)
-
-    A dynamic program over the pass count of the cases still running; the sequence decides
-    PASS for ``x`` at or above a threshold and FAIL at or below another, each found from
-    the previous run's by a few evaluations, so only the band between them is carried, and
-    paths with a chance below 1e-15 are dropped.
-    """
-    bound = math.log(1.0 / (1.0 - level))
-
-    def decided(x: int, n: int) -> bool:
-        return x != n * bar and log_mixture(bar, x, n) >= bound
-
-    lo = 0  # alive[i] is the chance of x = lo + i passes, still running
-    alive = [1.0]
-    expected = 0.0
-    top = 0  # smallest x > n·bar that is decided PASS (or n + 1)
-    bottom = -1  # largest x < n·bar that is decided FAIL (or -1)
-    for n in range(1, planned + 1):
-        expected += math.fsum(alive)
-        moved = [0.0] * (len(alive) + 1)
-        for i, chance in enumerate(alive):
-            moved[i + 1] += chance * rate
-            moved[i] += chance * (1.0 - rate)
-        # thresholds at n, searched from their previous values (they move by about bar)
-        top = max(top, math.floor(n * bar) + 1)
-        while top <= n and not decided(top, n):
-            top += 1
-        while top - 1 > n * bar and decided(top - 1, n):
-            top -= 1
-        bottom = min(bottom + 1, math.ceil(n * bar) - 1)
-        while bottom >= 0 and not decided(bottom, n):
-            bottom -= 1
-        while bottom + 1 < n * bar and decided(bottom + 1, n):
-            bottom += 1
-        keep = [(lo + i, c) for i, c in enumerate(moved) if c > 1e-15 and bottom < lo + i < top]
-        if not keep:
-            break
-        lo = keep[0][0]
-        alive = [0.0] * (keep[-1][0] - lo + 1)
-        for x, c in keep:
-            alive[x - lo] = c
-    return expected
+    """The expected runs of a rate gate (``bar``, ``level``) under
+    ``--prob-stop=sequential`` at ``rate``: the runtime's rule — stop at the first run
+    after which the confidence sequence lies wholly above or below ``bar``, or once no
+    remaining run can change the verdict (an UNDECIDED that can no longer resolve), else
+    run all ``planned`` — followed exactly (:func:`sequential_outcome`)."""
+    thresholds = Thresholds(sequence_verdict(bar, level))
+    return sequential_outcome(thresholds, planned, rate).expected_runs

@@ -8,10 +8,10 @@ Only the binary noise of the arithmetic goes; every digit that means something s
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from pytest_probability import writing
 
 #: Significant digits of every float the plan file holds.
 SIGNIFICANT = 15
@@ -35,17 +35,9 @@ def toml_values(value: Any) -> Any:
 
 
 def write_toml(path: Path, document: dict[str, Any]) -> None:
-    """Write ``document`` as TOML atomically (a temporary file, then a rename); raises
+    """Write ``document`` as TOML with :func:`pytest_probability.writing.write_atomic`
+    (missing directories created, a temporary file renamed over the target); raises
     ``OSError`` when the file cannot be written."""
     import tomli_w
 
-    text = tomli_w.dumps(toml_values(document))
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    writing.write_atomic(path, tomli_w.dumps(toml_values(document)))

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 
 VerdictAt = Callable[[int, int], str]
+#: (largest pass_min, smallest pass_min − n, largest fail_max, smallest fail_max − n)
+Span = tuple[int, int, int, int]
 
 
 class Thresholds:
@@ -28,6 +30,8 @@ class Thresholds:
         self._verdict_of = verdict_at
         self._pass_min: dict[int, int] = {}
         self._fail_max: dict[int, int] = {}
+        #: last judged-run count → its suffix aggregates, index ``n - low`` (see :meth:`span`)
+        self._suffixes: dict[int, tuple[int, list[Span]]] = {}
 
     def _verdict_at(self, passes: int, n: int) -> str:
         key = (passes, n)
@@ -39,6 +43,16 @@ class Thresholds:
     def verdict(self, passes: int, n: int) -> str:
         """The verdict on ``passes`` of ``n`` judged runs (remembered)."""
         return self._verdict_at(passes, n)
+
+    def at(self, passes: int, n: int) -> str:
+        """The verdict on ``passes`` of ``n`` read off the thresholds: the same as
+        :meth:`verdict` for a verdict monotone in ``passes`` (what ``verdict_at`` promises),
+        without a new verdict per pass count."""
+        if passes >= self.pass_min(n):
+            return PASS
+        if passes <= self.fail_max(n):
+            return FAIL
+        return UNDECIDED
 
     def pass_min(self, n: int) -> int:
         """The fewest passes of ``n`` that PASS (``n + 1`` when none does)."""
@@ -94,6 +108,85 @@ class Thresholds:
         self._pass_min[n] = high
         return high
 
+    def fail_max_near(self, n: int, guess: int) -> int:
+        """:meth:`fail_max` found by galloping out from ``guess`` (a neighbour's
+        threshold), like :meth:`pass_min_near`."""
+        found = self._fail_max.get(n)
+        if found is not None:
+            return found
+
+        def failing(p: int) -> bool:
+            return p >= 0 and self._verdict_at(p, n) == FAIL
+
+        guess = min(max(guess, 0), n)
+        if failing(guess):  # go up until the verdict is no longer FAIL
+            step, low = 1, guess
+            while low + step <= n and failing(low + step):
+                low += step
+                step *= 2
+            high = min(low + step, n + 1)
+        else:  # go down until it is FAIL (or past 0: none fails)
+            step, high = 1, guess
+            while high - step >= 0 and not failing(high - step):
+                high -= step
+                step *= 2
+            low = max(high - step, -1)
+            if low == -1 and not failing(0):
+                self._fail_max[n] = -1
+                return -1
+        while high - low > 1:  # failing(low), not failing(high)
+            middle = (low + high) // 2
+            if failing(middle):
+                low = middle
+            else:
+                high = middle
+        self._fail_max[n] = low
+        return low
+
+    def span(self, low: int, high: int) -> Span:
+        """What every judged-run count from ``low`` to ``high`` (inclusive) allows, as four
+        numbers: the largest :meth:`pass_min`, the smallest ``pass_min(n) − n``, the
+        largest :meth:`fail_max` and the smallest ``fail_max(n) − n``.
+
+        The aggregates over ``[n, high]`` are kept for every ``n`` down to the lowest asked,
+        so after the first question about ``high`` each is a lookup: a stopping rule asks
+        with the same ``high`` (the runs planned) before every run, and ``--prob-plan``'s
+        dynamic programme once per state. The thresholds are found from their neighbours'
+        (:meth:`pass_min_near`), from ``high`` down.
+        """
+        if low > high:
+            raise ValueError(f"an empty span of judged runs: {low}..{high}")
+        start, kept = self._suffixes.get(high, (high + 1, []))
+        if start > low:
+            fresh: list[Span] = []
+            below = kept[0] if kept else None
+            for n in range(start - 1, low - 1, -1):
+                passing = self._near(self._pass_min, self.pass_min, self.pass_min_near, n)
+                failing = self._near(self._fail_max, self.fail_max, self.fail_max_near, n)
+                point = (passing, passing - n, failing, failing - n)
+                below = point if below is None else _joined(point, below)
+                fresh.append(below)
+            fresh.reverse()
+            start, kept = low, fresh + kept
+            self._suffixes[high] = (start, kept)
+        return kept[low - start]
+
+    @staticmethod
+    def _near(
+        known: dict[int, int],
+        scratch: Callable[[int], int],
+        near: Callable[[int, int], int],
+        n: int,
+    ) -> int:
+        """A threshold at ``n`` from those at ``n + 1`` and ``n + 2``: the next step is
+        guessed to be the last one (a rate gate's thresholds move by about the bar per run),
+        so the gallop usually needs two verdicts."""
+        above = known.get(n + 1)
+        if above is None:
+            return scratch(n)
+        further = known.get(n + 2)
+        return near(n, above if further is None else 2 * above - further)
+
     def fail_max(self, n: int) -> int:
         """The most passes of ``n`` that FAIL (``-1`` when none does)."""
         found = self._fail_max.get(n)
@@ -113,17 +206,31 @@ class Thresholds:
         return found
 
 
+def _joined(one: Span, other: Span) -> Span:
+    """The aggregates of two spans side by side."""
+    return (
+        max(one[0], other[0]),
+        min(one[1], other[1]),
+        max(one[2], other[2]),
+        min(one[3], other[3]),
+    )
+
+
 def settled(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> str | None:
-    """The verdict every completion gives, or ``None`` while it can still change."""
-    span = range(judged, judged + remaining + 1)
-    if all(passes >= thresholds.pass_min(n) for n in span):
+    """The verdict every completion gives, or ``None`` while it can still change.
+
+    A completion ends with ``N`` judged runs, ``judged ≤ N ≤ judged + remaining``, and
+    between ``passes`` and ``passes + N − judged`` passes. PASS is settled when even the
+    fewest passes pass at every ``N``: ``passes ≥ pass_min(N)``; FAIL when even the most
+    fail: ``passes + N − judged ≤ fail_max(N)``; UNDECIDED when neither end reaches either
+    threshold at any ``N``. Each is one comparison with :meth:`Thresholds.span`.
+    """
+    most_needed, needed_gap, most_failing, failing_gap = thresholds.span(judged, judged + remaining)
+    if passes >= most_needed:
         return PASS
-    if all(passes + (n - judged) <= thresholds.fail_max(n) for n in span):
+    if passes - judged <= failing_gap:
         return FAIL
-    if all(
-        thresholds.fail_max(n) < passes and passes + (n - judged) < thresholds.pass_min(n)
-        for n in span
-    ):
+    if most_failing < passes and passes - judged < needed_gap:
         return UNDECIDED
     return None
 

@@ -8,6 +8,9 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
+    from pytest_probability.cases import Case
+
+    from .service import StopReader
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -32,4 +35,33 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
     :return: nothing.
 
     The bundled ``stopping`` extension registers ``curtail`` and ``sequential`` through it.
+    """
+
+
+@hookspec
+def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopReader] | None:
+    """Name the verdicts, besides the case's own gates, that read a case's runs, so that
+    ``--prob-stop`` stops the case only when each of them is settled too.
+
+    Called once per gated case (a case with a gate whose kind has ``verdict_at``) the
+    first time the stopping rule considers it, in the executing process (an xdist worker,
+    or the only process); and by ``--prob-plan``, once per planned case, in the planning
+    process. Not called without ``--prob-stop`` or ``--prob-plan``.
+
+    :param case: the collected :class:`~pytest_probability.cases.Case`.
+    :param config: the pytest config.
+    :return: a list of :class:`~pytest_probability.extensions.stopping.service.StopReader`,
+        one per verdict of yours that reads this case's runs (its ``settled(context)``
+        answers "is this verdict settled given the case's runs so far?": ``True`` lets the
+        case stop, ``False`` or ``None`` — cannot say — keep it running; no ``settled`` at
+        all: it can never say, and the case runs every run); ``None`` or ``[]`` when no
+        verdict of yours reads it. The cases kept running, and why, are counted under the
+        ``Stopped:`` line.
+
+    The bundled ``comparisons`` extension implements it: every case a comparison margin
+    (``margin=``) judges, and every case ``--prob-margin`` pairs with the baseline, is read
+    by a verdict over several cases that cannot say when it is settled, so such cases run
+    every run and the margin is judged on the same runs as without ``--prob-stop``. (The
+    stopper itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as
+    a reader that cannot say.)
     """

@@ -12,10 +12,20 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
+from pytest_probability.rounding import ratio_percent
 
-from .curtail import FAIL, PASS, Thresholds, curtail
+from .curtail import Thresholds
+from .rules import curtail_decision, sequential_decision
 from .sequence import confidence_sequence
-from .service import case_stop, is_spread
+from .service import (
+    CaseStopping,
+    StopContext,
+    case_kept,
+    case_stop,
+    case_stopping,
+    holding,
+    is_spread,
+)
 
 OFF = "off"
 SEQUENTIAL = "sequential"
@@ -26,55 +36,24 @@ COLUMN_ORDER = 950
 SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
-@dataclass(frozen=True)
-class StopContext:
-    """What a stopping rule sees before a run of a gated case.
-
-    :ivar case: the collected case.
-    :ivar passes: passes so far: the case's runs this process made, in whatever order
-        they came (every earlier run, when the runs come in order).
-    :ivar judged: judged runs so far (errors count unless ``prob_errors=exclude``).
-    :ivar remaining: runs left of the planned ones, this one included.
-    :ivar planned: the case's planned runs.
-    :ivar gates: the thresholds of each of its deciding gates.
-    :ivar kinds: each gate's kind (``rate``, ``count``), in the order of ``gates``.
-    """
-
-    case: Case
-    passes: int
-    judged: int
-    remaining: int
-    planned: int
-    gates: tuple[Thresholds, ...]
-    kinds: tuple[str, ...] = ()
-
-
 Decide = Callable[[StopContext], "str | None"]
 
 
 def curtail_rule(context: StopContext) -> str | None:
-    """The bundled ``curtail`` rule: stop once every completion gives the same verdict."""
-    return curtail(context.gates, context.passes, context.judged, context.remaining)
+    """The bundled ``curtail`` rule: stop once every completion gives the same verdict
+    (:func:`~.rules.curtail_decision`)."""
+    return curtail_decision(context.gates, context.passes, context.judged, context.remaining)
 
 
 def sequential_rule(context: StopContext) -> str | None:
     """The bundled ``sequential`` rule: rate gates are judged on the confidence sequence
     (anytime-valid), so a case stops as soon as every rate gate is PASS or FAIL now; and,
     like ``curtail``, once no remaining run can change the verdict (count gates only ever
-    stop that way)."""
-    now = []
-    for kind, thresholds in zip(context.kinds, context.gates, strict=True):
-        if kind != "rate":
-            now = []
-            break
-        verdict = thresholds.verdict(context.passes, context.judged)
-        if verdict not in (PASS, FAIL):
-            now = []
-            break
-        now.append(verdict)
-    if now:
-        return FAIL if FAIL in now else PASS
-    return curtail_rule(context)
+    stop that way). :func:`~.rules.sequential_decision`, which ``--prob-plan`` follows
+    too."""
+    return sequential_decision(
+        context.gates, context.kinds, context.passes, context.judged, context.remaining
+    )
 
 
 def seq_interval(
@@ -186,6 +165,19 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
 
 
+@dataclass(frozen=True)
+class StopCase:
+    """What the stopper keeps about one case: how the rule sees it, and each gate's
+    thresholds and kind name."""
+
+    seen: CaseStopping
+    gates: tuple[Thresholds, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(kind.name for kind, _ in self.seen.gates)
+
+
 @dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
 class Stopper:
     """Decides, before each run of a gated case, whether the case is settled."""
@@ -199,26 +191,33 @@ class Stopper:
     #: cases every run of which this process runs (not an xdist worker, none deselected):
     #: they may stop whatever order their runs come in (pytest-randomly shuffles them)
     complete: set[str] = field(default_factory=set)
+    #: (case key, run) → why the run is made although the rule would stop the case
+    held: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
+    _cases: dict[str, StopCase | None] = field(default_factory=dict)
 
-    def _gates(self, case: Case) -> tuple[tuple[Thresholds, ...], tuple[str, ...]] | None:
-        from pytest_probability.extensions.gates.state import state_of
+    def _case(self, case: Case) -> StopCase | None:
+        """The case's gate thresholds, kinds and readers (``None``: never stopped),
+        worked out once per case."""
+        if case.key in self._cases:
+            return self._cases[case.key]
+        seen = case_stopping(self.config, case)
+        found = None if seen is None else StopCase(seen, self._gate_thresholds(seen))
+        self._cases[case.key] = found
+        return found
 
-        gates = state_of(self.config).case_gates(case.key, case.mark)
-        if not gates or any(kind.verdict_at is None for kind, _ in gates):
-            return None  # ungated, or a gate (latency) that depends on more than passes
-        deciding = gates  # every gate must be settled, whether or not it decides the runs
+    def _gate_thresholds(self, seen: CaseStopping) -> tuple[Thresholds, ...]:
+        """Every gate's thresholds (whether or not it decides the runs, each must be
+        settled), shared by the cases whose gates are alike."""
         found = []
-        for kind, spec in deciding:
+        for kind, spec in seen.gates:
             key = (kind.name, spec)
             if key not in self._thresholds:
-                verdict_at = kind.verdict_at
-                assert verdict_at is not None
                 self._thresholds[key] = Thresholds(
-                    lambda p, n, _f=verdict_at, _s=spec: _f(_s, p, n, self.config)
+                    lambda p, n, _f=kind.verdict_at, _s=spec: _f(_s, p, n, self.config)
                 )
             found.append(self._thresholds[key])
-        return tuple(found), tuple(kind.name for kind, _ in deciding)
+        return tuple(found)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Note the cases all of whose runs this process will run. Called once per process
@@ -240,18 +239,18 @@ class Stopper:
         }
 
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
-        """Skip the run when its case's verdict is settled. Called before every run in the
-        executing process; returns the skip reason or ``None``."""
+        """Skip the run when its case's verdict is settled: the rule says its gates are, and
+        every reader of the case (``pytest_prob_stop_readers``) says its verdict is. Called
+        before every run in the executing process; returns the skip reason or ``None``."""
         key = case.key
         stopped = self.decided.get(key)
         if stopped is not None:
             return reason(*stopped, case.runs)
         if key in self.partial:
             return None
-        found = self._gates(case)
+        found = self._case(case)
         if found is None:
-            return None
-        gates, kinds = found
+            return None  # no gate a rule can decide on
         run: int = getattr(item, "run", 1)
         result = kernel_of(self.config).results.get(key)
         made = set(result.records) if result is not None else set()
@@ -263,20 +262,32 @@ class Stopper:
         made.discard(run)  # a rerun (pytest-rerunfailures) is still to be made
         exclude = kernel_of(self.config).options.session_value("errors") == "exclude"
         judged = result.passes + result.fails + (0 if exclude else result.errors)
+        if judged == 0:
+            # no judged run yet (all skipped so far): stopped now the case would have no
+            # verdict at all, where a judged run still to come gives it one
+            return None
         context = StopContext(
-            case, result.passes, judged, case.runs - len(made), case.runs, gates, kinds
+            case, result.passes, judged, case.runs - len(made), case.runs, found.gates, found.kinds
         )
         verdict = self.decide(context)
         if verdict is None:
+            return None
+        reasons = holding(found.seen.readers, context)
+        if reasons:  # a verdict reading the case is not settled: make the run
+            self.held[(key, run)] = {"after": len(made), "planned": case.runs, "reasons": reasons}
             return None
         self.decided[key] = (verdict, len(made))
         return reason(verdict, len(made), case.runs)
 
     def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
-        """Mark the skipped runs of a stopped case (``stopped``) and the runs of a case this
-        process could not stop because its earlier runs ran elsewhere (``stop_partial``).
-        Called in the executing process once per run; returns nothing."""
+        """Mark the skipped runs of a stopped case (``stopped``), the runs made only because
+        a verdict reading the case was not settled (``stop_held``), and the runs of a case
+        this process could not stop because its earlier runs ran elsewhere
+        (``stop_partial``). Called in the executing process once per run; returns nothing."""
         key = record["key"]
+        held = self.held.pop((key, record["run"]), None)
+        if held is not None and record["outcome"] != SKIP:
+            record["stop_held"] = held
         stopped = self.decided.get(key)
         if stopped is not None and record["outcome"] == SKIP:
             verdict, after = stopped
@@ -293,8 +304,9 @@ def reason(verdict: str, after: int, planned: int) -> str:
 def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
-    """Contribute the ``decided after`` column, the ``Stopped:`` line, ``rows[].stopped``
-    and the ``stopping`` object when a rule is on. Called once in the aggregating process;
+    """Contribute the ``decided after`` column, the ``Stopped:`` line (and the cases kept
+    running for a verdict that reads them), ``rows[].stopped``, ``rows[].kept_running`` and
+    the ``stopping`` object when a rule is on. Called once in the aggregating process;
     returns nothing."""
     mode = kernel_of(config).options.session_value("stop")
     if mode == OFF or not len(results):
@@ -302,7 +314,9 @@ def pytest_prob_build_report(
     cells: dict[str, str] = {}
     saved = planned = stopped_cases = 0
     avoided: float | None = None
-    spread = 0
+    spread = kept_runs = 0
+    kept: dict[str, int] = {}  # why → cases kept running for it
+    kept_cases = 0
     cost_of = None
     if config.pluginmanager.get_plugin("probability.cost") is not None:
         from pytest_probability.extensions.cost.service import case_cost
@@ -313,7 +327,15 @@ def pytest_prob_build_report(
         stop = case_stop(case)
         if is_spread(case):
             spread += 1
-        report.add_row_json(case.key, {"stopped": stop})
+        held = case_kept(case)
+        report.add_row_json(case.key, {"stopped": stop, "kept_running": held})
+        if held is not None:
+            kept_cases += 1
+            kept_runs += held["runs"]
+            for why in held["reasons"]:
+                kept[why] = kept.get(why, 0) + 1
+            if stop is None:
+                cells[case.key] = f"kept running after {held['after']}/{held['planned']}"
         if stop is None:
             continue
         stopped_cases += 1
@@ -325,7 +347,7 @@ def pytest_prob_build_report(
             avoided = (avoided or 0.0) + spent / made * stop["skipped"]
     if cells:
         report.add_column("stopped", cells, order=COLUMN_ORDER, align="free")
-    share = f"{round(100 * saved / planned)}%" if planned else "0%"
+    share = f"{ratio_percent(saved, planned)}%" if planned else "0%"  # half up: 1/8 → 13%
     word = "case" if stopped_cases == 1 else "cases"
     text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
@@ -338,6 +360,8 @@ def pytest_prob_build_report(
             f"{spread} case(s) had runs on several workers, which ran every run they had "
             "(-n with the default --dist load keeps each case on one worker)"
         )
+    if kept_cases:
+        lines.append(kept_line(kept_cases, kept_runs, kept))
     report.add_summary("Stopped:", lines, order=SUMMARY_ORDER)
     report.set_json(
         "stopping",
@@ -348,5 +372,23 @@ def pytest_prob_build_report(
             "runs_planned": planned,
             "cost_avoided": avoided,
             "spread_cases": spread,
+            "kept_cases": kept_cases,
+            "kept_runs": kept_runs,
         },
     )
+
+
+def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
+    """``2 cases kept running for 10 runs the rule would have skipped: the margin of c[arm]
+    cannot say when it is settled`` (each reason with its count of cases when there are
+    several)."""
+    word = "case" if cases == 1 else "cases"
+    if len(reasons) == 1:
+        why = next(iter(reasons))
+    else:
+        why = "; ".join(
+            f"{reason} ({count} {'case' if count == 1 else 'cases'})"
+            for reason, count in reasons.items()
+        )
+    made = "run" if runs == 1 else "runs"
+    return f"{cases} {word} kept running for {runs} {made} the rule would have skipped: {why}"

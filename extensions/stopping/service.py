@@ -1,8 +1,152 @@
-"""What other extensions need to know about stopped cases. Pure: reads run records only."""
+"""What other extensions need to know about stopping.
+
+* Stopped cases, read from run records only (so it works in the aggregating process):
+  :func:`case_stop`, :func:`is_stopped`, :func:`is_spread`, :func:`hidden_reason`,
+  :func:`case_kept`.
+* The contract for verdicts that read a case's runs (:class:`StopReader`, answered through
+  ``pytest_prob_stop_readers``): a case is stopped only when every one of them is settled.
+  :func:`case_stopping` says how the rule sees a case (the stopper and ``--prob-plan`` both
+  ask it) and :func:`holding` which readers keep it running.
+
+Never imports pytest (the config is used through its hook relay).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .curtail import Thresholds
+
+if TYPE_CHECKING:
+    from pytest_probability.cases import Case
+
+#: what a reader that cannot say when its verdict is settled keeps a case running for
+CANNOT_SAY = "cannot say when it is settled"
+#: what a reader that said its verdict is not settled yet keeps a case running for
+NOT_YET = "is not settled yet"
+
+
+@dataclass(frozen=True)
+class StopContext:
+    """What a stopping rule (and a :class:`StopReader`) sees before a run of a gated case.
+    ``--prob-plan`` asks with hypothetical contexts: the counts of each state it follows.
+
+    :ivar case: the collected case.
+    :ivar passes: passes so far: the case's runs this process made, in whatever order
+        they came (every earlier run, when the runs come in order).
+    :ivar judged: judged runs so far (errors count unless ``prob_errors=exclude``).
+    :ivar remaining: runs left of the planned ones, this one included.
+    :ivar planned: the case's planned runs.
+    :ivar gates: the thresholds of each of its gates whose kind has ``verdict_at``.
+    :ivar kinds: each gate's kind (``rate``, ``count``), in the order of ``gates``.
+    """
+
+    case: Case
+    passes: int
+    judged: int
+    remaining: int
+    planned: int
+    gates: tuple[Thresholds, ...]
+    kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StopReader:
+    """A verdict that reads a case's runs besides the case's own gates (a comparison
+    margin, a baseline margin, a third party's verdict kind), as ``--prob-stop`` sees it.
+
+    The stopping rule stops a case only when its gates are settled **and** every reader of
+    it answers ``True``.
+
+    :ivar name: what the verdict is, to say why a case was kept running:
+        ``"the margin of c[arm]"``.
+    :ivar settled: ``settled(context) -> bool | None``, asked (in the executing process)
+        each time the rule would stop the case, with the
+        :class:`StopContext` of that moment:
+        ``True`` when the verdict can no longer change whatever the case's remaining runs
+        do, ``False`` when it still can, ``None`` when it cannot say. Only ``True`` lets
+        the case stop. Leave it ``None`` (the default) for a verdict that can never say:
+        the case then always runs every run, and ``--prob-plan`` plans it so without
+        asking. A ``settled`` that raises counts as ``None``.
+    """
+
+    name: str
+    settled: Callable[[Any], bool | None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class CaseStopping:
+    """How a stopping rule sees one case.
+
+    :ivar gates: ``(kind, spec)`` of each gate whose verdict depends only on the pass count
+        (the kind has ``verdict_at``): the rule decides on these.
+    :ivar readers: the verdicts that must be settled too before the case stops: gates of
+        kinds without ``verdict_at`` (a latency gate) and every
+        :class:`StopReader` the ``pytest_prob_stop_readers`` hook returned.
+    """
+
+    gates: tuple[tuple[Any, Any], ...]
+    readers: tuple[StopReader, ...] = ()
+
+    @property
+    def always_runs(self) -> bool:
+        """Whether some reader can never say it is settled: the case runs every run."""
+        return any(reader.settled is None for reader in self.readers)
+
+
+def case_stopping(config: Any, case: Any) -> CaseStopping | None:
+    """How the stopping rule sees ``case`` (a collected
+    :class:`~pytest_probability.cases.Case`), or ``None`` when it has no gate a rule can
+    decide on (the case always runs every run and nothing is said about it).
+
+    Asks the gates extension for the case's gates and the ``pytest_prob_stop_readers`` hook
+    for its other readers (an implementation that raises, or answers with something other
+    than a :class:`StopReader`, counts as a reader that cannot say: the case keeps
+    running). Called by the stopper (in the executing process, once per case) and by
+    ``--prob-plan``.
+    """
+    if config.pluginmanager.get_plugin("probability.gates") is None:
+        return None
+    from pytest_probability.extensions.gates.state import state_of
+
+    gates = state_of(config).case_gates(case.key, case.mark)
+    monotone = tuple((kind, spec) for kind, spec in gates if kind.verdict_at is not None)
+    if not monotone:
+        return None
+    readers = [
+        StopReader(f"its {kind.name} gate {kind.describe(spec)}")
+        for kind, spec in gates
+        if kind.verdict_at is None
+    ]
+    try:
+        answers = config.hook.pytest_prob_stop_readers(case=case, config=config)
+    except Exception as exc:  # a broken implementation keeps the case running, never stops it
+        name = f"a pytest_prob_stop_readers implementation ({type(exc).__name__}: {exc})"
+        answers = [[StopReader(name)]]
+    for found in answers:
+        for reader in found or ():
+            readers.append(reader if isinstance(reader, StopReader) else StopReader(repr(reader)))
+    return CaseStopping(monotone, tuple(readers))
+
+
+def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
+    """Why the case must keep running although its gates are settled: one phrase per reader
+    that did not answer ``True`` (``"the margin of c[arm] cannot say when it is settled"``);
+    empty when it may stop."""
+    found = []
+    for reader in readers:
+        answer: bool | None = None
+        if reader.settled is not None:
+            try:
+                answer = reader.settled(context)
+            except Exception as exc:  # a reader's bug keeps the case running, never stops it
+                found.append(f"{reader.name} {CANNOT_SAY} ({type(exc).__name__}: {exc})")
+                continue
+        if answer is not True:
+            found.append(f"{reader.name} {NOT_YET if answer is False else CANNOT_SAY}")
+    return found
 
 
 class HasRecords(Protocol):
@@ -36,3 +180,21 @@ def hidden_reason(cases: list[Any]) -> str | None:
         return None
     word = "case was" if stopped == 1 else "cases were"
     return f"{stopped} {word} stopped early and lean toward their verdicts"
+
+
+def case_kept(case: HasRecords) -> dict[str, Any] | None:
+    """``{"after", "planned", "runs", "reasons"}`` when the stopping rule would have stopped
+    the case but a verdict reading it kept it running (``runs``: the runs made for that
+    reader; ``after``: the runs made before the first of them), else ``None``."""
+    held = [r["stop_held"] for r in case.records.values() if r.get("stop_held")]
+    if not held:
+        return None
+    reasons: list[str] = []
+    for mark in held:
+        reasons.extend(reason for reason in mark["reasons"] if reason not in reasons)
+    return {
+        "after": min(mark["after"] for mark in held),
+        "planned": held[0]["planned"],
+        "runs": len(held),
+        "reasons": reasons,
+    }

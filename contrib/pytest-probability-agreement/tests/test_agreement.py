@@ -61,29 +61,30 @@ OUTCOMES: dict[str, list[str]] = {
     "triage::skips": ["pass"] * 5 + ["fail"] * 2,
     "triage::once": ["pass"],
 }
+#: each line's cases in case-id order, the order the case bootstrap draws them in
 GROUPS = {
-    "classify": [f"classify::{i}" for i in range(12)],
-    "triage": ["triage::errors", "triage::skips", "triage::once"],
-    "Overall": list(OUTCOMES),
+    "classify": sorted(f"classify::{i}" for i in range(12)),
+    "triage": sorted(["triage::errors", "triage::skips", "triage::once"]),
+    "Overall": sorted(OUTCOMES),
 }
 
 #: From a real run of BENCH with ``--prob-runs=10 --prob-metric=pass^3,agreement``; every
 #: number is checked against an independent computation in test_expected_numbers.
 EXPECTED = [
-    "  classify  pass^3     N=12 inputs  31.7%  [12.6%, 54.3%]",
-    "            agreement  N=12 inputs  69.3%  [57.4%, 81.3%]",
+    "  classify  pass^3     N=12 inputs  31.7%  [12.3%, 53.1%]",
+    "            agreement  N=12 inputs  69.3%  [58.0%, 81.1%]",
     "  triage    pass^3     N=2 inputs   22.6%                  1 left out (fewer than 3 runs)",
     "            agreement  N=2 inputs   49.5%                  1 left out (fewer than 2 runs)",
-    "  Overall   pass^3     N=14 inputs  30.4%  [13.7%, 49.5%]  1 left out (fewer than 3 runs)",
-    "            agreement  N=14 inputs  66.4%  [56.1%, 77.7%]  1 left out (fewer than 2 runs)",
+    "  Overall   pass^3     N=14 inputs  30.4%  [13.6%, 49.5%]  1 left out (fewer than 3 runs)",
+    "            agreement  N=14 inputs  66.4%  [56.0%, 77.8%]  1 left out (fewer than 2 runs)",
 ]
 
 EXPECTED_FAMILY = [
-    "  classify  agree@3   N=12 inputs  53.9%  [36.1%, 71.9%]",
+    "  classify  agree@3   N=12 inputs  53.9%  [36.9%, 71.7%]",
     "            agree@10  N=12 inputs  25.0%  [ 0.0%, 50.0%]",
     "  triage    agree@3   N=2 inputs   24.3%                  1 left out (fewer than 3 runs)",
     "            agree@10  N=1 input     0.0%                  2 left out (fewer than 10 runs)",
-    "  Overall   agree@3   N=14 inputs  49.7%  [34.2%, 66.6%]  1 left out (fewer than 3 runs)",
+    "  Overall   agree@3   N=14 inputs  49.7%  [34.0%, 66.7%]  1 left out (fewer than 3 runs)",
     "            agree@10  N=13 inputs  23.1%  [ 0.0%, 46.2%]  2 left out (fewer than 10 runs)",
 ]
 
@@ -125,8 +126,9 @@ def reference(metric: str, outcomes: Sequence[str]) -> float | None:
 
 
 def pct1(x: float) -> str:
-    """Percent, one decimal, half up on the exact value; 100.0% / 0.0% only for exact 1 / 0."""
-    tenths = math.floor(Fraction(x) * 1000 + Fraction(1, 2))
+    """Percent, one decimal, half up on the decimal value (``repr``, as the report rounds);
+    100.0% / 0.0% only for exact 1 / 0."""
+    tenths = math.floor(Fraction(repr(x)) * 1000 + Fraction(1, 2))
     if tenths >= 1000 and x < 1:
         tenths = 999
     if tenths <= 0 and x > 0:
@@ -145,7 +147,7 @@ def reference_line(scope: str, metric: str) -> dict[str, Any]:
         "scope": scope,
         "metric": metric,
         "n": len(counted),
-        "value": sum(counted) / len(counted),
+        "value": math.fsum(counted) / len(counted),  # the plugin's exactly rounded mean
         "low": low,
         "high": high,
         "left_out": len(values) - len(counted),
@@ -229,9 +231,9 @@ def test_section_rows_and_json(bench: pytest.Pytester) -> None:
 def test_agreement_alone_counts_the_single_run_case(bench: pytest.Pytester) -> None:
     result = bench.runpytest("--prob-runs=10", "--prob-metric=agreement")
     assert section(result.outlines) == [
-        "  classify  agreement  N=12 inputs  69.3%  [57.4%, 81.3%]",
+        "  classify  agreement  N=12 inputs  69.3%  [58.0%, 81.1%]",
         "  triage    agreement  N=2 inputs   49.5%                  1 left out (fewer than 2 runs)",
-        "  Overall   agreement  N=14 inputs  66.4%  [56.1%, 77.7%]  1 left out (fewer than 2 runs)",
+        "  Overall   agreement  N=14 inputs  66.4%  [56.0%, 77.8%]  1 left out (fewer than 2 runs)",
     ]
 
 
@@ -281,7 +283,7 @@ def test_agree_at_1_in_ini_is_refused(bench: pytest.Pytester) -> None:
     assert "metric 'agree@1': agree@K needs K >= 2" in result.errlines[0]
 
 
-@pytest.mark.parametrize("spelling", ["agree", "agree@", "agree@x", "agree@02", "agreement2"])
+@pytest.mark.parametrize("spelling", ["agree", "agree@", "agree@x", "agree@0", "agreement2"])
 def test_listed_among_the_accepted_forms(bench: pytest.Pytester, spelling: str) -> None:
     result = bench.runpytest(f"--prob-metric={spelling}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -301,9 +303,9 @@ def test_disabled_with_p_no(bench: pytest.Pytester) -> None:
         "--prob-runs=10", "-p", "no:probability.agreement", "--prob-metric=pass^3"
     )
     assert section(result.outlines) == [
-        "  classify  pass^3  N=12 inputs  31.7%  [12.6%, 54.3%]",
+        "  classify  pass^3  N=12 inputs  31.7%  [12.3%, 53.1%]",
         "  triage    pass^3  N=2 inputs   22.6%                  1 left out (fewer than 3 runs)",
-        "  Overall   pass^3  N=14 inputs  30.4%  [13.7%, 49.5%]  1 left out (fewer than 3 runs)",
+        "  Overall   pass^3  N=14 inputs  30.4%  [13.6%, 49.5%]  1 left out (fewer than 3 runs)",
     ]
 
 

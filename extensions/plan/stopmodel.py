@@ -1,0 +1,142 @@
+"""How ``--prob-plan`` models early stopping: exactly the rule the runtime applies.
+
+Under ``--prob-stop=sequential`` a case's ``P(pass)``, ``80% power`` and ``seq E[runs]``
+come from following every path through the stopper's own decision function
+(:func:`~pytest_probability.extensions.stopping.rules.sequential_decision`) and the same
+readers (:func:`~pytest_probability.extensions.stopping.service.case_stopping`): a case a
+margin reads is kept running, and is planned so. Without it, ``seq E[runs]`` says what the
+rule would do to a case whose one gate is a rate gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytest_probability.cases import Case
+from pytest_probability.kernel import kernel_of
+
+from .power import sequence_verdict
+from .rows import PlanRow
+from .sequential import StopOutcome, follow
+from .sequential import runs_for_power as runs_for_stopping_power
+
+SEQUENTIAL = "sequential"
+#: the most planned runs the 80%-power search under ``sequential`` follows
+MOST_RUNS = 20_000
+#: the most planned runs scanned one by one when a reader with a verdict takes part
+MOST_SCANNED = 1_000
+
+
+#: per config: (kind name, spec) or the sequence's (bar, level) → the shared thresholds
+_THRESHOLDS = pytest.StashKey[dict[Any, Any]]()
+
+
+def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float) -> set[str]:
+    """Fill ``row.sequential_runs`` and, under ``--prob-stop=sequential``, the stopped
+    case's ``pass_chance`` and ``power_runs``, when the case has a gate a stopping rule
+    decides on. Returns the names of the row's fields it filled (the caller fills the
+    others with the fixed-run numbers)."""
+    filled: set[str] = set()
+    from pytest_probability.extensions.stopping.curtail import Thresholds
+    from pytest_probability.extensions.stopping.rules import RATE
+    from pytest_probability.extensions.stopping.service import CANNOT_SAY, case_stopping
+
+    seen = case_stopping(config, case)
+    if seen is None:
+        return filled
+    kinds = tuple(kind.name for kind, _ in seen.gates)
+    options = kernel_of(config).options  # (no "stop" with -p no:probability.stopping)
+    sequential = "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
+    if not sequential and kinds != (RATE,):
+        return filled  # the column is about a lone rate gate under the sequential rule
+    filled.add("sequential_runs")
+    if seen.always_runs:  # a verdict reading it keeps it running: every run, fixed-run odds
+        row.sequential_runs = float(case.runs)
+        why = "; ".join(f"{r.name} {CANNOT_SAY}" for r in seen.readers if r.settled is None)
+        row.notes.append(f"--prob-stop=sequential runs every run: {why}")
+        return filled
+    shared = config.stash.setdefault(_THRESHOLDS, {})
+    if sequential:
+        gates = tuple(
+            shared.setdefault(
+                (kind.name, spec),
+                Thresholds(lambda p, n, _f=kind.verdict_at, _s=spec: _f(_s, p, n, config)),
+            )
+            for kind, spec in seen.gates
+        )
+    else:  # the case's rate gate as the rule would judge it: on the sequence
+        spec = seen.gates[0][1]
+        key = ("seq", spec.min_rate, spec.interval.level)
+        if key not in shared:
+            shared[key] = Thresholds(sequence_verdict(spec.min_rate, spec.interval.level))
+        gates = (shared[key],)
+    outcome_at = _follower(case, gates, kinds, seen.readers, rate)
+    row.sequential_runs = outcome_at(case.runs).expected_runs
+    if not sequential:
+        return filled
+    row.pass_chance = outcome_at(case.runs).pass_chance
+    filled.add("pass_chance")
+    if kinds == (RATE,) and not seen.readers:
+        row.power_runs = _power(seen.gates[0][1], outcome_at, rate, row.min_runs or 1)
+        filled.add("power_runs")
+    elif seen.readers:  # a reader may hold a PASS until it is gone: scan the run counts
+        row.power_runs = _scan_power(outcome_at, row.min_runs or 1)
+        filled.add("power_runs")
+    # other gates are only curtailed: their verdict, hence the power, is that of running
+    # every run (the fixed-run number the caller fills in)
+    return filled
+
+
+def _follower(
+    case: Case, gates: tuple[Any, ...], kinds: tuple[str, ...], readers: Any, rate: float
+) -> Callable[[int], StopOutcome]:
+    """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
+    at every state where the rule would stop (with a hypothetical context), remembered."""
+    from pytest_probability.extensions.gates.registry import combine
+    from pytest_probability.extensions.stopping.rules import sequential_decision
+    from pytest_probability.extensions.stopping.service import StopContext, holding
+
+    found: dict[int, StopOutcome] = {}
+
+    def outcome_at(planned: int) -> StopOutcome:
+        if planned in found:
+            return found[planned]
+
+        def decide(x: int, n: int, left: int) -> str | None:
+            verdict = sequential_decision(gates, kinds, x, n, left)
+            if verdict is None or not readers:
+                return verdict
+            context = StopContext(case, x, n, left, planned, gates, kinds)
+            return None if holding(readers, context) else verdict
+
+        def final(x: int, n: int) -> str:
+            return combine([thresholds.at(x, n) for thresholds in gates])
+
+        found[planned] = follow(decide, final, planned, rate)
+        return found[planned]
+
+    return outcome_at
+
+
+def _scan_power(outcome_at: Callable[[int], StopOutcome], start: int) -> int | None:
+    """The fewest planned runs, from ``start``, with which the case passes with chance 0.8
+    when readers take part (the chance need not grow with the runs): one programme per run
+    count, up to :data:`MOST_SCANNED`."""
+    return next(
+        (n for n in range(start, MOST_SCANNED + 1) if outcome_at(n).pass_chance >= 0.8), None
+    )
+
+
+def _power(
+    spec: Any, outcome_at: Callable[[int], StopOutcome], rate: float, start: int
+) -> int | None:
+    """The fewest planned runs with which the rate gate passes with chance 0.8 under
+    ``sequential``. A rate at or below the bar passes with chance at most ``1 − level``
+    (the sequence would have to exclude the true rate), so then none does when that is
+    below 0.8."""
+    target = 0.8
+    if rate <= spec.min_rate and 1.0 - spec.interval.level < target:
+        return None
+    return runs_for_stopping_power(outcome_at, target, start, MOST_RUNS)
