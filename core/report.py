@@ -86,8 +86,12 @@ class ReportBuilder:
         self.blocks.append(Block(order=order, lines=list(lines)))
 
     def add_section(self, title: str, lines: Sequence[str], *, order: int) -> None:
-        """Add a section of its own, printed as ``=== probability: <title> ===``."""
-        self.sections.append(Section(order=order, title=title, lines=list(lines)))
+        """Add a section of its own, printed as ``=== probability: <title> ===``. A section
+        with no lines (or only blank ones) is not added: no extension prints an empty
+        header."""
+        kept = list(lines)
+        if any(str(line).strip() for line in kept):
+            self.sections.append(Section(order=order, title=title, lines=kept))
 
     def set_json(self, key: str, value: Any) -> None:
         """Set a top-level JSON key (by convention, the extension's name)."""

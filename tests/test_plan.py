@@ -324,3 +324,38 @@ def test_expected_sequential_runs_match_a_simulation(bar: float, planned: int, r
         total += made
     expected = expected_runs_sequential(bar, 0.95, planned, rate)
     assert abs(total / replicates - expected) < 1.0
+
+
+def test_plan_with_a_metric_prints_no_empty_metrics_section(pytester: pytest.Pytester) -> None:
+    """Nothing ran under --prob-plan, so the metrics extension has no lines: no empty
+    ``probability: metrics`` header after the plan (issue 27)."""
+    pytester.makepyfile(
+        bench_a="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.5)
+def bench_a():
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-plan", "--prob-metric=pass^2")
+    headers = [line for line in result.outlines if "probability" in line and "===" in line]
+    assert len(headers) == 1 and "probability: plan" in headers[0], headers
+
+
+def test_no_extension_prints_an_empty_section(pytester: pytest.Pytester) -> None:
+    """A kernel rule: a section with no lines, or only blank ones, is not printed,
+    whichever extension contributes it (here a third party's, from a conftest)."""
+    pytester.makeconftest(
+        """
+def pytest_prob_build_report(report, results, config):
+    report.add_section("empty", [], order=10)
+    report.add_section("blank", ["", "   "], order=11)
+    report.add_section("full", ["  one line"], order=12)
+"""
+    )
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-runs=2")
+    text = "\n".join(result.outlines)
+    assert "probability: empty" not in text and "probability: blank" not in text
+    result.stdout.fnmatch_lines(["*= probability: full =*", "  one line"])

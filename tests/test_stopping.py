@@ -158,15 +158,85 @@ def bench_timed():
     )
     result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10")
     lines = section(result.outlines)
-    # min_passes=3 is settled after 3 passes; a latency gate needs every run's time, so its
-    # case runs every run although its rate gate is settled (FAIL) after 9
-    assert lines[0] == "  count   3/3  [29%, 100%]  decided after 3/10"
-    assert lines[1] == "  timed  0/10  [ 0%,  31%]  FAIL  kept running after 9/10"
-    assert lines[5:7] == [
-        "  Stopped: 1 case early, saving 7 of 20 runs (35%)",
-        "           1 case kept running for 1 run the rule would have skipped: its latency "
-        "gate max_latency=10 (p95) cannot say when it is settled",
-    ]
+    # min_passes=3 is settled after 3 passes; the rate gate is certainly FAIL after 9 runs,
+    # so the case is FAIL whatever its latency gate (which cannot say when it is settled)
+    # gives: it stops then (issue 27), and its latency check is judged on the 9 runs made
+    assert lines[0] == "  count  3/3  [29%, 100%]  decided after 3/10"
+    assert lines[1] == "  timed  0/9  [ 0%,  34%]  FAIL  decided after 9/10"
+    assert lines[5] == "  Stopped: 2 cases early, saving 8 of 20 runs (40%)"
+    assert not [line for line in lines if "kept running" in line]
+    assert section(result.outlines, "probability: gates") == ["  timed  0/9  [0%, 34%]  ≥50%  FAIL"]
+
+
+def test_latency_gate_holds_a_case_whose_rate_gate_passes(pytester: pytest.Pytester) -> None:
+    """A PASS settled by the rate gate is not the case's verdict until its latency gate is
+    settled too, which it cannot say: the case runs every run."""
+    pytester.makepyfile(
+        bench_c="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.5, max_latency=10.0)
+def bench_timed():
+    pass
+"""
+    )
+    result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10")
+    lines = section(result.outlines)
+    assert lines[0] == "  timed  10/10  [69%, 100%]  kept running after 9/10"
+
+
+MAX_FAILS_CONFTEST = """
+from pytest_probability.extensions.gates.registry import GateResult
+
+
+def _limit(value, config=None):
+    return int(value)
+
+
+def pytest_prob_addoption(options):
+    options.add("max_fails", parse=_limit, mark=True, help="at most this many failing runs",
+                owner="max-fails")
+
+
+def _verdict_at(limit, passes, n, config):
+    return "fail" if n - passes > limit else "pass"
+
+
+def _judge(limit, case, config):
+    verdict = _verdict_at(limit, case.passes, case.passes + case.fails + case.errors, config)
+    return GateResult("fails", verdict, f"{case.fails} failed  ≤{limit}  {verdict.upper()}")
+
+
+def pytest_prob_register_gates(register, config):
+    register("fails", configure=lambda mark, config: mark.get("max_fails"), judge=_judge,
+             describe=lambda limit: f"max_fails={limit}", verdict_at=_verdict_at)
+"""
+
+
+def test_a_gate_certainly_failing_stops_the_case(pytester: pytest.Pytester) -> None:
+    """A case's verdict is the worst of its checks: after 4 failed runs of 10, a third
+    party's ``max_fails=3`` is certainly FAIL, and the case stops then although its rate
+    gate could still end UNDECIDED (issue 27: it ran 9 of 10 runs before, until the rate
+    gate was settled too)."""
+    pytester.makeconftest(MAX_FAILS_CONFTEST)
+    pytester.makepyfile(
+        bench_c="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.5, max_fails=3)
+def bench_two():
+    assert False
+"""
+    )
+    result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10", "--prob-json=r.json")
+    (row,) = load_json(pytester.path / "r.json")["rows"]
+    assert row["stopped"] == {"verdict": "fail", "after": 4, "planned": 10, "skipped": 6}
+    assert row["gate"]["verdict"] == "fail"
+    assert [c["verdict"] for c in row["gate"]["checks"]] == ["undecided", "fail"]
+    assert section(result.outlines)[0] == "  two  0/4  [0%, 60%]  FAIL  decided after 4/10"
+    off = pytester.runpytest("--prob-runs=10", "--prob-json=full.json")
+    (full,) = load_json(pytester.path / "full.json")["rows"]
+    assert (full["gate"]["verdict"], off.ret, result.ret) == ("fail", 1, 1)
 
 
 def test_function_level_interval_hidden_over_stopped_cases(pytester: pytest.Pytester) -> None:

@@ -54,7 +54,8 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
     filled.add("sequential_runs")
     if seen.always_runs:  # a verdict reading it keeps it running: every run, fixed-run odds
         row.sequential_runs = float(case.runs)
-        why = "; ".join(f"{r.name} {CANNOT_SAY}" for r in seen.readers if r.settled is None)
+        others = seen.readers[seen.own :]
+        why = "; ".join(f"{r.name} {CANNOT_SAY}" for r in others if r.settled is None)
         row.notes.append(f"--prob-stop=sequential runs every run: {why}")
         return filled
     shared = config.stash.setdefault(_THRESHOLDS, {})
@@ -72,7 +73,7 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
         if key not in shared:
             shared[key] = Thresholds(sequence_verdict(spec.min_rate, spec.interval.level))
         gates = (shared[key],)
-    outcome_at = _follower(case, gates, kinds, seen.readers, rate)
+    outcome_at = _follower(case, gates, kinds, seen, rate)
     row.sequential_runs = outcome_at(case.runs).expected_runs
     if not sequential:
         return filled
@@ -90,13 +91,13 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
 
 
 def _follower(
-    case: Case, gates: tuple[Any, ...], kinds: tuple[str, ...], readers: Any, rate: float
+    case: Case, gates: tuple[Any, ...], kinds: tuple[str, ...], seen: Any, rate: float
 ) -> Callable[[int], StopOutcome]:
     """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
     at every state where the rule would stop (with a hypothetical context), remembered."""
     from pytest_probability.extensions.gates.registry import combine
     from pytest_probability.extensions.stopping.rules import sequential_decision
-    from pytest_probability.extensions.stopping.service import StopContext, holding
+    from pytest_probability.extensions.stopping.service import StopContext
 
     found: dict[int, StopOutcome] = {}
 
@@ -106,10 +107,10 @@ def _follower(
 
         def decide(x: int, n: int, left: int) -> str | None:
             verdict = sequential_decision(gates, kinds, x, n, left)
-            if verdict is None or not readers:
+            if verdict is None or not seen.readers:
                 return verdict
             context = StopContext(case, x, n, left, planned, gates, kinds)
-            return None if holding(readers, context) else verdict
+            return None if seen.holding(verdict, context) else verdict
 
         def final(x: int, n: int) -> str:
             return combine([thresholds.at(x, n) for thresholds in gates])

@@ -13,6 +13,7 @@ completions, so judging a stopped case on its runs gives the settled verdict. Pu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 
@@ -216,36 +217,69 @@ def _joined(one: Span, other: Span) -> Span:
     )
 
 
-def settled(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> str | None:
-    """The verdict every completion gives, or ``None`` while it can still change.
+@dataclass(frozen=True)
+class GateState:
+    """What the completions of a case allow one gate: the verdict they all give
+    (``settled``, ``None`` while it can still change), and whether some completion passes
+    (``can_pass``) or fails (``can_fail``) it."""
+
+    settled: str | None
+    can_pass: bool
+    can_fail: bool
+
+
+#: a gate already PASS for good (a sequential rate gate that passes on its sequence now)
+SETTLED_PASS = GateState(PASS, True, False)
+
+
+def gate_state(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> GateState:
+    """One gate's :class:`GateState` after ``passes`` of ``judged`` with ``remaining`` runs
+    left.
 
     A completion ends with ``N`` judged runs, ``judged ≤ N ≤ judged + remaining``, and
     between ``passes`` and ``passes + N − judged`` passes. PASS is settled when even the
     fewest passes pass at every ``N``: ``passes ≥ pass_min(N)``; FAIL when even the most
-    fail: ``passes + N − judged ≤ fail_max(N)``; UNDECIDED when neither end reaches either
-    threshold at any ``N``. Each is one comparison with :meth:`Thresholds.span`.
+    fail: ``passes + N − judged ≤ fail_max(N)``. Some completion passes when the most passes
+    reach ``pass_min(N)`` at some ``N``, and some fails when the fewest are at most
+    ``fail_max(N)`` at some ``N``; UNDECIDED is settled when neither can happen. Each is one
+    comparison with :meth:`Thresholds.span`.
     """
     most_needed, needed_gap, most_failing, failing_gap = thresholds.span(judged, judged + remaining)
+    can_pass = passes - judged >= needed_gap
+    can_fail = passes <= most_failing
     if passes >= most_needed:
-        return PASS
+        return GateState(PASS, True, can_fail)
     if passes - judged <= failing_gap:
+        return GateState(FAIL, can_pass, True)
+    if not can_pass and not can_fail:
+        return GateState(UNDECIDED, False, False)
+    return GateState(None, can_pass, can_fail)
+
+
+def combined(states: Sequence[GateState]) -> str | None:
+    """The case's verdict, the worst of its gates' (docs/gates.rst), once it is certain:
+    FAIL as soon as one gate is certainly FAIL, whatever the others do; PASS when every gate
+    is certainly PASS; UNDECIDED once no gate can still FAIL and one can no longer PASS.
+    ``None`` while it can still change. (A gate whose verdict does not follow the pass
+    count, a latency gate, is not among the states: the stopper holds a case for it unless
+    the verdict is FAIL, :func:`~.service.holding_readers`.)
+    """
+    if any(state.settled == FAIL for state in states):
         return FAIL
-    if most_failing < passes and passes - judged < needed_gap:
+    if all(state.settled == PASS for state in states):
+        return PASS
+    if not any(state.can_fail for state in states) and not all(s.can_pass for s in states):
         return UNDECIDED
     return None
 
 
+def settled(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> str | None:
+    """The verdict every completion gives one gate, or ``None`` while it can still change
+    (:func:`gate_state`)."""
+    return gate_state(thresholds, passes, judged, remaining).settled
+
+
 def curtail(gates: Sequence[Thresholds], passes: int, judged: int, remaining: int) -> str | None:
-    """The case's settled verdict when each of its gates is settled (any FAIL fails, else
-    any UNDECIDED, else PASS); ``None`` otherwise."""
-    verdicts = []
-    for thresholds in gates:
-        verdict = settled(thresholds, passes, judged, remaining)
-        if verdict is None:
-            return None
-        verdicts.append(verdict)
-    if FAIL in verdicts:
-        return FAIL
-    if UNDECIDED in verdicts:
-        return UNDECIDED
-    return PASS
+    """The case's verdict once certain (:func:`combined` of each gate's
+    :func:`gate_state`); ``None`` otherwise."""
+    return combined([gate_state(thresholds, passes, judged, remaining) for thresholds in gates])

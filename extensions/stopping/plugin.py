@@ -23,7 +23,6 @@ from .service import (
     case_kept,
     case_stop,
     case_stopping,
-    holding,
     is_spread,
 )
 
@@ -272,7 +271,7 @@ class Stopper:
         verdict = self.decide(context)
         if verdict is None:
             return None
-        reasons = holding(found.seen.readers, context)
+        reasons = found.seen.holding(verdict, context)
         if reasons:  # a verdict reading the case is not settled: make the run
             self.held[(key, run)] = {"after": len(made), "planned": case.runs, "reasons": reasons}
             return None

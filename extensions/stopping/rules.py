@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .curtail import FAIL, PASS, UNDECIDED, Thresholds, curtail
+from .curtail import FAIL, PASS, SETTLED_PASS, Thresholds, combined, curtail, gate_state
 
 #: the gate kind whose verdict ``sequential`` reads on its confidence sequence
 RATE = "rate"
@@ -21,8 +21,10 @@ RATE = "rate"
 def curtail_decision(
     gates: Sequence[Thresholds], passes: int, judged: int, remaining: int
 ) -> str | None:
-    """``curtail``: the verdict every completion of the case gives (each gate settled; any
-    FAIL fails, else any UNDECIDED, else PASS), or ``None`` to make the next run."""
+    """``curtail``: the case's verdict once every completion gives it — FAIL as soon as one
+    gate is certainly FAIL, PASS when every gate is certainly PASS, UNDECIDED once no gate
+    can FAIL and one can no longer PASS (:func:`~.curtail.combined`) — or ``None`` to make
+    the next run."""
     return curtail(gates, passes, judged, remaining)
 
 
@@ -33,10 +35,12 @@ def sequential_decision(
     judged: int,
     remaining: int,
 ) -> str | None:
-    """``sequential``: when every gate is a rate gate (judged on the confidence sequence,
-    which is valid at every look), stop as soon as each is PASS or FAIL on the runs so far;
-    otherwise, and for any other gate, stop as ``curtail`` does, once no remaining run can
-    change the verdict (an UNDECIDED that can no longer resolve, a count gate).
+    """``sequential``: a rate gate is judged on its confidence sequence, valid at every
+    look, so once it is PASS or FAIL on the runs so far it is settled so; any other gate,
+    and a rate gate still UNDECIDED on its sequence, is settled as ``curtail`` settles it
+    (once no remaining run can change it). The case's verdict is then certain as
+    :func:`~.curtail.combined` says: FAIL as soon as one gate is, PASS when all are,
+    UNDECIDED once none can FAIL and one can no longer PASS.
 
     :param gates: each gate's thresholds (:class:`~.curtail.Thresholds`).
     :param kinds: each gate's kind name, in the order of ``gates``.
@@ -45,14 +49,17 @@ def sequential_decision(
     :param remaining: runs left of those planned (the next one included).
     :return: the settled verdict, or ``None`` to make the next run.
     """
-    if gates and len(kinds) == len(gates) and all(kind == RATE for kind in kinds):
-        found = PASS
-        for thresholds in gates:  # (a loop, not lists: --prob-plan asks this very often)
+    states = []
+    for index, thresholds in enumerate(gates):  # (a loop: --prob-plan asks this very often)
+        if index < len(kinds) and kinds[index] == RATE:
             now = thresholds.at(passes, judged)
-            if now == UNDECIDED:
-                break
             if now == FAIL:
-                found = FAIL
-        else:
-            return found
-    return curtail(gates, passes, judged, remaining)
+                return FAIL
+            if now == PASS:
+                states.append(SETTLED_PASS)
+                continue
+        state = gate_state(thresholds, passes, judged, remaining)
+        if state.settled == FAIL:
+            return FAIL
+        states.append(state)
+    return combined(states)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .curtail import Thresholds
+from .curtail import FAIL, Thresholds
 
 if TYPE_CHECKING:
     from pytest_probability.cases import Case
@@ -82,18 +82,29 @@ class CaseStopping:
 
     :ivar gates: ``(kind, spec)`` of each gate whose verdict depends only on the pass count
         (the kind has ``verdict_at``): the rule decides on these.
-    :ivar readers: the verdicts that must be settled too before the case stops: gates of
-        kinds without ``verdict_at`` (a latency gate) and every
-        :class:`StopReader` the ``pytest_prob_stop_readers`` hook returned.
+    :ivar readers: the verdicts that must be settled too before the case stops: the gates
+        of the case whose kind has no ``verdict_at`` (a latency gate; they take part in the
+        case's verdict, so a FAIL settled by the other gates does not wait for them), then
+        every :class:`StopReader` the ``pytest_prob_stop_readers`` hook returned (other
+        verdicts reading the case, which always must be settled).
+    :ivar own: how many of ``readers``, from the first, are the case's own gates.
     """
 
     gates: tuple[tuple[Any, Any], ...]
     readers: tuple[StopReader, ...] = ()
+    own: int = 0
 
     @property
     def always_runs(self) -> bool:
-        """Whether some reader can never say it is settled: the case runs every run."""
-        return any(reader.settled is None for reader in self.readers)
+        """Whether some verdict reading the case other than its own gates can never say it
+        is settled: the case runs every run (its own gates' FAIL would not stop it)."""
+        return any(reader.settled is None for reader in self.readers[self.own :])
+
+    def holding(self, verdict: str, context: Any) -> list[str]:
+        """Why the case must keep running although the rule settled its gates on
+        ``verdict``: :func:`holding` over the readers, without the case's own open gates
+        when ``verdict`` is FAIL (the worst of its checks, whatever they do)."""
+        return holding(self.readers[self.own :] if verdict == FAIL else self.readers, context)
 
 
 def case_stopping(config: Any, case: Any) -> CaseStopping | None:
@@ -120,6 +131,7 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
         for kind, spec in gates
         if kind.verdict_at is None
     ]
+    own = len(readers)
     try:
         answers = config.hook.pytest_prob_stop_readers(case=case, config=config)
     except Exception as exc:  # a broken implementation keeps the case running, never stops it
@@ -128,7 +140,7 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     for found in answers:
         for reader in found or ():
             readers.append(reader if isinstance(reader, StopReader) else StopReader(repr(reader)))
-    return CaseStopping(monotone, tuple(readers))
+    return CaseStopping(monotone, tuple(readers), own)
 
 
 def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
