@@ -1,0 +1,80 @@
+"""What installing the plugin costs a pytest run that does not use it.
+
+    python benchmarks/startup.py [--rounds 7]
+
+Runs a one-test suite with no bench files (``test_a.py``) in a fresh directory, with the
+plugin (``pytest``) and without it (``pytest -p no:probability``), in both bytecode modes:
+cached (``__pycache__`` written by an unmeasured warm-up run) and
+``PYTHONDONTWRITEBYTECODE=1`` (every start compiles and, for modules pytest rewrites,
+re-rewrites). Each session is a child process; its CPU time (user + system, from
+``os.wait4``) is read, the two variants alternate round by round, and the best of the rounds
+of each is kept, so a machine that other work shares moves both alike. Prints the best CPU
+time of each variant, the difference (what the plugin adds) and how many
+``pytest_probability`` modules the plugin's session imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+IMPORTS = (
+    "import sys, pytest; pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:randomly']);"
+    "print(sorted(m for m in sys.modules if m.startswith('pytest_probability')))"
+)
+
+
+def cpu_seconds(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """The child's user + system CPU time."""
+    process = subprocess.Popen(
+        args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(args)} failed in {cwd}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def modules_imported(cwd: Path, env: dict[str, str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTS], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    last = done.stdout.strip().splitlines()[-1]
+    return list(eval(last))  # a list literal printed by the child
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    rounds = parser.parse_args().rounds
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = Path(tmp)
+        (suite / "test_a.py").write_text("def test_a():\n    pass\n")
+        for mode in ("cached", "PYTHONDONTWRITEBYTECODE=1"):
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+            if mode != "cached":
+                env["PYTHONDONTWRITEBYTECODE"] = "1"
+            variants = {"plugin": PYTEST, "no plugin": [*PYTEST, "-p", "no:probability"]}
+            for args in variants.values():  # warm-up: writes __pycache__ in the cached mode
+                cpu_seconds(args, suite, env)
+            best = {name: float("inf") for name in variants}
+            for _ in range(rounds):
+                for name, args in variants.items():
+                    best[name] = min(best[name], cpu_seconds(args, suite, env))
+            added = best["plugin"] - best["no plugin"]
+            print(
+                f"{mode:26}  plugin {best['plugin'] * 1000:6.0f} ms  "
+                f"no plugin {best['no plugin'] * 1000:6.0f} ms  "
+                f"added {added * 1000:+5.0f} ms CPU  (best of {rounds})"
+            )
+        names = modules_imported(suite, {k: v for k, v in os.environ.items()})
+        print(f"pytest_probability modules imported by an unrelated session: {len(names)}")
+
+
+if __name__ == "__main__":
+    main()
