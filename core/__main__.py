@@ -29,6 +29,7 @@ def _fail(message: str) -> int:
 def _html(arguments: argparse.Namespace) -> int:
     """Render a saved ``--prob-json`` report as the HTML page ``--prob-html`` writes."""
     from .extensions.html.render import ReportError, load_report, render_report, write_page
+    from .untrusted import describe
     from .writing import problem
 
     source = Path(arguments.report)
@@ -42,11 +43,15 @@ def _html(arguments: argparse.Namespace) -> int:
     unwritable = problem(target)
     if unwritable:
         return _fail(f"cannot write {target}: {unwritable}")
-    page = render_report(document)
+    try:
+        page = render_report(document)
+    except Exception as exc:  # sections fail soft; this is a last resort, never a traceback
+        return _fail(f"could not render {source}: {type(exc).__name__}: {exc}")
     try:
         write_page(target, page)
-    except OSError as exc:
-        return _fail(f"could not write {target}: {exc.strerror or exc}")
+    except Exception as exc:  # one line naming the file, never a traceback
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else describe(exc)
+        return _fail(f"could not write {target}: {reason}")
     print(f"wrote {target} ({len(page.encode('utf-8')) / 1024:,.0f} KiB)")
     return 0
 

@@ -21,11 +21,20 @@ from _pytest import python as pytest_python
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
 from .options import OptionError, OptionRegistry
-from .steps import StepErrored, StepFailed, raise_for_failed_step, run_body
+from .steps import (
+    INVALID_STEP,
+    StepErrored,
+    StepFailed,
+    raise_for_failed_step,
+    read_steps,
+    run_body,
+)
 from .verdicts import VerdictRequest
 
 ELAPSED_KEY = pytest.StashKey[float]()
 STEPS_KEY = pytest.StashKey[list[Any]]()
+#: the steps in their JSON form, once read after the body returned (:func:`read_steps`)
+STEP_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
 CONTEXT_KEY = pytest.StashKey[RunContext]()
 _SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
 #: the function behind pytest's pseudo fixtures for directly parametrized arguments
@@ -104,7 +113,11 @@ class BenchRun(pytest.Function):
             run_body(self.obj, kwargs, steps)
         finally:
             self.stash[ELAPSED_KEY] = perf_counter() - start
-        raise_for_failed_step(steps)
+        read, problem = read_steps(steps)
+        self.stash[STEP_RECORDS_KEY] = read
+        if problem is not None:
+            raise StepErrored(problem, INVALID_STEP)
+        raise_for_failed_step(read)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """Failed steps get their one-line message, without the plugin's traceback."""

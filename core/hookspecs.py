@@ -104,7 +104,10 @@ def pytest_prob_classify_outcome(item: pytest.Item, call: pytest.CallInfo[None])
 
     :param item: the run item.
     :param call: pytest's :class:`~pytest.CallInfo` of the phase (``call.when`` tells which).
-    :return: one of the four outcome words; the first non-``None`` answer wins.
+    :return: one of the four outcome words; the first non-``None`` answer wins. Any other
+        answer (``"banana"``, ``"passed"``, a number) is warned about once per extension,
+        naming it (``ProbabilityExtensionWarning``, and the report's ``warnings``), and the
+        run is recorded as an error (``UnknownOutcome``): it never leaves the table.
 
     The kernel's default (``trylast``): no exception passes; ``AssertionError`` and
     ``pytest.fail`` fail; a pytest skip skips (not a sample); anything else, including

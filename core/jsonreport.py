@@ -1,6 +1,11 @@
 """The JSON report: assembling the document and serialising it. Pure module.
 
 The document is RFC 8259 JSON: non-finite floats become ``null`` and every key is a string.
+Nothing a run produced can stop it being written: a lone surrogate in any text (a file name
+that is not valid UTF-8) is written as its escape, the text ``\\udcff``; an integer too
+long for decimal text (``10**5000``) is written as text in scientific notation, with a
+warning; a structure nested deeper than :data:`MAX_DEPTH` (a cycle) is cut there, its rest
+given as a short ``repr``.
 The kernel writes it with :func:`pytest_probability.writing.write_atomic` (a temporary file
 in the target directory, flushed to disk, then renamed over the target, so a reader never
 sees a half-written report), as every other writer does.
@@ -17,8 +22,11 @@ from typing import Any
 
 from .report import ReportBuilder
 from .results import Results
+from .untrusted import escape_surrogates, int_text, is_huge_int, safe_str, short_repr
 
 SCHEMA_VERSION = 1
+#: How deep :func:`jsonable` and the encoder's fallback follow nested containers.
+MAX_DEPTH = 64
 #: Record keys that are internal bookkeeping and stay out of the report.
 _INTERNAL_RECORD_KEYS = frozenset({"key", "order", "runs", "module", "function", "mark"})
 
@@ -129,100 +137,166 @@ def _record(record: dict[str, Any], display: str) -> dict[str, Any]:
     return shown
 
 
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
-    return str(value)
+def _finite(value: Any, huge: list[int] | None = None) -> Any:
+    """``value`` with non-finite floats as ``None``, keys as text, integers too long for
+    decimal text as text (each noted in ``huge`` by its bit length), and anything else
+    JSON cannot hold as text (see :class:`_Walk`)."""
+    return _Walk(finite=True, huge=huge).convert(value, 0)
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else safe_str(key)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+#: Integers from here on are checked for being too long for decimal text.
+_BIG = 1 << 2000
 
 
-def _plain(value: Any) -> bool:
-    """True when ``value`` holds only str keys, scalars, dicts and lists (nothing to convert)."""
+def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
+    """True when ``value`` holds only str keys, scalars, dicts and lists (nothing to
+    convert), no deeper than :data:`MAX_DEPTH`, each container once (a container met again,
+    shared or in a cycle, is left to :class:`_Walk`)."""
     kind = type(value)
     if kind in _SCALARS:
-        return True
+        return kind is not int or -_BIG < value < _BIG or not is_huge_int(value)
+    if depth >= MAX_DEPTH or (kind is not dict and kind is not list):
+        return False
+    if seen is None:
+        seen = set()
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
     if kind is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
-    if kind is list:
-        return all(_plain(v) for v in value)
-    return False
+        return all(type(k) is str and _plain(v, depth + 1, seen) for k, v in value.items())
+    return all(_plain(v, depth + 1, seen) for v in value)
+
+
+class _Walk:
+    """One conversion of a value into JSON values, bounded whatever the value holds: a
+    container met again on its own path (a cycle) or deeper than :data:`MAX_DEPTH` becomes
+    its short ``repr``; one met again elsewhere (shared) is converted once; an object
+    whose ``str()`` raises becomes a short description; an integer too long for decimal
+    text becomes text (noted in ``huge``). With ``finite``, non-finite floats become
+    ``None``."""
+
+    def __init__(self, *, finite: bool = False, huge: list[int] | None = None) -> None:
+        self.finite = finite
+        self.huge = huge
+        self.active: set[int] = set()
+        self.done: dict[int, Any] = {}
+
+    def convert(self, value: Any, depth: int) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:
+            return self._scalar(value)
+        if isinstance(value, (dict, list, tuple)):
+            ident = id(value)
+            if ident in self.done:
+                return self.done[ident]
+            if ident in self.active or depth >= MAX_DEPTH:
+                return short_repr(value)
+            self.active.add(ident)
+            try:
+                if isinstance(value, dict):
+                    result: Any = {_key(k): self.convert(v, depth + 1) for k, v in value.items()}
+                else:
+                    result = [self.convert(v, depth + 1) for v in value]
+            finally:
+                self.active.discard(ident)
+            self.done[ident] = result
+            return result
+        if isinstance(value, bool):  # subclasses of the scalars (enums, numpy scalars)
+            return bool(value)
+        if isinstance(value, int):
+            return self._scalar(int(value))
+        if isinstance(value, float):
+            return self._scalar(float(value))
+        if isinstance(value, str):
+            return str(value)
+        return safe_str(value)
+
+    def _scalar(self, value: Any) -> Any:
+        if type(value) is float:
+            return value if math.isfinite(value) or not self.finite else None
+        if type(value) is int and is_huge_int(value):  # (it could not even be sent)
+            if self.huge is not None:
+                self.huge.append(value.bit_length())
+            return int_text(value)
+        return value
 
 
 def jsonable(value: Any) -> Any:
     """``value`` with anything JSON cannot hold turned into text (keys too), so it crosses
     process boundaries under xdist; non-finite floats are kept until the report is dumped.
+    The conversion is bounded (:class:`_Walk`): a cyclic structure is cut where it comes
+    back round, and shown there as a short ``repr``.
 
     Containers that already hold only JSON values are returned as they are (no copy): this
     runs once per run, on records that are almost always plain already.
     """
-    kind = type(value)
-    if kind in _SCALARS:
+    if _plain(value):
         return value
-    if kind is dict:
-        if _plain(value):
-            return value
-        return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        items = [jsonable(v) for v in value]
-        return (
-            value
-            if kind is list and all(a is b for a, b in zip(items, value, strict=True))
-            else items
-        )
-    if isinstance(value, bool):  # subclasses of the scalars (enums, numpy scalars) → plain
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return str(value)
+    return _Walk().convert(value, 0)
 
 
-def _dump_value(value: Any) -> str:
-    """One value as strict compact JSON (C encoder); sanitised only when it must be."""
+def _dump_value(value: Any, huge: list[int] | None = None) -> str:
+    """One value as strict compact JSON (C encoder); sanitised only when it must be
+    (:func:`_finite`), with lone surrogates escaped as text."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
-    except (TypeError, ValueError):
-        return json.dumps(
-            _finite(value), ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(
+            _finite(value, huge), ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
         )
+    return _escaped(text)
 
 
-def iter_dumps(document: dict[str, Any]) -> Iterator[str]:
+def _escaped(text: str) -> str:
+    """JSON text with each lone surrogate (which UTF-8 cannot hold) as the JSON for the
+    text ``\\udcff`` (an escaped backslash, then the code point): surrogates only ever
+    appear inside JSON strings, after a complete escape or character."""
+    return escape_surrogates(text, "\\\\u")
+
+
+def iter_dumps(document: dict[str, Any], where: str | None = None) -> Iterator[str]:
     """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``), in pieces.
 
     Top-level keys go one per line and list items (rows, records, ...) one per line: the
     file stays readable and diffable, large reports are written at C speed, and no copy of
-    the whole text is ever held in memory.
+    the whole text is ever held in memory. Integers too long for decimal text are written
+    as text, with one :class:`ReportWarning` at the end (naming ``where``, the file, when
+    given).
     """
+    huge: list[int] = []
     yield "{\n"
     for index, (key, value) in enumerate(document.items()):
-        name = json.dumps(str(key), ensure_ascii=False)
+        name = _escaped(json.dumps(_key(key), ensure_ascii=False))
         comma = ",\n" if index else ""
         if isinstance(value, (list, Records)) and len(value):
             yield f"{comma}  {name}: [\n    "
             for position, item in enumerate(value):
-                yield (",\n    " if position else "") + _dump_value(item)
+                yield (",\n    " if position else "") + _dump_value(item, huge)
             yield "\n  ]"
         else:
             if isinstance(value, Records):
                 value = []
-            yield f"{comma}  {name}: {_dump_value(value)}"
+            yield f"{comma}  {name}: {_dump_value(value, huge)}"
     yield "\n}\n"
+    if huge:
+        digits = int(max(huge) * math.log10(2)) + 1
+        place = f"{where}: " if where else ""
+        warnings.warn(
+            ReportWarning(
+                f"{place}{len(huge)} integer(s) too long to write as a number (up to about "
+                f"{digits:,} digits) written as text in scientific notation"
+            ),
+            stacklevel=2,
+        )
+
+
+class ReportWarning(UserWarning):
+    """Something in the report could not be written as it was (and was written as text)."""
 
 
 def dumps(document: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ throttling and the report (terminal and JSON). Everything else is an extension.
 from __future__ import annotations
 
 import gc
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from time import sleep
@@ -14,23 +15,45 @@ from typing import Any
 
 import pytest
 
-from . import bus, jsonreport, writing
-from .collect import CONTEXT_KEY, ELAPSED_KEY, STEPS_KEY, BenchModule, BenchRun, VerdictItem
+from . import bus, jsonreport, signals, writing
+from .collect import (
+    CONTEXT_KEY,
+    ELAPSED_KEY,
+    STEP_RECORDS_KEY,
+    STEPS_KEY,
+    BenchModule,
+    BenchRun,
+    VerdictItem,
+)
 from .context import RunContext, enter_run, leave_run
 from .distribution import REPLACED, make_scheduler
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .ordering import transposed, verdicts_after_runs, with_verdict_runs
-from .records import crash_record, default_classify, make_record
+from .outputs import claim_output
+from .records import (
+    checked_outcome,
+    classifier_of,
+    crash_record,
+    default_classify,
+    make_record,
+    unknown_outcome,
+)
 from .report import ReportBuilder, render_main
 from .results import ERROR, Results
-from .safecall import FailureLog, HookPlans, build_report, call_each
+from .safecall import (
+    FailureLog,
+    HookPlans,
+    ProbabilityExtensionWarning,
+    build_report,
+    call_each,
+)
 from .steps import truncate
 from .values import (
     parse_bool,
-    parse_nonnegative_float,
+    parse_delay,
     parse_patterns,
-    parse_positive_int,
+    parse_runs,
     parse_text,
 )
 
@@ -108,7 +131,7 @@ class Kernel:
         """Declare the kernel's settings. Called by the historic hook; returns nothing."""
         options.add(
             "runs",
-            parse=parse_positive_int,
+            parse=parse_runs,
             default=1,
             cli="--prob-runs",
             ini="prob_runs",
@@ -125,7 +148,7 @@ class Kernel:
         )
         options.add(
             "delay",
-            parse=parse_nonnegative_float,
+            parse=parse_delay,
             default=0.0,
             cli="--prob-delay",
             ini="prob_delay",
@@ -154,7 +177,9 @@ class Kernel:
         """Validate every setting, register the marker and the bench file glob.
 
         Called once per process before collection; raises :class:`pytest.UsageError` for a
-        bad CLI or ini value, or an unwritable ``--prob-json`` path. Returns nothing.
+        bad CLI or ini value, or an unwritable ``--prob-json`` path. In the aggregating
+        process it also installs the SIGTERM handler (:mod:`pytest_probability.signals`).
+        Returns nothing.
         """
         self.config = config
         self.options.resolve(config)
@@ -164,11 +189,15 @@ class Kernel:
             config.addinivalue_line("python_files", pattern)
         path = self.options.session_value("json")
         if path is not None and not _is_worker(config):
-            try:
-                target = writing.resolve("--prob-json", path)
-            except writing.UnwritablePath as exc:
-                raise pytest.UsageError(str(exc)) from None
+            target = claim_output(config, "--prob-json", path)
             self.json_path = (Path(target.shown), target.path)
+        if not _is_worker(config):  # SIGTERM ends the session as Ctrl-C does: with a report
+            signals.install(config, self.has_report)
+
+    def has_report(self) -> bool:
+        """Whether the session has something to report: records, collected cases, or a
+        ``--prob-json`` path (written even for an empty session)."""
+        return bool(len(self.results) or self.case_order or self.json_path is not None)
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -288,8 +317,17 @@ class Kernel:
         if isinstance(item, BenchRun) and (
             call.when == "call" or (call.when == "setup" and not report.passed)
         ):
-            outcome = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
-            record = make_record(item, call, report, outcome, self.case_order.get(item.case.key, 0))
+            answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
+            outcome = checked_outcome(answer)
+            unknown = None if outcome is not None else self._unknown_outcome(item, call, answer)
+            record = make_record(
+                item,
+                call,
+                report,
+                outcome or ERROR,
+                self.case_order.get(item.case.key, 0),
+                unknown,
+            )
             plan = self.plans.plan(item.config, "pytest_prob_run_finished")
             if plan:
                 failures = call_each(
@@ -309,10 +347,20 @@ class Kernel:
                     # a third party may have added anything: make it fit to travel
                     record = jsonreport.jsonable(record)
             bus.attach(report, record)
-            for key in (STEPS_KEY, ELAPSED_KEY):  # keep no per-run objects alive past here
+            for key in (STEPS_KEY, STEP_RECORDS_KEY, ELAPSED_KEY):  # keep no per-run objects
                 if key in item.stash:
                     del item.stash[key]
         return report
+
+    def _unknown_outcome(self, item: pytest.Item, call: pytest.CallInfo[None], answer: Any) -> str:
+        """The message for a classifier's answer that is not an outcome word, warned about
+        once per extension (:class:`ProbabilityExtensionWarning`)."""
+        name = classifier_of(item, call)
+        message = unknown_outcome(name, answer)
+        if self.failures.first(name, "pytest_prob_classify_outcome"):
+            self.failures.messages.append(message)  # (the report's warnings too)
+            warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
+        return message
 
     @pytest.hookimpl(trylast=True)
     def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:
@@ -404,16 +452,16 @@ class Kernel:
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None
-        document = jsonreport.build_document(
-            results=self.results,
-            builder=self.builder,
-            runs=self.options.session_value("runs"),
-            exit_status=int(session.exitstatus),
-        )
         try:
-            writing.write_atomic(path, jsonreport.iter_dumps(document))
-        except OSError as exc:
-            self.json_error = f"could not write the JSON report to {shown}: {exc.strerror or exc}"
+            document = jsonreport.build_document(
+                results=self.results,
+                builder=self.builder,
+                runs=self.options.session_value("runs"),
+                exit_status=int(session.exitstatus),
+            )
+            writing.write_atomic(path, jsonreport.iter_dumps(document, where=str(shown)))
+        except Exception as exc:  # any failure is one error line naming the file
+            self.json_error = writing.failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -422,14 +470,15 @@ class Kernel:
         """Pause automatic garbage collection once the run loop is over, until
         ``pytest_unconfigure``: the end of a session (extensions' verdicts, the report, the
         terminal summary) allocates enough to set off full collections of the whole heap,
-        and pytest's own collection at unconfigure follows anyway.
+        and pytest's own collection at unconfigure follows anyway. A session without bench
+        items (or a process that got no record) leaves the collector alone.
 
         Wraps the run loop in every process; returns its result unchanged.
         """
         try:
             return (yield)
         finally:  # also after Ctrl-C or -x: the report is built either way
-            if gc.isenabled():
+            if gc.isenabled() and (len(self.results) or self.case_order):
                 self.collector_paused = True
                 gc.disable()
 

@@ -34,6 +34,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("explain", "pytest_probability.extensions.explain"),
     ("html", "pytest_probability.extensions.html"),
     ("markdown", "pytest_probability.extensions.markdown"),
+    ("failures", "pytest_probability.extensions.failures"),
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)
@@ -57,23 +58,89 @@ def register_bundled(pluginmanager: pytest.PytestPluginManager) -> None:
 def register_third_party(pluginmanager: pytest.PytestPluginManager) -> None:
     """Load and register every installed third-party extension.
 
-    Raises :class:`pytest.UsageError` (exit 4, no traceback) naming a broken one and the
-    ``-p no:`` flag that disables it.
+    Raises :class:`pytest.UsageError` (exit 4, no traceback) naming the extension and the
+    ``-p no:`` flag that disables it when one cannot be used: its import or registration
+    raises (also ``SystemExit`` and ``KeyboardInterrupt``), its entry-point name is taken by
+    a bundled extension or the kernel, or it implements a ``pytest_prob_*`` hook that
+    nothing declares (checked once every extension is loaded, since one may declare hooks
+    another implements). Without this, pytest would end every session of the environment
+    with an INTERNALERROR.
     """
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         return
+    loaded: list[tuple[importlib_metadata.EntryPoint, object]] = []
     for entry_point in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP):
         plugin_name = PREFIX + entry_point.name
-        if pluginmanager.is_blocked(plugin_name) or pluginmanager.get_plugin(plugin_name):
+        if pluginmanager.is_blocked(plugin_name):
             continue
+        existing = pluginmanager.get_plugin(plugin_name)
+        if existing is not None and getattr(existing, "__name__", None) == entry_point.module:
+            continue  # this very extension, registered already
+        if reserved(entry_point.name) or existing is not None:
+            raise pytest.UsageError(
+                f"{_described(entry_point)} has the name of a pytest-probability "
+                f"{'bundled extension' if reserved(entry_point.name) else 'loaded extension'} "
+                f"({plugin_name}). Rename its entry point or uninstall it; -p no:{plugin_name} "
+                "disables both."
+            )
         try:
             plugin = entry_point.load()
             pluginmanager.register(plugin, plugin_name)
-        except Exception as exc:
-            dist = entry_point.dist.name if entry_point.dist else "an unknown distribution"
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             raise pytest.UsageError(
-                f"pytest-probability extension {entry_point.name!r} (entry point "
-                f"{entry_point.value!r} from {dist}) failed to load: "
-                f"{type(exc).__name__}: {exc}. Fix or uninstall it, or run pytest with "
-                f"-p no:{plugin_name} to disable it."
+                f"{_described(entry_point)} failed to load: {_reason(exc)}. Fix or uninstall "
+                f"it, or run pytest with -p no:{plugin_name} to disable it."
             ) from None
+        loaded.append((entry_point, plugin))
+    for entry_point, plugin in loaded:
+        unknown = undeclared_hooks(pluginmanager, plugin)
+        if unknown:
+            raise pytest.UsageError(
+                f"{_described(entry_point)} implements {', '.join(unknown)}, which no "
+                "installed extension declares (a misspelt hook, an extension it needs that is "
+                "not installed, or a hook to mark @pytest.hookimpl(optionalhook=True)). Fix "
+                f"or uninstall it, or run pytest with -p no:{PREFIX + entry_point.name} to "
+                "disable it."
+            )
+
+
+#: Names under ``probability.`` the kernel registers itself (besides the bundled extensions).
+KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})
+
+
+def reserved(name: str) -> bool:
+    """Whether a third-party extension may not be called ``name``: the kernel's names, a
+    bundled extension's, or one under a bundled extension (``budget.session``)."""
+    bundled = {bundled_name for bundled_name, _ in BUNDLED}
+    return name in KERNEL_NAMES or name in bundled or name.split(".", 1)[0] in bundled
+
+
+def undeclared_hooks(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
+    """The ``pytest_prob_*`` hooks ``plugin`` implements that have no specification (and are
+    not marked ``optionalhook``), sorted."""
+    found = []
+    for name in dir(pluginmanager.hook):
+        if not name.startswith("pytest_prob_"):
+            continue
+        caller = getattr(pluginmanager.hook, name)
+        if caller.has_spec():
+            continue
+        if any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls()):
+            found.append(name)
+    return sorted(found)
+
+
+def _described(entry_point: importlib_metadata.EntryPoint) -> str:
+    dist = entry_point.dist.name if entry_point.dist else "an unknown distribution"
+    return (
+        f"pytest-probability extension {entry_point.name!r} (entry point "
+        f"{entry_point.value!r} from {dist})"
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r}) while loading"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt raised while loading"
+    return f"{type(exc).__name__}: {exc}"

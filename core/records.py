@@ -13,9 +13,15 @@ from typing import Any
 import pytest
 
 from .cases import BENCH_PREFIX, Case, case_id, function_label
-from .collect import ELAPSED_KEY, STEPS_KEY, BenchRun
+from .collect import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
 from .results import ERROR, FAIL, PASS, SKIP
-from .steps import StepErrored, StepFailed, step_to_json, truncate
+from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, truncate
+from .untrusted import UnreadableValue, read_text, safe_str, short_repr
+
+#: The outcome words of a run.
+OUTCOMES = (PASS, FAIL, ERROR, SKIP)
+#: The ``error`` of a run whose classifier answered with something else.
+UNKNOWN_OUTCOME = "UnknownOutcome"
 
 
 def default_classify(call: pytest.CallInfo[None]) -> str:
@@ -35,7 +41,7 @@ def default_classify(call: pytest.CallInfo[None]) -> str:
 
 def _is_timeout(value: BaseException) -> bool:
     """pytest-timeout's ``pytest.fail("Timeout (>1.0s) from pytest-timeout.")``."""
-    message = str(getattr(value, "msg", "") or "")
+    message = safe_str(getattr(value, "msg", "") or "")
     return message.startswith("Timeout") and "pytest-timeout" in message
 
 
@@ -45,13 +51,34 @@ def make_record(
     report: pytest.TestReport,
     outcome: str,
     order: int,
+    unknown_outcome: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON-able record of one run phase (see the JSON report's ``records``)."""
+    """The JSON-able record of one run phase (see the JSON report's ``records``).
+
+    User objects are never trusted: an exception whose ``str()`` raises, a step whose
+    fields cannot be read (:func:`~.steps.read_steps`) make the run an ``error`` whose
+    message names the problem, and the session goes on. ``unknown_outcome`` is the message
+    of a classifier's answer that is not an outcome word (:func:`unknown_outcome`): the run
+    is then an ``error`` (``UnknownOutcome``) too."""
     case: Case = item.case
-    message, error = _describe(call, outcome)
+    if unknown_outcome is not None:
+        outcome = ERROR
+    try:
+        message, error = _describe(call, outcome)
+    except UnreadableValue as exc:
+        name = type(call.excinfo.value).__name__ if call.excinfo is not None else "Error"
+        outcome, message, error = ERROR, truncate(f"{name}: {exc}"), name
+    if unknown_outcome is not None:
+        message, error = message or unknown_outcome, error or UNKNOWN_OUTCOME
     elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
-    raw_steps = item.stash.get(STEPS_KEY, []) if call.when == "call" else []
-    steps = [step_to_json(s) for s in raw_steps]
+    steps: list[dict[str, Any]] = []
+    if call.when == "call":
+        read = item.stash.get(STEP_RECORDS_KEY, None)
+        if read is None:  # the body raised: its steps were not read yet
+            read, problem = read_steps(item.stash.get(STEPS_KEY, []))
+            if problem is not None and outcome != SKIP:
+                outcome, error = ERROR, error or INVALID_STEP
+        steps = list(read)
     from_steps = call.excinfo is not None and isinstance(
         call.excinfo.value, (StepFailed, StepErrored)
     )
@@ -67,7 +94,7 @@ def make_record(
             }
         ]
     worker = getattr(item.config, "workerinput", {}).get("workerid")
-    return {
+    record = {
         "case": case.case_id,
         "label": case.label,
         "run": item.run,
@@ -86,26 +113,67 @@ def make_record(
         "module": case.module,
         "mark": case.mark,  # shared by the case's runs; read-only
     }
+    if unknown_outcome is not None:
+        record["warnings"] = [unknown_outcome]
+    return record
 
 
 def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
-    """The compact message and error type of a run phase."""
+    """The compact message and error type of a run phase; raises
+    :class:`~.untrusted.UnreadableValue` when the exception's message cannot be read."""
     excinfo = call.excinfo
     if excinfo is None:
         return None, None
     value = excinfo.value
+    what = "its message"
     if outcome == SKIP:
-        return truncate(str(getattr(value, "msg", value))), None
+        return truncate(read_text(getattr(value, "msg", value), what)), None
     if isinstance(value, pytest.fail.Exception):
-        return truncate(str(value.msg)), "Timeout" if outcome == ERROR else None
+        return truncate(read_text(value.msg, what)), "Timeout" if outcome == ERROR else None
     if isinstance(value, StepErrored):
-        return truncate(str(value)), value.error
+        return truncate(read_text(value, what)), value.error
     if outcome == FAIL:
-        text = str(value)
+        text = read_text(value, what)
         return truncate(text or type(value).__name__), None
     name = type(value).__name__
-    text = str(value)
+    text = read_text(value, what)
     return truncate(f"{name}: {text}" if text else name), name
+
+
+def checked_outcome(outcome: Any) -> str | None:
+    """``outcome`` as a plain outcome word when it is one of :data:`OUTCOMES` (a ``str``
+    subclass such as a ``StrEnum`` member is made plain), else ``None``."""
+    if isinstance(outcome, str) and outcome in OUTCOMES:
+        return str(outcome)
+    return None
+
+
+def classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
+    """The name of the extension whose ``pytest_prob_classify_outcome`` answers for this
+    run (asked again, in pluggy's order, on this rare path only): its plugin name as
+    registered, ``"?"`` when none can be found."""
+    hook = item.ihook.pytest_prob_classify_outcome
+    manager = item.config.pluginmanager
+    kwargs = {"item": item, "call": call}
+    for impl in reversed(hook.get_hookimpls()):
+        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
+            continue
+        try:
+            answer = impl.function(*[kwargs[name] for name in impl.argnames])
+        except Exception:
+            continue
+        if answer is not None:
+            return manager.get_name(impl.plugin) or impl.plugin_name
+    return "?"
+
+
+def unknown_outcome(name: str, answer: Any) -> str:
+    """The warning for a classifier's answer that is not an outcome word."""
+    return (
+        f"extension {name!r} returned {short_repr(answer)} from pytest_prob_classify_outcome, "
+        "which is not an outcome (expected 'pass', 'fail', 'error' or 'skip'): its runs are "
+        "recorded as errors"
+    )
 
 
 _RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")

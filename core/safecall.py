@@ -82,6 +82,14 @@ class FailureLog:
         self.messages: list[str] = []
         self._seen: set[tuple[str, str]] = set()
 
+    def first(self, name: str, hook_name: str) -> bool:
+        """Whether this is the first problem of extension ``name`` in ``hook_name`` (noted
+        now: the caller warns about it, once)."""
+        if (name, hook_name) in self._seen:
+            return False
+        self._seen.add((name, hook_name))
+        return True
+
     def add(self, hook_name: str, failures: list[tuple[str, Exception]]) -> list[str]:
         """Record failures; returns their messages (warning the first of each kind)."""
         messages = []

@@ -13,7 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .untrusted import UnreadableValue, read_seconds, read_text, read_truth
+
 MESSAGE_LIMIT = 4000
+#: The ``error`` of a step (and of its run) whose fields could not be read.
+INVALID_STEP = "InvalidStep"
 
 
 @dataclass
@@ -57,7 +61,10 @@ def is_step(value: Any) -> bool:
         return "label" in value and "passed" in value
     if isinstance(value, (str, bytes)) or inspect.isclass(value):
         return False
-    return hasattr(value, "label") and hasattr(value, "passed")
+    try:
+        return hasattr(value, "label") and hasattr(value, "passed")
+    except Exception:  # a property that raises: a step all the same (read_steps names it)
+        return True
 
 
 def steps_from_return(value: Any) -> list[Any]:
@@ -72,7 +79,12 @@ def steps_from_return(value: Any) -> list[Any]:
 
 
 def _failed(step: Any) -> bool:
-    return bool(step_field(step, "error")) or not bool(step_field(step, "passed"))
+    """Whether a yielded step ends the body (a step that cannot be read does: the run
+    becomes an error naming it, see :func:`read_steps`)."""
+    try:
+        return bool(step_field(step, "error")) or not bool(step_field(step, "passed"))
+    except Exception:
+        return True
 
 
 def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[Any]) -> None:
@@ -127,39 +139,88 @@ async def _consume_async(generator: Any, steps: list[Any]) -> None:
         await generator.aclose()
 
 
-def raise_for_failed_step(steps: list[Any]) -> None:
-    """Raise :class:`StepErrored` or :class:`StepFailed` for the first failed step."""
+def raise_for_failed_step(steps: list[dict[str, Any]]) -> None:
+    """Raise :class:`StepErrored` or :class:`StepFailed` for the first failed step (steps in
+    their JSON form, :func:`read_steps`)."""
     for step in steps:
-        label = step_field(step, "label")
-        error = step_field(step, "error")
-        message = step_field(step, "message")
+        label = step["label"]
+        error = step["error"]
+        message = step["message"]
         if error:
-            detail = f"{error}: {message}" if message else str(error)
-            raise StepErrored(f"step {label!r} errored: {detail}", str(error))
-        if not step_field(step, "passed"):
+            detail = f"{error}: {message}" if message else error
+            raise StepErrored(f"step {label!r} errored: {detail}", error)
+        if not step["passed"]:
             raise StepFailed(f"step {label!r} failed" + (f": {message}" if message else ""))
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _seconds(value: Any) -> float | None:
+def _field(step: Any, name: str) -> Any:
+    """One field of a step; :class:`UnreadableValue` when reading it raises (a property)."""
     try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
+        return step_field(step, name)
+    except Exception as exc:
+        raise UnreadableValue(f"its {name}", "getattr", exc) from None
 
 
 def step_to_json(step: Any) -> dict[str, Any]:
-    """The kernel's JSON form of one step (extensions add ``cost``/``usage``)."""
+    """The kernel's JSON form of one step (extensions add ``cost``/``usage``). Raises
+    :class:`~pytest_probability.untrusted.UnreadableValue` for a field that cannot be read:
+    a label whose ``str()`` raises, a ``passed`` with no truth value (a numpy array), an
+    ``elapsed`` too large for a float. An ``error`` counts only when it is truthy."""
+    label = read_text(_field(step, "label"), "its label")
+    raw_error = _field(step, "error")
+    error = (
+        read_text(raw_error, "its error") or None
+        if raw_error is not None and read_truth(raw_error, "its error")
+        else None
+    )
+    passed = read_truth(_field(step, "passed"), "its passed value")
+    raw_message = _field(step, "message")
+    message = None if raw_message is None else read_text(raw_message, "its message")
     return {
-        "label": str(step_field(step, "label")),
-        "passed": bool(step_field(step, "passed")) and not step_field(step, "error"),
-        "elapsed": _seconds(step_field(step, "elapsed")),
-        "error": _text(step_field(step, "error")) or None,
-        "message": truncate(_text(step_field(step, "message"))),
+        "label": label,
+        "passed": passed and error is None,
+        "elapsed": read_seconds(_field(step, "elapsed"), "its elapsed time"),
+        "error": error,
+        "message": truncate(message),
     }
+
+
+def read_steps(steps: list[Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """Every step in its JSON form, and the problem with the first step that could not be
+    read (``None`` when all could): ``step 'judge' is invalid: its passed value cannot be
+    read: bool() raised ValueError: …`` (``step 2`` when its label is what failed). Such a
+    step is kept as a failed step with the error :data:`INVALID_STEP` and that message."""
+    read: list[dict[str, Any]] = []
+    problem: str | None = None
+    for index, step in enumerate(steps, 1):
+        try:
+            read.append(step_to_json(step))
+        except UnreadableValue as exc:
+            message = f"{_step_name(step, index)} is invalid: {exc}"
+            problem = problem or message
+            read.append(
+                {
+                    "label": _readable_label(step) or f"step {index}",
+                    "passed": False,
+                    "elapsed": None,
+                    "error": INVALID_STEP,
+                    "message": truncate(message),
+                }
+            )
+    return read, problem
+
+
+def _readable_label(step: Any) -> str | None:
+    try:
+        return read_text(step_field(step, "label"), "its label")
+    except Exception:
+        return None
+
+
+def _step_name(step: Any, index: int) -> str:
+    """``step 'judge'``, or ``step 2`` when the label cannot be read."""
+    label = _readable_label(step)
+    return f"step {label!r}" if label is not None else f"step {index}"
 
 
 def truncate(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:

@@ -14,6 +14,13 @@ from typing import Any
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
+#: Most runs of one case (``--prob-runs``, ``prob_runs``, ``runs=``): every run is a pytest
+#: item held in memory (about 2 KB each), so 10^8 runs would take hundreds of gigabytes.
+MAX_RUNS = 100_000
+#: Longest ``--prob-delay`` between two runs, in seconds (an hour); ``time.sleep`` raises
+#: ``OverflowError`` for numbers such as 1e308.
+MAX_DELAY = 3600.0
+
 
 def parse_positive_int(value: Any) -> int:
     """A whole number ≥ 1 (``10``, ``"10"``); booleans and fractions are refused."""
@@ -33,6 +40,24 @@ def parse_positive_int(value: Any) -> int:
         raise ValueError(f"expected a whole number of at least 1, got {value!r}")
     if number < 1:
         raise ValueError(f"expected a whole number of at least 1, got {value!r}")
+    return number
+
+
+def parse_runs(value: Any) -> int:
+    """A run count: a whole number from 1 to :data:`MAX_RUNS`."""
+    number = parse_positive_int(value)
+    if number > MAX_RUNS:
+        raise ValueError(f"expected a whole number from 1 to {MAX_RUNS:,}, got {value!r}")
+    return number
+
+
+def parse_delay(value: Any) -> float:
+    """A delay in seconds: a number from 0 to :data:`MAX_DELAY`."""
+    number = parse_nonnegative_float(value)
+    if number > MAX_DELAY:
+        raise ValueError(
+            f"expected a number of seconds from 0 to {MAX_DELAY:g} (an hour), got {value!r}"
+        )
     return number
 
 

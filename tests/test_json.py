@@ -54,6 +54,7 @@ def test_report_fields(spec_bench: pytest.Pytester) -> None:
         "xfail": False,
         "status": "flaky",
         "subset": None,
+        "failures": [{"text": "got 'other'", "outcome": "fail", "count": 3, "runs": [2, 5, 9]}],
     }
     assert [r["status"] for r in report["rows"]] == ["pass", "flaky", "fail", "flaky", "pass"]
     assert len(report["records"]) == 50

@@ -291,7 +291,8 @@ def bench_margin(arm):
 def test_prob_plan_under_sequential_is_the_stopper(pytester: pytest.Pytester) -> None:
     """``--prob-plan --prob-stop=sequential``: each case's P(pass), 80% power and expected
     runs agree with a Monte Carlo of the stopper; a count gate is only curtailed (its P(pass)
-    is the fixed-run one); a case a margin reads runs every run and is planned so."""
+    is the fixed-run one); a case a comparison reads is planned on its gate, with a note,
+    and the comparison on its own line (issue 25)."""
     pytester.makepyfile(bench_plan=PLAN_BENCH)
     result = pytester.runpytest(
         "--prob-plan", "--prob-stop=sequential", "--prob-plan-assume=0.97", "--prob-json=p.json"
@@ -312,12 +313,14 @@ def test_prob_plan_under_sequential_is_the_stopper(pytester: pytest.Pytester) ->
     count = cases["count"]
     assert count["pass_chance"] == pytest.approx(float(stats.binom.sf(16, 20, 0.97)), abs=1e-12)
     assert count["sequential_runs"] < 20
-    for arm in ("margin::a", "margin::b"):
-        assert cases[arm]["sequential_runs"] == 100.0
+    for arm in ("margin::a", "margin::b"):  # (the comparison is planned on its own lines)
+        assert cases[arm]["sequential_runs"] == ninety["sequential_runs"]
         assert cases[arm]["notes"] == [
-            "--prob-stop=sequential runs every run: the margin of margin[arm] cannot say when "
-            "it is settled"
+            "under --prob-stop=sequential it also runs until margin[arm] is settled (see the "
+            "comparisons below)"
         ]
+    (compared,) = load_json(pytester.path / "p.json")["plan"]["comparisons"]
+    assert (compared["label"], compared["inputs"], compared["planned_pairs"]) == ("margin", 1, 100)
     lines = section(result.outlines, "probability: plan")
     assert lines[2].split()[:7] == ["ninety", "100", "≥90%", "53", "197", "33%", "76"]
 

@@ -120,23 +120,39 @@ def test_a_comparison_margin_keeps_its_cases_running_under_curtail(
     ]
 
 
-def test_a_comparison_margin_keeps_its_cases_running_under_sequential(
+def test_a_comparison_margin_is_judged_on_its_sequence_under_sequential(
     pytester: pytest.Pytester,
 ) -> None:
-    """Under ``sequential`` the rate gates are judged on the sequence (their verdicts are
-    the sequence's, by design), but the margin is judged on every run: the same comparison,
-    the same FAIL and exit status as running every run."""
+    """Under ``sequential`` the margin, like the rate gates, is judged on an anytime-valid
+    sequence (issue 25), whose readers say when it is settled: arm b fails its first runs,
+    so the margin FAILs after 5 pairs and both arms stop (a's gate, settled after 4 runs,
+    is held one run for it) — the same FAIL and exit status as running every run."""
     pytester.makepyfile(bench_c=MARGIN_BENCH)
     full, every = _run(pytester, "full")
     result, stopped = _run(pytester, "stopped", "--prob-stop=sequential")
     assert full.ret == result.ret == 1
-    assert section(result.outlines)[:2] == [
-        "  c::i0-a  20/20  [78%, 100%] seq  $0.0800  kept running after 4/20",
-        "  c::i0-b  12/20  [27%,  87%] seq  $0.0200  FLAKY  kept running after 9/20",
+    assert section(result.outlines, "probability: comparisons") == [
+        "  c[arm]  b − a  −100 pp [−100, −12] seq  p=0.02  1 paired  settled after 5/20 pairs"
+        "  cost ×0.3  ≥−5 pp  FAIL"
     ]
-    assert KEPT_BY_MARGIN.format(runs=27) in section(result.outlines)
-    assert section(result.outlines, "probability: comparisons") == [COMPARISON_FAIL]
-    assert _verdicts(stopped)["comparisons"] == _verdicts(every)["comparisons"]
+    lines = section(result.outlines)
+    assert (
+        "           1 case kept running for 1 run the rule would have skipped: the comparison "
+        "c[arm] b − a is not settled yet"
+    ) in lines
+    assert (
+        "           1 comparison settled early (seq), saving 15 of 20 pairs (75%), about "
+        "$0.0710 not spent"
+    ) in lines
+    assert [c["verdict"] for c in stopped["comparisons"]] == ["fail"]
+    assert [c["verdict"] for c in every["comparisons"]] == ["fail"]
+    detail = stopped["comparisons"][0]["detail"]
+    assert (detail["method"], detail["pairs"], detail["settled"], detail["settled_after"]) == (
+        "mixture",
+        5,
+        "fail",
+        5,
+    )
 
 
 def test_a_baseline_margin_keeps_its_cases_running(pytester: pytest.Pytester) -> None:
@@ -406,7 +422,11 @@ def test_kept_cases_under_xdist_equal_the_serial_session(
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
     for key in ("rows", "comparisons", "stopping"):
         assert stable(two[key]) == stable(one[key]), key
-    assert one["stopping"]["kept_cases"] == 2 and one["stopping"]["stopped_cases"] == 2
+    if mode == "curtail":
+        assert one["stopping"]["kept_cases"] == 2 and one["stopping"]["stopped_cases"] == 2
+    else:  # both comparisons are judged on their sequences and settle (issue 25)
+        assert one["stopping"]["stopped_cases"] == 4
+        assert [c["regime"] for c in one["comparisons"]] == ["sequence", "sequence"]
 
 
 # -- the new JSON fields are documented -------------------------------------------------------------

@@ -243,8 +243,9 @@ def test_invalid_scores_exhaust_the_reply_budget_and_error(pytester: pytest.Pyte
     result.assert_outcomes(failed=1)
     _has(
         result,
-        "JudgeReplyError: the judge (fake, judge-1) gave no usable reply in 3 attempt(s): an "
-        "answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got 3.0; ",
+        "JudgeReplyError: the judge (fake, judge-1) gave no usable reply in 3 attempts: an "
+        "answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got 3.0 (×3). A small judge may "
+        "need texts_json_mode = schema on a server that supports it, or a larger texts_model",
     )
     assert load_json_outcome(pytester) == "error"
 
@@ -314,7 +315,11 @@ def test_settings_are_read_lazily(pytester: pytest.Pytester) -> None:
     _has(result, "TextsConfigError: no judge model is configured for the texts_* helpers: set ")
     pytester.makeini("[pytest]\ntexts_model = m\ntexts_timeout = soon\n")
     result = pytester.runpytest("-k", "bench_t")
-    _has(result, "TextsConfigError: texts_timeout='soon': expected a number greater than 0.001")
+    _has(
+        result,
+        "TextsConfigError: texts_timeout='soon': expected seconds, a number from 0.001 to "
+        "86400 (a day)",
+    )
 
 
 def test_unknown_backend_is_named(pytester: pytest.Pytester) -> None:

@@ -456,7 +456,11 @@ def test_connection_refused_is_retried_then_unavailable(chat_server):
         port = sock.getsockname()[1]
     sleeps: list[float] = []
     settings = ClientSettings(
-        model="gpt-4o-mini", base_url=f"http://127.0.0.1:{port}/v1", api_key=KEY, retries=3
+        model="gpt-4o-mini",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        api_key=KEY,
+        retries=3,
+        breaker_failures=0,  # off: the retry budget alone (tests/test_texts_breaker.py)
     )
     with pytest.raises(UnavailableError, match="connection failed") as info:
         ChatClient(settings, sleep=sleeps.append).complete(MESSAGES)

@@ -69,7 +69,34 @@ def test_bench_end_to_end(
     assert first.body["model"] == "judge-1"
     assert first.body["temperature"] == 0.0
     assert first.body["max_tokens"] == 500
-    assert first.body["response_format"] == {"type": "json_object"}
+    # the reply's exact shape, strict: at least one question, at most 5 for a 5-word text
+    assert first.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "questions",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "questions": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "maxItems": 5,
+                    }
+                },
+                "required": ["questions"],
+                "additionalProperties": False,
+            },
+        },
+    }
+    answers = next(r for r in chat_server.requests if "Questions:" in r.prompt)
+    schema = answers.body["response_format"]["json_schema"]["schema"]["properties"]["answers"]
+    assert (schema["minItems"], schema["maxItems"]) == (2, 2)  # one answer per question
+    assert schema["items"]["properties"]["score"] == {
+        "type": "number",
+        "enum": [0, 0.25, 0.5, 0.75, 1],
+    }
     assert [m["role"] for m in first.body["messages"]] == ["system", "user"]
     report = load_json(pytester.path / "r.json")
     assert report["records"][2]["outcome"] == "fail"

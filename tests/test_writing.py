@@ -12,12 +12,14 @@ import sys
 import threading
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import load_json
 from pytest_probability import writing
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
+PYTEST = (sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 # -- write_atomic ----------------------------------------------------------------------------
@@ -213,6 +215,7 @@ def test_module_never_imports_pytest() -> None:
 # -- every option that writes a file -----------------------------------------------------------
 BENCH = """
 from pathlib import Path
+from typing import Any
 
 def bench_a():
     Path("ran").touch()
@@ -275,3 +278,332 @@ def test_the_html_tool_creates_a_missing_directory(tmp_path: Path) -> None:
     (tmp_path / "r.json").write_text(json.dumps(report))
     assert main(["html", str(tmp_path / "r.json"), "-o", str(tmp_path / "out" / "r.html")]) == 0
     assert "<html" in (tmp_path / "out" / "r.html").read_text(encoding="utf-8")
+
+
+# -- issue 21 §1: targets written in place, never replaced ------------------------------------
+def _inode(path: Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def test_a_symlinked_file_is_written_through_in_place(tmp_path: Path) -> None:
+    """A symbolic link's file keeps its inode and its mode (the rule: write through)."""
+    target = tmp_path / "real.json"
+    target.write_text("old, longer than what replaces it")
+    target.chmod(0o600)
+    before = _inode(target)
+    link = tmp_path / "r.json"
+    link.symlink_to(target)
+    writing.write_atomic(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == "new" and _inode(target) == before
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "real.json"]
+
+
+def test_a_file_with_other_hard_links_is_written_in_place(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    other = tmp_path / "other-name.json"
+    os.link(target, other)
+    writing.write_atomic(target, "new")
+    assert other.read_text() == "new" and _inode(other) == _inode(target)
+
+
+def test_an_in_place_write_that_fails_while_making_the_text_leaves_the_file(
+    tmp_path: Path,
+) -> None:
+    """The text is made in full before the file is opened: a failing piece changes nothing."""
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    (tmp_path / "r.json").symlink_to(target)
+
+    def pieces() -> Any:
+        yield "half"
+        raise RuntimeError("the document failed")
+
+    with pytest.raises(RuntimeError):
+        writing.write_atomic(tmp_path / "r.json", pieces())
+    assert target.read_text() == "old"
+
+
+def test_an_existing_file_keeps_its_owner(tmp_path: Path) -> None:
+    if not ROOT:
+        pytest.skip("only root can give a file to another user")
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    os.chown(target, 1234, 5678)
+    writing.write_atomic(target, "new")
+    assert (target.stat().st_uid, target.stat().st_gid) == (1234, 5678)
+
+
+def test_descriptor_paths_are_recognised(tmp_path: Path) -> None:
+    (tmp_path / "out1").symlink_to("/proc/self/fd/1")
+    (tmp_path / "chain").symlink_to(tmp_path / "out1")
+    assert writing.descriptor_of("/proc/self/fd/2") == 2
+    assert writing.descriptor_of(f"/proc/{os.getpid()}/fd/7") == 7
+    assert writing.descriptor_of("/proc/1/fd/1") is (None if os.getpid() != 1 else 1)
+    assert writing.descriptor_of(tmp_path / "chain") == 1
+    if os.path.islink("/dev/stdout"):  # (Linux: a link to /proc/self/fd/1)
+        assert writing.descriptor_of("/dev/stdout") == 1
+        assert writing.descriptor_of("/dev/fd/3") == 3
+    assert writing.descriptor_of(tmp_path / "r.json") is None
+
+
+def test_a_descriptor_is_written_at_its_position(tmp_path: Path) -> None:
+    """Written through a duplicate of the descriptor: after what was written before, and
+    the file is the same file."""
+    out = tmp_path / "out.txt"
+    with open(out, "w") as handle:
+        handle.write("before\n")
+        handle.flush()
+        writing.write_atomic(f"/proc/self/fd/{handle.fileno()}", "report\n")
+        handle.write("after\n")
+    assert out.read_text() == "before\nreport\nafter\n"
+
+
+@pytest.mark.skipif(not ROOT, reason="making a device node needs root")
+def test_plan_write_onto_a_character_device_keeps_the_device(pytester: pytest.Pytester) -> None:
+    """``--prob-plan-write=fakedev/null``: the device node stays (root in a container would
+    otherwise lose ``/dev/null``)."""
+    pytester.makepyfile(bench_a=BENCH)
+    (pytester.path / "fakedev").mkdir()
+    node = pytester.path / "fakedev" / "null"
+    os.mknod(node, stat.S_IFCHR | 0o644, os.makedev(1, 3))
+    before = os.stat(node)
+    result = pytester.runpytest("--prob-plan", "--prob-plan-write=fakedev/null")
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+    after = os.stat(node)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o644)
+    assert os.listdir(node.parent) == ["null"]
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--prob-plan", "--prob-plan-write=out1"),
+        ("--prob-plan", "--prob-plan-write=/dev/stdout"),
+        ("--prob-json=out1",),
+        ("--prob-json=/dev/stdout",),
+    ],
+    ids=["plan-link", "plan-stdout", "json-link", "json-stdout"],
+)
+def test_stdout_redirected_to_a_file_keeps_the_file(
+    pytester: pytest.Pytester, args: tuple[str, ...]
+) -> None:
+    """A path through ``/proc/self/fd/1`` (a link to it, ``/dev/stdout``) with stdout
+    redirected to a file: the report lands in that file among pytest's own lines, and the
+    file is the same file (it used to be replaced by one holding only the report)."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    pytester.makepyfile(bench_a=BENCH)
+    (pytester.path / "out1").symlink_to("/proc/self/fd/1")
+    log = pytester.path / "stdout.txt"
+    log.write_text("")
+    before = _inode(log)
+    with open(log, "w") as stdout:
+        done = subprocess.run(
+            [*PYTEST, "--prob-runs=2", *args],
+            cwd=pytester.path,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert _inode(log) == before
+    text = log.read_text(encoding="utf-8")
+    assert text.startswith("=") and "test session starts" in text.splitlines()[0]
+    assert text.rstrip().splitlines()[-1].startswith("=")  # pytest's last line is there too
+    if "--prob-plan" in args:
+        assert '\n[[cases]]\nkey = "bench_a.py::bench_a"\n' in text
+    else:
+        start = text.index("{\n")
+        end = text.index("\n}\n", start) + 3
+        assert json.loads(text[start:end])["totals"]["passes"] == 2
+    assert (pytester.path / "out1").is_symlink()
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_each_writer_writes_through_a_symlink_and_keeps_the_mode(
+    pytester: pytest.Pytester, writer: str
+) -> None:
+    option, _, extra, check = WRITERS[writer]
+    pytester.makepyfile(bench_a=BENCH)
+    (pytester.path / "real").mkdir()
+    target = pytester.path / "real" / "file.x"
+    target.write_text("old")
+    target.chmod(0o600)
+    before = _inode(target)
+    (pytester.path / "file.x").symlink_to(target)
+    result = pytester.runpytest("--prob-runs=2", *extra, f"{option}=file.x")
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+    assert (pytester.path / "file.x").is_symlink() and check(target)
+    assert _inode(target) == before and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert os.listdir(target.parent) == ["file.x"]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_each_writer_keeps_an_existing_files_mode(pytester: pytest.Pytester, writer: str) -> None:
+    option, _, extra, check = WRITERS[writer]
+    pytester.makepyfile(bench_a=BENCH)
+    target = pytester.path / "file.x"
+    target.write_text("old")
+    target.chmod(0o600)
+    result = pytester.runpytest("--prob-runs=2", *extra, f"{option}=file.x")
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+    assert check(target) and stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+# -- issue 21 §1: one file, one writer; never a source file ----------------------------------
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--prob-json=r.html", "--prob-html=r.html"),
+            "--prob-html=r.html: cannot write the report: --prob-json=r.html writes the "
+            "same file; give each its own path",
+        ),
+        (
+            ("--prob-markdown=out/s.md", "--prob-save-baseline=./out/../out/s.md"),
+            "--prob-save-baseline=./out/../out/s.md: cannot write the baseline: "
+            "--prob-markdown=out/s.md writes the same file; give each its own path",
+        ),
+        (
+            ("--prob-json=alias.json", "--prob-html=real.json"),
+            "--prob-html=real.json: cannot write the report: --prob-json=alias.json writes "
+            "the same file; give each its own path",
+        ),
+        (
+            ("--junitxml=r.xml", "--prob-json=r.xml"),
+            "--prob-json=r.xml: cannot write the report: --junitxml=r.xml writes the same "
+            "file; give each its own path",
+        ),
+        (
+            ("--prob-plan", "--prob-json=p.toml", "--prob-plan-write=p.toml"),
+            "--prob-plan-write=p.toml: cannot write the plan: --prob-json=p.toml writes the "
+            "same file; give each its own path",
+        ),
+    ],
+    ids=["json-html", "markdown-baseline", "symlink", "junitxml", "plan"],
+)
+def test_two_writers_given_one_file_is_a_usage_error(
+    pytester: pytest.Pytester, args: tuple[str, ...], message: str
+) -> None:
+    pytester.makepyfile(bench_a=BENCH)
+    (pytester.path / "real.json").write_text("{}")
+    (pytester.path / "alias.json").symlink_to(pytester.path / "real.json")
+    result = pytester.runpytest("--prob-runs=2", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == f"ERROR: {message}"
+    assert not (pytester.path / "ran").exists()  # refused before anything ran
+    assert (pytester.path / "real.json").read_text() == "{}"
+
+
+def test_devices_may_take_several_writers(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a=BENCH)
+    result = pytester.runpytest("--prob-json=/dev/null", "--prob-html=/dev/null")
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+
+
+@pytest.mark.parametrize(
+    ("option", "name", "what"),
+    [
+        ("--prob-json", "bench_a.py", "the report"),
+        ("--prob-html", "conftest.py", "the report"),
+        ("--prob-save-baseline", "test_helpers.py", "the baseline"),
+        ("--prob-markdown", "setup.py", "the summary"),
+    ],
+)
+def test_a_source_file_is_never_a_report(
+    pytester: pytest.Pytester, option: str, name: str, what: str
+) -> None:
+    """Checked at start-up (configure time), before anything is collected or run: an
+    existing file named like Python source, or matching ``python_files``/``prob_pattern``."""
+    pytester.makepyfile(bench_a=BENCH)
+    source = pytester.path / name
+    if not source.exists():
+        source.write_text("VALUE = 1\n")
+    before = source.read_text()
+    result = pytester.runpytest(f"{option}={name}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == (
+        f"ERROR: {option}={name}: cannot write {what}: {name!r} is a Python source file"
+    )
+    assert source.read_text() == before and not (pytester.path / "ran").exists()
+
+
+def test_a_source_named_like_the_bench_pattern_is_refused(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nprob_pattern = check_*.txt\n")
+    (pytester.path / "check_notes.txt").write_text("def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-json=check_notes.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == (
+        "ERROR: --prob-json=check_notes.txt: cannot write the report: 'check_notes.txt' is "
+        "a Python source file"
+    )
+
+
+# -- issue 21 §1: any failure while writing is one line naming the file -------------------------
+HOSTILE_JSON = """
+import pytest
+
+
+class Hostile(dict):
+    def items(self):
+        raise RuntimeError("the extension's value broke")
+
+
+def pytest_prob_build_report(report, results, config):
+    report.set_json("hostile", Hostile(a=1))
+"""
+
+
+def test_any_exception_while_writing_is_one_error_line(pytester: pytest.Pytester) -> None:
+    """Not only ``OSError``: the summary is printed, the exit status is a code (1: a report
+    was lost), and ``pytest.main()`` returns instead of raising."""
+    pytester.makepyfile(bench_a=BENCH)
+    pytester.makeconftest(HOSTILE_JSON)
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json", "--prob-markdown=s.md")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    errors = [line for line in result.outlines if "could not" in line]
+    assert errors == [
+        "ERROR: could not write the JSON report to r.json: RuntimeError: the extension's "
+        "value broke",
+        "WARNING: could not build the Markdown summary: RuntimeError: the extension's value broke",
+    ]
+    assert "  Overall: 2/2 passed (100%)" in result.outlines
+    assert not any("INTERNALERROR" in line or "Traceback" in line for line in result.outlines)
+    assert not (pytester.path / "r.json").exists()
+    assert os.listdir(pytester.path) and not [
+        p for p in os.listdir(pytester.path) if p.endswith(".tmp")
+    ]
+
+
+def test_pytest_main_returns_a_code_when_a_write_fails(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(bench_a=BENCH)
+    pytester.makeconftest(HOSTILE_JSON)
+    monkeypatch.chdir(pytester.path)
+    code = pytest.main(["-p", "no:randomly", "-p", "no:cacheprovider", "-q", "--prob-json=r.json"])
+    assert code == pytest.ExitCode.TESTS_FAILED
+
+
+def test_failure_lines_name_the_file() -> None:
+    assert writing.failure("the JSON report", "out/r.json", OSError(28, "No space left")) == (
+        "could not write the JSON report to out/r.json: No space left"
+    )
+    assert writing.failure("the plan", "p.toml", ValueError("bad")) == (
+        "could not write the plan to p.toml: ValueError: bad"
+    )
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert writing.failure("the plan", "p.toml", Unprintable()) == (
+        "could not write the plan to p.toml: Unprintable: <Unprintable: str() raised RuntimeError>"
+    )

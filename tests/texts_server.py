@@ -11,6 +11,7 @@ to any path ending in ``/chat/completions`` (``/v1/chat/completions``, or Azure'
     hang(seconds)     # answer nothing for longer than the client's timeout
     garbage("text")   # 200 with a body that is not JSON
     close()           # drop the connection without a response
+    wire(b"HTTP/1.1 200 OK\r\n...", interval=0.05)   # raw bytes, one at a time if interval
 
 Use ``with serve() as server: ...`` or the ``chat_server`` fixture; since importing a fixture
 trips linters, a test module binds it with ``chat_server = texts_server.chat_server``.
@@ -46,6 +47,7 @@ __all__ = [
     "ok",
     "serve",
     "status",
+    "wire",
 ]
 
 
@@ -75,7 +77,7 @@ class Request:
 class Reply:
     """A scripted reply; build one with :func:`ok`, :func:`status`, :func:`hang`, ...."""
 
-    kind: str  # "json", "raw", "hang" or "close"
+    kind: str  # "json", "raw", "hang", "close" or "wire"
     code: int = 200
     payload: Any = None  # a JSON-able document for "json", bytes for "raw"
     headers: dict[str, str] = field(default_factory=dict)
@@ -147,6 +149,13 @@ def close() -> Reply:
     return Reply("close")
 
 
+def wire(data: bytes, *, interval: float = 0.0) -> Reply:
+    """Write ``data`` to the socket as it is (status line, headers and body: anything, even
+    malformed), one byte every ``interval`` seconds when it is positive (a trickle), then
+    hang up. :attr:`ChatServer.wire_sent` counts the bytes the client took."""
+    return Reply("wire", payload=data, delay=interval)
+
+
 Responder = Callable[[Request], Reply]
 
 
@@ -167,6 +176,8 @@ class ChatServer:
         self._flight = threading.Condition(self._lock)
         #: hanging requests whose client hung up first (gave up at its own timeout)
         self.abandoned = 0
+        #: bytes of ``wire`` replies written before the client hung up (or all of them)
+        self.wire_sent = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         host, port = self._httpd.server_address[:2]
@@ -288,6 +299,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(500, {"error": {"message": "loopback server: no scripted reply"}}, {})
             elif reply.kind == "close":
                 self.close_connection = True
+            elif reply.kind == "wire":
+                self._wire(reply.payload, reply.delay)
+                self.close_connection = True
             elif reply.kind == "hang":
                 if self._client_hangs_up(reply.delay):
                     server._note_abandoned()
@@ -300,14 +314,29 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                     payload = {**payload, "model": body["model"]}
                 self._send(reply.code, payload, reply.headers)
 
+        def _wire(self, data: bytes, interval: float) -> None:
+            step = 1 if interval > 0 else len(data)
+            try:
+                for start in range(0, len(data), step):
+                    if interval > 0 and start and server.stopping.wait(interval):
+                        return
+                    self.wfile.write(data[start : start + step])
+                    self.wfile.flush()
+                    with server._lock:
+                        server.wire_sent += len(data[start : start + step])
+            except OSError:  # the client hung up
+                pass
+
         def _client_hangs_up(self, seconds: float) -> bool:
             """Say nothing for up to ``seconds`` (polled every 20 ms); true when the client
-            closed its end first."""
+            closed its end first. (``poll``, not ``select``: a long test process may hold
+            descriptors beyond select's limit of 1024.)"""
+            poller = select.poll()
+            poller.register(self.connection, select.POLLIN)
             for _ in range(max(1, round(seconds / 0.02))):
                 if server.stopping.is_set():
                     return False
-                readable, _, _ = select.select([self.connection], [], [], 0.02)
-                if readable:
+                if poller.poll(20):
                     try:
                         if self.connection.recv(1, socket.MSG_PEEK) == b"":
                             return True

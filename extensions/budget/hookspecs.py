@@ -21,7 +21,12 @@ def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> floa
 
     :param record: the run record.
     :param config: the pytest config.
-    :return: the amount (``None``: nothing recorded). The first non-``None`` answer wins.
+    :return: the amount, a real number of at least 0 (``int``, ``float``, ``Decimal``,
+        ``Fraction``; infinity reaches any budget), or ``None`` (nothing recorded). The first
+        non-``None`` answer wins. Anything else — text, NaN, a negative number, ``True`` —
+        and an implementation that raises never switch the budget off: the run counts as
+        all that was left of the budget (every remaining run is skipped), with a
+        ``BudgetWarning`` naming the answer and the implementations.
 
     The bundled default (``trylast``) reads the record's ``cost`` (the cost extension's
     total of ``record_cost``, ``record_usage`` and steps); a plugin can count something else

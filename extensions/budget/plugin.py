@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
 from pytest_probability.values import parse_positive_int
 
+from .spend import UncountableSpend, checked
 from .tally import Tally, TallyReader
 
 SESSION = "probability.budget.session"
@@ -27,6 +29,11 @@ WORKER_KEY = "prob_budget_tally"
 #: the controller's message to workers: ``(COMMAND, {"spent": float, "runs": int})``
 COMMAND = "pytest_probability_budget"
 REASON = "budget of "
+
+
+class BudgetWarning(pytest.PytestWarning):
+    """The budget could not count a run's spend, or could not share its tally through the
+    file: it went on enforcing from the aggregating process's own count."""
 
 
 def parse_amount(value: Any) -> float:
@@ -129,11 +136,16 @@ class Budget:
         self.shared: Path | None = None
         #: the controller's pytest-xdist workers, told the tally after every record
         self.nodes: list[Any] = []
+        #: runs whose spend could not be counted (each counted as the rest of the budget)
+        self.uncounted = 0
+        #: notes for the ``Budget:`` line (an uncountable spend, an unwritable tally file)
+        self.notes: list[str] = []
         if workerinput is not None and workerinput.get(WORKER_KEY):
             if Path(workerinput[WORKER_KEY]).exists():
                 self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
-            else:  # a worker on another machine (ssh=, socket=): the controller's messages
-                listen_to_controller(config, self)
+            # the controller's messages too: the only source on another machine (ssh=,
+            # socket=), and the one left if the file disappears in the middle of a session
+            listen_to_controller(config, self)
         elif workerinput is None and (
             getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
         ):
@@ -218,7 +230,10 @@ class Budget:
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run once the budget is reached. Called before every run in the
         executing process; returns the skip reason or ``None``."""
-        tally = self.reader.read() if self.reader is not None else self.tally
+        tally = self.tally  # as last told by the controller (or this process's own)
+        if self.reader is not None:
+            read = self.reader.read()
+            tally = Tally(max(read.spent, tally.spent), max(read.runs, tally.runs))
         found = self.reason(tally)
         if found is not None:
             self.cut.add(item.nodeid)
@@ -231,17 +246,70 @@ class Budget:
             record["budget_skipped"] = True
 
     def pytest_prob_logrecord(self, record: dict[str, Any], config: pytest.Config) -> None:
-        """Add a finished run to the tally (and share it with the workers). Called in the
-        aggregating process per arriving record; returns nothing."""
-        if record["outcome"] == SKIP:
+        """Add a finished run to the tally and share it with the workers: by message first,
+        then through the tally file, whose failure is a warning (the messages and this
+        process's own count keep the budget enforced). A spend that cannot be counted counts
+        as the rest of the budget, with a warning. Called in the aggregating process per
+        arriving record; returns nothing."""
+        if record.get("outcome") == SKIP:
             return
-        spend = config.hook.pytest_prob_run_spend(record=record, config=config)
+        problem = None
+        try:
+            spend = checked(config.hook.pytest_prob_run_spend(record=record, config=config))
+        except UncountableSpend as exc:
+            spend, problem = None, str(exc)
+        except Exception as exc:  # an implementation's bug must not switch the budget off
+            spend, problem = None, f"raised {type(exc).__name__}: {exc}"
         self.tally.add(spend)
+        if problem is not None:
+            self.uncounted += 1
+            if self.amount is not None:  # fail closed: nothing of the budget is left
+                self.tally.spent = max(self.tally.spent, self.amount)
         if self.reached_at is None and self.reason(self.tally) is not None:
             self.reached_at = Tally(self.tally.spent, self.tally.runs)
         if self.shared is not None:
-            self.tally.write(self.shared)
             self.tell_workers()
+            self.share()
+        if problem is not None and self.uncounted == 1:
+            self.warn(self.uncountable(record, problem, config))
+
+    def uncountable(self, record: dict[str, Any], problem: str, config: pytest.Config) -> str:
+        """The warning (and ``Budget:`` note) for a run whose spend could not be counted."""
+        names = [
+            config.pluginmanager.get_name(impl.plugin) or "?"
+            for impl in config.hook.pytest_prob_run_spend.get_hookimpls()
+            if impl.function is not pytest_prob_run_spend
+        ]
+        source = f"implemented by {', '.join(names)}" if names else "the bundled default: the cost"
+        run = f"run {record.get('run')} of {record.get('case')}"
+        if self.amount is None:
+            what = "it counts toward the run budget only"
+        else:
+            what = f"counted as all that was left of the budget of {self.shown()}"
+        return f"pytest_prob_run_spend ({source}) {problem} for {run}: {what}"
+
+    def share(self) -> None:
+        """Rewrite the tally file for the workers (its directory made again if it was
+        removed); a failure is warned about once, the messages carry the tally."""
+        assert self.shared is not None
+        try:
+            try:
+                self.tally.write(self.shared)
+            except FileNotFoundError:  # the temporary directory was cleaned away
+                self.shared.parent.mkdir(parents=True, exist_ok=True)
+                self.tally.write(self.shared)
+        except OSError as exc:
+            if not any(note.startswith("the tally file") for note in self.notes):
+                self.warn(
+                    f"the tally file {self.shared} could not be written "
+                    f"({exc.strerror or exc}): the workers learn the tally from the "
+                    "controller's messages"
+                )
+
+    def warn(self, message: str) -> None:
+        """Warn once about ``message`` and keep it for the ``Budget:`` line."""
+        self.notes.append(message)
+        warnings.warn(BudgetWarning(message), stacklevel=2)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -271,7 +339,7 @@ class Budget:
     ) -> None:
         """Contribute the ``Budget:`` line, ``cut short`` cells and the ``budget`` JSON.
         Called once in the aggregating process; returns nothing."""
-        from pytest_probability.extensions.cost.format import money
+        from pytest_probability.extensions.cost.format import OVERFLOW, OVERFLOW_REASON, money
 
         planned = sum(case.planned for case in results.cases())
         skipped = self.skipped(results)
@@ -291,6 +359,8 @@ class Budget:
             )
         elif self.amount is not None:
             text = f"{money(self.tally.spent)} of {limit} spent; no run skipped"
+            if not math.isfinite(self.tally.spent):  # (reached by the last run: nothing left)
+                text = f"{limit} reached by the last run; no run skipped"
         else:
             text = f"{self.tally.runs:,} of {limit}; no run skipped"
         lines = [text]
@@ -303,7 +373,10 @@ class Budget:
                 if in_flight
                 else "by the run that reached it (a run is not stopped half-way)"
             )
-            lines.append(f"spent {money(self.tally.spent)}: {money(overshoot)} over, {why}")
+            if math.isfinite(self.tally.spent):
+                lines.append(f"spent {money(self.tally.spent)}: {money(overshoot)} over, {why}")
+            else:  # the budget still stopped the session: the sum is only too large to show
+                lines.append(f"spent: {OVERFLOW} ({OVERFLOW_REASON}), {why}")
         verdicts = {}
         if config.pluginmanager.get_plugin("probability.gates") is not None:
             from pytest_probability.extensions.gates.state import state_of
@@ -319,6 +392,9 @@ class Budget:
                 f"{len(undecided)} gate(s) UNDECIDED after the budget cut their runs: "
                 + ", ".join(undecided)
             )
+        lines += self.notes
+        if self.uncounted > 1:
+            lines.append(f"{self.uncounted - 1:,} more run(s) whose spend could not be counted")
         if skipped and not self.ok:
             lines.append("a session cut by its budget fails (--prob-budget-ok accepts a cut)")
         report.add_summary("Budget:", lines, order=SUMMARY_ORDER)
@@ -334,5 +410,6 @@ class Budget:
                 "reached": bool(skipped) or self.reached_at is not None,
                 "overshoot": overshoot,
                 "ok": self.ok,
+                "uncounted": self.uncounted,
             },
         )

@@ -31,6 +31,7 @@ from typing import Any, Literal
 import tomli_w
 from pytest_probability import writing
 from pytest_probability.jsonreport import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
+from pytest_probability.untrusted import escape_surrogates
 
 #: The ``format`` value that marks a TOML file as a baseline.
 BASELINE_FORMAT = "pytest-probability baseline"
@@ -347,11 +348,15 @@ def baseline_toml(cases: Iterable[BaselineCase], settings: Mapping[str, Any]) ->
         if case.key in table or case.case in ids:
             raise ValueError(f"duplicate case key or id: {case.key!r}, {case.case!r}")
         ids.add(case.case)
-        entry: dict[str, Any] = {"case": case.case, "label": case.label}
+        # (a lone surrogate, from a file name that is not UTF-8, is written as its escape)
+        entry: dict[str, Any] = {
+            "case": escape_surrogates(case.case),
+            "label": escape_surrogates(case.label),
+        }
         entry.update((field, getattr(case, field)) for field in _COUNTS)
         if case.cost is not None:
             entry["cost"] = float(case.cost)
-        table[case.key] = entry
+        table[escape_surrogates(case.key)] = entry
     head = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION}
     return tomli_w.dumps({**head, "settings": _tomlable(settings), "cases": table})
 

@@ -86,6 +86,59 @@ def _hidden_text(item: dict[str, Any], versus: str) -> str:
     )
 
 
+#: a settled sequential reading, in words (``{side}``: better or worse)
+SETTLED_WORDS = {
+    "difference": "the interval left out zero, so on inputs like these it is {side}",
+    "resolved": "the interval became narrower than the resolution of {resolution} points, "
+    "so any difference is smaller than that",
+    "pass": "the margin's PASS was certain",
+    "fail": "the margin's FAIL was certain",
+    "undecided": "no later look could have decided the margin, so UNDECIDED was certain",
+}
+
+
+def _sequence_text(item: dict[str, Any], versus: str) -> str:
+    """The reading of a comparison monitored on its anytime-valid sequence
+    (``--prob-stop=sequential``), stopped early or not."""
+    detail = item.get("detail") or {}
+    difference = _number(item.get("difference"))
+    low, high = _number(item.get("low")), _number(item.get("high"))
+    p = _number(item.get("p_adjusted"))
+    p = _number(item.get("p")) if p is None else p
+    pairs, inputs = detail.get("pairs") or 0, item.get("paired") or 0
+    method = "a mixture" if detail.get("method") == "mixture" else "an empirical-Bernstein"
+    text = f"Monitored pair by pair on {method} confidence sequence: over {pairs} pairs"
+    if inputs > 1:
+        text += f" ({detail.get('rounds')} rounds of {inputs} inputs)"
+    text += ","
+    if difference is not None and low is not None and high is not None:
+        text += (
+            f" {versus} differs by {_points(difference)}, {_level(item)} interval from "
+            f"{signed_pp(low)} to {signed_pp(high)} that stays valid however early the runs "
+            "stopped"
+        )
+    if p is not None:
+        text += f"; p = {p_value(p)}, valid at any stop"
+    text += "."
+    reading, after = detail.get("settled"), detail.get("settled_after")
+    planned = detail.get("planned_pairs") or 0
+    if reading in SETTLED_WORDS and after is not None:
+        unit = "pairs" if inputs <= 1 else "rounds"
+        total = planned if inputs <= 1 else planned // max(inputs, 1)
+        words = SETTLED_WORDS[reading].format(
+            side="better" if (low or 0) > 0 else "worse",
+            resolution=f"{100 * float(detail.get('resolution') or 0):g}",
+        )
+        text += (
+            f" It settled after {after} of {total} {unit}: {words}. Its cases stopped then, so "
+            "their fractions lean toward that reading, but the interval and p allow for "
+            "stopping when the data looked clear."
+        )
+    else:
+        text += " It had not settled when its planned runs ran out."
+    return text
+
+
 def _estimate_text(item: dict[str, Any], versus: str, sides: str) -> str:
     """The sentence about the difference, its interval and p (each may be missing)."""
     difference = _number(item.get("difference"))
@@ -145,7 +198,9 @@ def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
         return f"It could not be computed: {item['error']}."
     if item.get("regime") is None:
         return "No input ran on both sides, so nothing was compared."
-    if item.get("hidden"):
+    if item.get("regime") == "sequence":
+        text = _sequence_text(item, versus)
+    elif item.get("hidden"):
         text = _hidden_text(item, versus)
     else:
         text = _estimate_text(item, versus, sides)
@@ -169,7 +224,7 @@ def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
     margin = _number(item.get("margin"))
     if margin is not None and item.get("verdict"):
         text += f" Against the margin of {signed_pp(-margin)} points: {item['verdict'].upper()}."
-    if item.get("regime") != "bootstrap" and not item.get("hidden"):
+    if item.get("regime") not in ("bootstrap", "sequence") and not item.get("hidden"):
         text += (
             " Add inputs: with enough pairs the interval comes from a paired bootstrap over "
             "inputs and p from a sign-flip test on the per-input differences."

@@ -22,6 +22,7 @@ from pytest_probability.verdicts import VerdictRequest
 from .axes import ArmInfo, OneValueError, analyse_axis
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .regression_options import add_options as add_regression_options
+from .sequential_options import add_options as add_sequential_options
 from .session import (
     PAIRED,
     RECORD_FIELD,
@@ -152,6 +153,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         help="adjust comparison p-values: none (exploratory), holm, bonferroni, bh",
         owner=owner,
     )
+    add_sequential_options(options)
     add_regression_options(options, parse_margin)
 
 
@@ -172,6 +174,9 @@ def pytest_configure(config: pytest.Config) -> None:
         regression.configure(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
+    from . import seqruntime
+
+    seqruntime.configure(config)
 
 
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
@@ -250,10 +255,19 @@ def pytest_prob_collect_function_verdicts(
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
-    if mark.get("margin") is None:
+    from .sequential import monitored
+
+    sequential = monitored(config, mark)
+    if mark.get("margin") is None and not sequential:
         return extra
-    _decide_margin_runs(config, arms)
-    if options.case_value("compare_test", mark) == PAIRED:  # other tests may have intervals
+    if mark.get("margin") is not None:
+        _decide_margin_runs(config, arms)
+    # (other tests may have intervals with few pairs, and so does the sequence)
+    if (
+        mark.get("margin") is not None
+        and not sequential
+        and options.case_value("compare_test", mark) == PAIRED
+    ):
         rule = f"margin={mark['margin']:g}" + (
             ", equivalence=True" if mark.get("equivalence") else ""
         )
@@ -264,7 +278,13 @@ def pytest_prob_collect_function_verdicts(
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
     from . import render
 
-    rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
+    # a monitored comparison without a margin gets an item too: it keeps the function on
+    # one pytest-xdist worker (the scheduler's unit), where its runs can stop together
+    rule = (
+        "(sequential, exploratory)"
+        if mark.get("margin") is None
+        else render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
+    )
     return [
         *(
             VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
@@ -420,7 +440,11 @@ def judge_item(item: VerdictItem) -> None:
     found = [c for c in build(config, cases, item.case.key) if c.arm == arm]
     if found and "hidden" in found[0].extra:
         pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
-    if not found or found[0].verdict is None:
+    if (
+        not found
+        or found[0].outcome is None
+        or (found[0].verdict is None and found[0].margin is not None)
+    ):
         pytest.skip("no paired inputs ran: there is nothing to judge")
     comparison = found[0]
     from . import render
@@ -497,6 +521,9 @@ def pytest_prob_build_report(
     lines.extend(not_compared_lines(not_compared))
     if comparisons:
         report.set_json("comparisons", [c.to_json() for c in comparisons])
+        from .seqreport import contribute
+
+        contribute(report, comparisons, results, config)
     report.add_section("comparisons", lines, order=SECTION_ORDER)
 
 
@@ -569,9 +596,19 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     return readings(report)
 
 
+def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
+    """Under ``--prob-plan``: note on a compared case's row that sequential stopping would
+    also wait for its comparison, which is planned on the comparison lines. Called once per
+    planned case in the planning process; returns nothing."""
+    from .readers import plan_note
+
+    plan_note(case, row, config)
+
+
 def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[Any]:
-    """Under ``--prob-stop`` (and ``--prob-plan``): the margins that read a case, which
-    cannot say when they are settled, so the case runs every run. Called once per gated
+    """Under ``--prob-stop`` (and ``--prob-plan``): the comparisons that read a case — on
+    their sequence under ``--prob-stop=sequential``, answering when they are settled; else
+    the margins, which cannot say, so the case runs every run. Called once per
     case in the executing process (and per planned case by ``--prob-plan``); returns the
     :class:`~pytest_probability.extensions.stopping.service.StopReader` list."""
     from .readers import margin_readers

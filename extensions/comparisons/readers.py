@@ -1,11 +1,13 @@
-"""The comparisons' answer to ``--prob-stop``: which cases a margin reads.
+"""The comparisons' answer to ``--prob-stop``: which cases a comparison reads.
 
-A margin's verdict (``margin=`` on a compared function, ``--prob-margin`` against a
-baseline) is judged on an interval over every paired input of the function, so whether it
-is settled depends on runs of other cases too; it cannot say, from one case's runs, that
-its verdict can no longer change. The cases it reads therefore run every run (the stopping
-extension's ``pytest_prob_stop_readers`` contract), and the margin is judged on the same
-runs as without ``--prob-stop``.
+A margin's verdict on the fixed-run regimes (``margin=`` on a compared function,
+``--prob-margin`` against a baseline) is judged on an interval over every paired input of
+the function, so whether it is settled depends on runs of other cases too; it cannot say,
+from one case's runs, that its verdict can no longer change. The cases it reads therefore
+run every run (the stopping extension's ``pytest_prob_stop_readers`` contract), and the
+margin is judged on the same runs as without ``--prob-stop``. Under
+``--prob-stop=sequential`` a function compared with the ``paired`` test is judged on an
+anytime-valid sequence instead, whose readers say when it is settled (:mod:`.seqruntime`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from pytest_probability.cases import Case
 from pytest_probability.extensions.stopping.service import StopReader
+from pytest_probability.kernel import kernel_of
 
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .session import state_of
@@ -37,13 +40,26 @@ def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
 
 
 def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
-    """The margins that read ``case``: its function's ``margin=`` when the case's input has
-    the baseline arm and another (a paired input), and ``--prob-margin`` when the case pairs
-    with a case of the baseline report (by node id or case id). Neither can say when it is
-    settled."""
+    """The verdicts that read ``case``: under ``--prob-stop=sequential``, every comparison
+    of a monitored function that reads it (its arm's, or every arm's for a baseline case),
+    which answer from the sequence (:mod:`.seqruntime`); otherwise its function's
+    ``margin=`` when the case's input has the baseline arm and another (a paired input),
+    which cannot say when it is settled; and ``--prob-margin`` when the case pairs with a
+    case of the baseline report (by node id or case id), which cannot say either."""
     found = []
     info = state_of(config).arms.get(case.key)
-    if info is not None and case.mark.get("margin") is not None:
+    from .seqruntime import plugin_of
+
+    sequential = plugin_of(config)
+    if (
+        info is not None
+        and sequential is not None
+        and sequential.monitors(info.function, case.mark)
+    ):
+        found.extend(sequential.readers(case))  # settled on the sequence: they can say
+    elif info is not None and planned_apart(config, case.mark):
+        pass  # --prob-plan plans the comparison on its own lines
+    elif info is not None and case.mark.get("margin") is not None:
         present = _arms_by_input(config).get(info.function, {}).get(info.input_key, set())
         if info.baseline in present and len(present) > 1:
             found.append(StopReader(f"the margin of {info.label}[{info.axis}]"))
@@ -62,3 +78,28 @@ def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
             name = f"the --prob-margin comparison of {case.label} with the baseline"
             found.append(StopReader(name))
     return found
+
+
+def planned_apart(config: pytest.Config, mark: Any) -> bool:
+    """Whether ``--prob-plan`` plans a compared case's comparison on its own lines (the
+    ``paired`` test: sequential stopping would monitor it) rather than as a reader that
+    keeps the case running."""
+    from .session import PAIRED
+
+    options = kernel_of(config).options
+    return (
+        "plan" in options.specs
+        and bool(options.session_value("plan"))
+        and options.case_value("compare_test", mark) == PAIRED
+    )
+
+
+def plan_note(case: Case, row: Any, config: pytest.Config) -> None:
+    """Note on a gated compared case's plan row that it also runs until its comparison is
+    settled (the comparison is planned on its own lines)."""
+    info = state_of(config).arms.get(case.key)
+    if info is not None and row.gate is not None and planned_apart(config, case.mark):
+        row.notes.append(
+            f"under --prob-stop=sequential it also runs until {info.label}[{info.axis}] is "
+            "settled (see the comparisons below)"
+        )

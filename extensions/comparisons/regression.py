@@ -21,6 +21,7 @@ from pytest_probability.decided import decide_runs
 from pytest_probability.extensions.stopping.service import is_stopped
 from pytest_probability.kernel import kernel_of
 from pytest_probability.located import first_collector, function_key, warn_at_selected
+from pytest_probability.outputs import claim_output
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results
 from pytest_probability.verdicts import VerdictRequest
@@ -71,10 +72,7 @@ class Regression:
         self.save_path: str | None = options.session_value("save_baseline")
         self.save_file: str | None = None  # checked now: a path that cannot take it is an error
         if self.save_path is not None:
-            try:
-                target = writing.resolve("--prob-save-baseline", self.save_path, "the baseline")
-            except writing.UnwritablePath as exc:
-                raise pytest.UsageError(str(exc)) from None
+            target = claim_output(config, "--prob-save-baseline", self.save_path, "the baseline")
             self.save_file = str(target.path)
         self.baseline: Baseline | None = None
         if self.margin is not None and self.path is None:
@@ -298,8 +296,11 @@ class Regression:
         try:
             write_baseline_toml(self.save_file, cases, settings)
             self.saved = self.save_path
-        except (OSError, ValueError, TypeError) as exc:
+        except OSError as exc:  # (its message names the file)
             self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
+        except Exception as exc:  # any failure is one error line naming the file
+            reason = writing.failure("the baseline", self.save_file, exc)
+            self.save_error = f"--prob-save-baseline={self.save_path}: {reason}"
 
     # -- hooks ----------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

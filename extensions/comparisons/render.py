@@ -6,14 +6,17 @@ p as ``1``, ``<0.001``, 3 decimals below 0.01, else 2 decimals. Pure module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from pytest_probability.verdicts import verdict_properties
 
 from .engine import Comparison
 
 MINUS = "\u2212"
+#: the regime of a comparison judged on its sequence (``sequential.REGIME``)
+SEQUENCE = "sequence"
 WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
 
 
@@ -80,11 +83,15 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
         return [*cells, "no paired inputs"]
     hidden = comparison.extra.get("hidden")
     # over cases stopped early nothing computed from their fractions is shown
-    cells.append("" if hidden else difference_cell(outcome.difference, outcome.low, outcome.high))
+    difference = difference_cell(outcome.difference, outcome.low, outcome.high)
+    sequence = outcome.regime == SEQUENCE
+    cells.append("" if hidden else f"{difference} seq" if sequence else difference)
     p = comparison.p
     shown = "" if p is None else p_value(p)
     cells.append(shown and (f"p{shown}" if shown.startswith("<") else f"p={shown}"))
     cells.append(f"{len(comparison.pairs)} paired")
+    if sequence:
+        cells.append(settled_cell(outcome.detail, len(comparison.pairs)))
     cells.append("" if comparison.cost_ratio is None else f"cost {ratio(comparison.cost_ratio)}")
     if comparison.margin is not None and comparison.verdict is not None:
         cells.append(rule_cell(comparison.margin, comparison.equivalence))
@@ -92,6 +99,18 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
     if hidden:
         cells.append(f"(difference, interval and p hidden: {hidden})")
     return cells
+
+
+def settled_cell(detail: Mapping[str, Any], inputs: int) -> str:
+    """``settled after 4/10 rounds`` (``pairs`` with one input) for a sequential comparison
+    whose reading was settled, else empty."""
+    after = detail.get("settled_after")
+    if after is None:
+        return ""
+    planned = int(detail.get("planned_pairs") or 0)
+    if inputs == 1:
+        return f"settled after {after}/{planned} pairs"
+    return f"settled after {after}/{planned // max(inputs, 1)} rounds"
 
 
 def align(rows: Sequence[list[str]], indent: str = "  ") -> list[str]:

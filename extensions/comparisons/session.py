@@ -223,6 +223,7 @@ def build(
         equivalence = bool(mark.get("equivalence", False))
         test = options.case_value("compare_test", mark)
         settings = test_settings(config, mark)
+        sequential = _sequential(config, mark)
         arms = sorted({(i.arm_index, i.arm) for i, _ in members})
         inputs: dict[str, dict[str, CaseResult]] = {}
         names: dict[str, str] = {}
@@ -258,6 +259,16 @@ def build(
                 margin=margin,
                 equivalence=equivalence,
             )
+            if sequential is not None and pairs:  # monitored on its sequence
+                try:
+                    sequential.run(
+                        comparison, inputs, names, settings.level, sequential.resolution(config)
+                    )
+                except Exception as exc:  # a bug must not lose the report
+                    comparison.error = f"{type(exc).__name__}: {exc}"
+                    state.warn_once("test:sequence", f"the sequence failed: {comparison.error}")
+                comparisons.append(comparison)
+                continue
             try:
                 run_test(comparison, state.tests().get(test), settings)
             except Exception as exc:  # a test's bug must not lose the report
@@ -272,7 +283,14 @@ def build(
     if function is None:
         name = options.session_value("adjust")
         try:
-            adjust_family(comparisons, name, state.adjustments().get(name))
+            if name == "bh" and any(
+                c.outcome and c.outcome.regime == "sequence" for c in comparisons
+            ):
+                from .sequential import e_bh
+
+                e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
+            else:
+                adjust_family(comparisons, name, state.adjustments().get(name))
         except Exception as exc:
             state.warn_once(
                 f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"
@@ -283,6 +301,14 @@ def build(
     for comparison in comparisons:
         comparison.judge()
     return comparisons
+
+
+def _sequential(config: pytest.Config, mark: Mapping[str, Any]) -> Any:
+    """The :mod:`.sequential` module when the function is compared on its sequence
+    (``--prob-stop=sequential`` and the ``paired`` test), else ``None``."""
+    from . import sequential
+
+    return sequential if sequential.monitored(config, mark) else None
 
 
 def hide(comparison: Comparison, stopped: int) -> None:

@@ -2,34 +2,71 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from pytest_probability.untrusted import int_text
+from pytest_probability.visible import visible
+
 from .usage import rounded
+
+#: What an amount beyond the largest float (a sum that overflowed) is shown as.
+OVERFLOW = "overflow"
+#: From this amount on, money is shown in scientific notation (``$1.7e+308``).
+LARGE = 1e15
 
 
 def money(amount: float) -> str:
-    """``$0.0400``: four decimals, half-up on the amount as written, thousands separated."""
-    value = Decimal(repr(float(amount))).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    """``$0.0400``: four decimals, half-up on the amount as written, thousands separated;
+    ``$1.7e+308`` from :data:`LARGE` on; :data:`OVERFLOW` for an infinite sum."""
+    number = float(amount)
+    if not math.isfinite(number):
+        return OVERFLOW
+    if abs(number) >= LARGE:
+        return f"${number:.4g}"
+    value = Decimal(repr(number)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
     return f"${value:,}"
 
 
+def is_overflow(amount: float | None) -> bool:
+    """Whether a cost sum overflowed (``math.inf``, see :func:`.usage.total_cost`)."""
+    return amount is not None and not math.isfinite(amount)
+
+
+#: Why a sum shows :data:`OVERFLOW`.
+OVERFLOW_REASON = (
+    "the recorded amounts add up to more than the largest number a float holds, about 1.8e308"
+)
+
+
+def overflow_note(what: str) -> str:
+    """The report's warning for ``what`` (``"the session's cost"``) when its sum overflowed."""
+    return f"{what} overflowed: {OVERFLOW_REASON}; it is shown as {OVERFLOW!r} and written as null"
+
+
 def tokens(totals: Mapping[str, Any]) -> str:
-    """``1,200 in / 80 out / 640 cached`` (the cached part only when non-zero)."""
-    text = f"{totals['input_tokens']:,} in / {totals['output_tokens']:,} out"
+    """``1,200 in / 80 out / 640 cached`` (the cached part only when non-zero); a count too
+    long for decimal text in scientific notation."""
+    text = f"{_count(totals['input_tokens'])} in / {_count(totals['output_tokens'])} out"
     if totals["cached_input_tokens"]:
-        text += f" / {totals['cached_input_tokens']:,} cached"
+        text += f" / {_count(totals['cached_input_tokens'])} cached"
     return text
 
 
+def _count(value: Any) -> str:
+    return int_text(value, grouped=True) if isinstance(value, int) else str(value)
+
+
 def token_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The ``Tokens:`` block: one aligned line per model, its cost right-aligned after."""
+    """The ``Tokens:`` block: one aligned line per model, its cost right-aligned after. Model
+    names (given by users and servers) have control and escape sequences made visible."""
     if not usage:
         return []
-    names = list(usage)
-    texts = [tokens(usage[name]) for name in names]
-    costs = ["" if usage[n]["cost"] is None else money(usage[n]["cost"]) for n in names]
+    names = [visible(str(name)) for name in usage]
+    texts = [tokens(totals) for totals in usage.values()]
+    costs = ["" if t["cost"] is None else money(t["cost"]) for t in usage.values()]
     name_width = max(len(name) for name in names)
     text_width = max(len(text) for text in texts)
     cost_width = max(len(cost) for cost in costs)

@@ -9,7 +9,15 @@ from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
-from .format import money, round_record, token_lines
+from .format import (
+    OVERFLOW,
+    OVERFLOW_REASON,
+    is_overflow,
+    money,
+    overflow_note,
+    round_record,
+    token_lines,
+)
 from .recording import LEDGER, SEALED, Ledger, ledger_of, step_spend
 from .service import case_cost, summarize
 from .usage import TokenUsage, merge_usage, read_usage, total_cost
@@ -125,6 +133,10 @@ def pytest_prob_build_report(
     report.add_totals_json({"cost": total, "usage": usage})
     if total is not None:
         report.add_column("cost", cells, order=COST_ORDER)
-        report.add_summary("Cost:", money(total), order=COST_SUMMARY_ORDER)
+        shown = money(total)
+        if is_overflow(total):
+            shown = f"{OVERFLOW} ({OVERFLOW_REASON})"
+            report.warn(overflow_note("the session's cost"))
+        report.add_summary("Cost:", shown, order=COST_SUMMARY_ORDER)
     if usage:
         report.add_summary("Tokens:", token_lines(usage), order=TOKENS_SUMMARY_ORDER)

@@ -13,7 +13,15 @@ from typing import Any
 
 from pytest_probability.context import RunContext, current_run, current_run_or_none
 
-from .usage import TokenUsage, check_cost, read_usage, usage_entry, usage_from_fields
+from .usage import (
+    BIG_COUNT,
+    TokenUsage,
+    add_entry_counts,
+    check_cost,
+    read_usage,
+    usage_entry,
+    usage_from_fields,
+)
 
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
@@ -65,9 +73,7 @@ class Ledger:
                 "cost": cost,
             }
         else:
-            totals["input_tokens"] += entry["input_tokens"]
-            totals["output_tokens"] += entry["output_tokens"]
-            totals["cached_input_tokens"] += entry["cached_input_tokens"]
+            add_entry_counts(totals, entry)
             if cost is not None:
                 totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
 
@@ -182,9 +188,9 @@ def record_usage(
         and type(input_tokens) is int
         and type(output_tokens) is int
         and type(cached_input_tokens) is int
-        and input_tokens >= 0
-        and output_tokens >= 0
-        and cached_input_tokens >= 0
+        and 0 <= input_tokens < BIG_COUNT
+        and 0 <= output_tokens < BIG_COUNT
+        and 0 <= cached_input_tokens < BIG_COUNT
         and type(model) is str
         and model in _PLAIN_MODELS
         and not ledger.sealed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from .usage import merge_usage_maps, total_cost
+from .usage import add_counts, merge_usage_maps, total_cost
 
 
 class HasRecords(Protocol):
@@ -62,7 +62,7 @@ class UsageTotals:
     __slots__ = ("costs", "tokens")
 
     def __init__(self) -> None:
-        self.tokens: dict[str, list[int]] = {}
+        self.tokens: dict[str, list[int | str]] = {}
         self.costs: dict[str, list[float]] = {}
 
     def add_records(self, records: Iterable[Mapping[str, Any]]) -> None:
@@ -83,9 +83,17 @@ class UsageTotals:
                     ]
                     costs_of[model] = []
                 else:
-                    tokens[0] += totals["input_tokens"]
-                    tokens[1] += totals["output_tokens"]
-                    tokens[2] += totals["cached_input_tokens"]
+                    try:
+                        inputs = tokens[0] + totals["input_tokens"]
+                        outputs = tokens[1] + totals["output_tokens"]
+                        cached = tokens[2] + totals["cached_input_tokens"]
+                    except TypeError:  # a count kept as text (too long to write)
+                        inputs = add_counts(tokens[0], totals["input_tokens"])
+                        outputs = add_counts(tokens[1], totals["output_tokens"])
+                        cached = add_counts(tokens[2], totals["cached_input_tokens"])
+                    tokens[0] = inputs
+                    tokens[1] = outputs
+                    tokens[2] = cached
                 cost = totals["cost"]
                 if cost is not None:
                     costs_of[model].append(cost)
@@ -97,9 +105,9 @@ class UsageTotals:
                 self.tokens[model] = [inputs, outputs, cached]
                 self.costs[model] = list(other.costs[model])
             else:
-                tokens[0] += inputs
-                tokens[1] += outputs
-                tokens[2] += cached
+                tokens[0] = add_counts(tokens[0], inputs)
+                tokens[1] = add_counts(tokens[1], outputs)
+                tokens[2] = add_counts(tokens[2], cached)
                 self.costs[model].extend(other.costs[model])
 
     def to_json(self) -> dict[str, dict[str, Any]]:

@@ -15,8 +15,12 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from pytest_probability.untrusted import int_text, is_huge_int
+
 UNKNOWN_MODEL = "unknown"
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+#: Counts from here on are checked for being too long to write (:func:`check_tokens`).
+BIG_COUNT = 1 << 2000
 
 
 @dataclass(frozen=True)
@@ -68,9 +72,9 @@ def usage_entry(
         and type(input_tokens) is int
         and type(output_tokens) is int
         and type(cached_input_tokens) is int
-        and input_tokens >= 0
-        and output_tokens >= 0
-        and cached_input_tokens >= 0
+        and 0 <= input_tokens < BIG_COUNT
+        and 0 <= output_tokens < BIG_COUNT
+        and 0 <= cached_input_tokens < BIG_COUNT
         and (cost is None or (type(cost) is float and 0.0 <= cost < math.inf))
         and model
         and not model[0].isspace()
@@ -115,12 +119,15 @@ def check_cost(value: Any, name: str = "cost") -> float:
     return amount
 
 
-def check_tokens(value: Any, name: str) -> int:
+def check_tokens(value: Any, name: str) -> int | str:
     """A whole token count ≥ 0 (``None`` is 0); ``ValueError`` naming ``name`` and the value.
 
-    ``3.0`` is accepted as 3; ``1.9`` is an error, never truncated.
+    ``3.0`` is accepted as 3; ``1.9`` is an error, never truncated. A count too long for
+    decimal text (``10**5000``, past Python's 4,300-digit limit: no report could hold it,
+    no worker could send it) is kept as text in scientific notation (``"1.000000e+5000"``),
+    with a ``CostWarning``; sums that meet one stay text (:func:`add_counts`).
     """
-    if type(value) is int and value >= 0:  # the common case, fast
+    if type(value) is int and 0 <= value < BIG_COUNT:  # the common case, fast
         return value
     if value is None:
         return 0
@@ -136,8 +143,53 @@ def check_tokens(value: Any, name: str) -> int:
     else:
         raise ValueError(f"{name} must be a whole number >= 0, got {_describe(value)}")
     if count < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        raise ValueError(f"{name} must be a whole number >= 0, got {int_text(count)}")
+    if is_huge_int(count):
+        return _as_text(count, name)
     return count
+
+
+def _as_text(count: int, name: str) -> str:
+    """A count too long for decimal text, as text, with a ``CostWarning``."""
+    import warnings
+
+    from .recording import CostWarning  # (recording imports this module)
+
+    text = int_text(count)
+    digits = int(count.bit_length() * math.log10(2)) + 1
+    warnings.warn(
+        CostWarning(
+            f"{name} is too long to write as a number (about {digits:,} digits): recorded "
+            f"as the text {text!r}"
+        ),
+        stacklevel=6,  # (the bench's record_usage call)
+    )
+    return text
+
+
+def add_entry_counts(totals: dict[str, Any], entry: Mapping[str, Any]) -> None:
+    """Add ``entry``'s three token counts into ``totals`` (:func:`add_counts` when one of
+    them is text)."""
+    try:
+        inputs = totals["input_tokens"] + entry["input_tokens"]
+        outputs = totals["output_tokens"] + entry["output_tokens"]
+        cached = totals["cached_input_tokens"] + entry["cached_input_tokens"]
+    except TypeError:  # a count kept as text (too long to write)
+        inputs = add_counts(totals["input_tokens"], entry["input_tokens"])
+        outputs = add_counts(totals["output_tokens"], entry["output_tokens"])
+        cached = add_counts(totals["cached_input_tokens"], entry["cached_input_tokens"])
+    totals["input_tokens"] = inputs
+    totals["output_tokens"] = outputs
+    totals["cached_input_tokens"] = cached
+
+
+def add_counts(first: int | str, second: int | str) -> int | str:
+    """The sum of two token counts: their ``int`` sum, or text in scientific notation when
+    either is a count kept as text (:func:`check_tokens`)."""
+    if type(first) is int and type(second) is int:
+        return first + second
+    total = Decimal(first) + Decimal(second)
+    return f"{total:.6e}"
 
 
 def check_model(value: Any) -> str:
@@ -230,12 +282,16 @@ def total_cost(amounts: Iterable[float | None]) -> float | None:
 
     Summed exactly (``math.fsum``) and rounded once to 15 significant digits, the precision
     a float holds for certain: thirty runs of ``0.0002`` total ``0.006``, never
-    ``0.006000000000000001``.
+    ``0.006000000000000001``. A sum beyond the largest float (two ``record_cost(1.7e308)``)
+    is ``math.inf``: the reports call it an overflow (:func:`.format.money`).
     """
     known = [amount for amount in amounts if amount is not None]
     if not known:
         return None
-    return rounded(math.fsum(known))
+    try:
+        return rounded(math.fsum(known))
+    except OverflowError:  # ("intermediate overflow in fsum")
+        return math.inf
 
 
 def rounded(amount: float) -> float:
@@ -261,9 +317,7 @@ def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any
             }
             costs[model] = []
         else:
-            totals["input_tokens"] += entry["input_tokens"]
-            totals["output_tokens"] += entry["output_tokens"]
-            totals["cached_input_tokens"] += entry["cached_input_tokens"]
+            add_entry_counts(totals, entry)
         if entry["cost"] is not None:
             costs[model].append(entry["cost"])
     for model, known in costs.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .markup import HtmlPanel, Markup, element, escape, join, table
+from .markup import HtmlPanel, Markup, class_list, css_token, element, escape, join, table
 from .svg import interval_bar
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ __all__ = [
     "HtmlPanel",
     "Markup",
     "ReportError",
+    "class_list",
+    "css_token",
     "element",
     "escape",
     "interval_bar",

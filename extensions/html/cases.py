@@ -16,7 +16,7 @@ from pytest_probability.document import items as json_array
 from . import fmt
 from .fmt import MISSING
 from .ids import case_id
-from .markup import Markup, escape
+from .markup import Markup, css_token, escape
 from .records import case_details, message_limit
 from .svg import interval_bar
 
@@ -97,7 +97,7 @@ class Columns:
 
 def _status_cell(row: Mapping[str, Any], status: str) -> str:
     word = STATUS_WORDS.get(status, status.upper())
-    parts = [f'<span class="badge s-{escape(status)}">{escape(word)}</span>']
+    parts = [f'<span class="badge s-{css_token(status)}">{escape(word)}</span>']
     errors = integer(row.get("errors")) or 0
     if errors and status in ("flaky", "fail"):
         parts.append(f"<small>{errors} errored</small>")
@@ -117,7 +117,8 @@ def _gate_cell(row: Mapping[str, Any]) -> tuple[str, str]:
     verdict = text(gate.get("verdict"))
     word = VERDICT_WORDS.get(verdict, verdict.upper() or MISSING)
     bars = ", ".join(gate_text(check) for check in objects(gate.get("checks")))
-    return verdict, f'<span class="badge v-{escape(verdict)}">{escape(word)}</span> {escape(bars)}'
+    badge = f'<span class="badge v-{css_token(verdict)}">{escape(word)}</span>'
+    return verdict, f"{badge} {escape(bars)}"
 
 
 def _row(

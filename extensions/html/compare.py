@@ -15,7 +15,7 @@ from pytest_probability.document import items as json_array
 
 from . import fmt
 from .forest import ForestLine, forest_table
-from .markup import Markup, escape
+from .markup import Markup, css_token, escape
 from .summaries import badge
 from .svg import difference_axis
 
@@ -88,7 +88,7 @@ def _line(line: Mapping[str, Any], label: str) -> ForestLine:
             _notes(line),
         ],
         refs=_margin_refs(line),
-        css=f"v-{verdict}" if verdict else "cmp",
+        css=f"v-{css_token(verdict)}" if verdict else "cmp",
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .ids import case_id
-from .markup import Markup, escape
+from .markup import Markup, class_list, escape
 from .svg import Axis, axis_row, forest_row
 
 
@@ -80,7 +80,7 @@ def forest_table(
         cells += [_cell(value) for value in line.before[1:]]
         cells.append(f'<td class="plot">{plot}</td>')
         cells += [_cell(line.after[i] if i < len(line.after) else "") for i in kept]
-        row_class = f' class="{escape(line.row_class)}"' if line.row_class else ""
+        row_class = f' class="{class_list(line.row_class)}"' if class_list(line.row_class) else ""
         body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     blanks = "<td></td>" * len(before)
     trailing = "<td></td>" * len(after)

@@ -12,7 +12,7 @@ from pytest_probability.document import items as json_array
 from . import fmt
 from .cases import STATUS_WORDS
 from .latency import latency_note
-from .markup import Markup, escape
+from .markup import Markup, class_list, css_token, escape
 from .summaries import status_counts
 from .svg import stacked_bar
 
@@ -28,7 +28,7 @@ EXIT_STATUSES = {
 
 def _card(label: str, value: object, note: object = None, css: str = "", plot: str = "") -> str:
     extra = f'<div class="note">{escape(note)}</div>' if note else ""
-    class_ = f"card {css}".strip()
+    class_ = class_list(f"card {css}")
     return (
         f'<div class="{class_}"><div class="label">{escape(label)}</div>'
         f'<div class="value">{escape(value)}</div>{extra}{plot}</div>'
@@ -47,7 +47,11 @@ def _runs_bar(totals: Mapping[str, Any]) -> Markup:
 
 def _cases_bar(counts: Mapping[str, int]) -> Markup:
     parts = [
-        (counts[status], f"s-{status}", f"{counts[status]:,} {STATUS_WORDS.get(status, status)}")
+        (
+            counts[status],
+            f"s-{css_token(status)}",
+            f"{counts[status]:,} {STATUS_WORDS.get(status, status)}",
+        )
         for status in [*STATUS_WORDS, *sorted(set(counts) - set(STATUS_WORDS))]
         if counts.get(status)
     ]

@@ -17,7 +17,7 @@ from pytest_probability.document import integer, num, obj, objects, text
 
 from . import fmt
 from .forest import ForestLine, forest_table
-from .markup import Markup
+from .markup import Markup, css_token
 from .summaries import badge
 from .svg import time_axis
 
@@ -80,7 +80,7 @@ def render_latency(document: Mapping[str, Any], every: bool = False) -> Markup |
                     text(q.get("method")),
                 ],
                 refs=[] if limit is None else [(limit, "gate")],
-                css=f"v-{verdict}" if verdict else "lat",
+                css=f"v-{css_token(verdict)}" if verdict else "lat",
                 open_high=low is not None and high is None,
             )
         )

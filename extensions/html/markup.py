@@ -13,7 +13,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HtmlPanel", "Markup", "element", "escape", "join", "table"]
+__all__ = [
+    "HtmlPanel",
+    "Markup",
+    "class_list",
+    "css_token",
+    "element",
+    "escape",
+    "join",
+    "table",
+]
 
 #: C0 control characters (except tab, newline, carriage return) and DEL become their visible
 #: "control picture" (U+2400 block): NUL is ``␀``, ESC ``␛``, so nothing invisible reaches
@@ -21,6 +30,13 @@ __all__ = ["HtmlPanel", "Markup", "element", "escape", "join", "table"]
 _CONTROLS = {code: 0x2400 + code for code in range(32) if code not in (9, 10, 13)}
 _CONTROLS[127] = 0x2421
 _HAS_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+#: What a class token may hold; anything else in text made into one becomes ``-``.
+_NOT_TOKEN = re.compile(r"[^A-Za-z0-9_-]+")
+#: Longest class token made from text (a status or verdict key is a word).
+TOKEN_LIMIT = 64
+#: A tag or attribute name :func:`element` accepts (HTML's own names, ``data-*``, SVG's).
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*\Z")
 
 #: Elements without an end tag.
 VOID = frozenset(
@@ -55,14 +71,44 @@ def escape(value: object) -> Markup:
     return Markup(html.escape(text, quote=True))
 
 
+def css_token(value: object) -> str:
+    """``value`` as one CSS class token: letters, digits, ``-`` and ``_`` kept, every other
+    run of characters (spaces, quotes, ``<``, ``"``) turned into one ``-``, at most
+    :data:`TOKEN_LIMIT` characters; empty for ``None``. Use it wherever text from a report
+    (a status, a verdict, an outcome) becomes part of a class name (``s-{token}``): text
+    can then neither add a second class nor leave the attribute.
+
+    >>> css_token('flaky x"><meta')
+    'flaky-x-meta'
+    """
+    if value is None:
+        return ""
+    return _NOT_TOKEN.sub("-", str(value)).strip("-")[:TOKEN_LIMIT]
+
+
+def class_list(value: object) -> str:
+    """A ``class`` attribute's value: each space-separated word through :func:`css_token`
+    (empty words dropped). Not escaped again: the result holds no character to escape."""
+    words = (css_token(word) for word in ("" if value is None else str(value)).split())
+    return " ".join(word for word in words if word)
+
+
+def _name(name: str) -> str:
+    if not _NAME.match(name):
+        raise ValueError(f"not an HTML tag or attribute name: {name!r}")
+    return name
+
+
 def _attributes(attributes: Mapping[str, object]) -> str:
     parts = []
     for name, value in attributes.items():
         if value is None or value is False:
             continue
-        name = name.rstrip("_").replace("_", "-")  # class_ → class, data_x → data-x
+        name = _name(name.rstrip("_").replace("_", "-"))  # class_ → class, data_x → data-x
         if value is True:
             parts.append(f" {name}")
+        elif name == "class":
+            parts.append(f' class="{class_list(value)}"')
         else:
             parts.append(f' {name}="{escape(value)}"')
     return "".join(parts)
@@ -74,12 +120,14 @@ def element(tag: str, *children: object, **attributes: object) -> Markup:
     Children that are :class:`Markup` are kept as they are; ``None`` children are skipped.
     Attribute names lose a trailing ``_`` and turn ``_`` into ``-`` (``class_="x"``,
     ``data_sort="rate"``); a ``True`` value writes the bare attribute, ``None`` or ``False``
-    leaves it out. Void elements (``br``, ``input``, …) get no end tag.
+    leaves it out. A ``class_`` value is a list of class tokens (:func:`class_list`). Void
+    elements (``br``, ``input``, …) get no end tag. A tag or attribute name that is not a
+    plain name raises :class:`ValueError`.
 
     >>> element("td", "a<b", class_="case")
     '<td class="case">a&lt;b</td>'
     """
-    start = f"<{tag}{_attributes(attributes)}>"
+    start = f"<{_name(tag)}{_attributes(attributes)}>"
     if tag in VOID:
         return Markup(start)
     return Markup(f"{start}{join(children)}</{tag}>")

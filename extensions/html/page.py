@@ -19,7 +19,7 @@ from pytest_probability.document import integer, obj, text
 from pytest_probability.document import items as json_array
 
 from . import fmt
-from .markup import Markup, escape
+from .markup import Markup, class_list, escape
 from .script import SCRIPT, script_hash
 from .style import CSS
 
@@ -83,7 +83,7 @@ def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[
     )
     body = []
     for section in sections:
-        css = f' class="{escape(section.css)}"' if section.css else ""
+        css = f' class="{class_list(section.css)}"' if class_list(section.css) else ""
         body.append(
             f'<section id="{escape(section.anchor)}"{css} '
             f'aria-labelledby="h-{escape(section.anchor)}">'

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pytest_probability import jsonreport, writing
 from pytest_probability.options import OptionRegistry
+from pytest_probability.outputs import claim_output
 from pytest_probability.values import parse_text
 
 from . import hookspecs
@@ -61,10 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     path = kernel.options.session_value("html")
     if path is None:
         return
-    try:
-        target = writing.resolve("--prob-html", path)
-    except writing.UnwritablePath as exc:
-        raise pytest.UsageError(str(exc)) from None
+    target = claim_output(config, "--prob-html", path)
     config.stash[STATE_KEY] = {"shown": target.shown, "path": target.path, "error": None}
 
 
@@ -127,9 +125,8 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         return f"could not build the HTML report: {type(exc).__name__}: {exc}"
     try:
         write_file(state["path"], page)
-    except (OSError, UnicodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        return f"could not write the HTML report to {state['shown']}: {reason}"
+    except Exception as exc:  # any failure is one error line naming the file
+        return writing.failure("the HTML report", state["shown"], exc)
     return None
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from pytest_probability.document import integer, num, objects, text
 
+from .failures import failure_groups
 from .fmt import duration, money_per_run, plural, truncate
-from .markup import Markup, escape
+from .markup import Markup, css_token, escape
 
 #: Characters of a message shown before it is cut.
 MESSAGE_LIMIT = 1200
@@ -125,7 +126,8 @@ def run_table(records: Sequence[Mapping[str, Any]], limit: int = MESSAGE_LIMIT) 
     rows = []
     seen: dict[str, int] = {}
     for record, steps in zip(records, steps_of, strict=True):
-        outcome = escape(text(record.get("outcome"), "?"))
+        word = text(record.get("outcome"), "?")
+        outcome = escape(word)
         run = integer(record.get("run"))
         cells = [duration(record.get("elapsed"))]
         if show_latency:
@@ -139,7 +141,7 @@ def run_table(records: Sequence[Mapping[str, Any]], limit: int = MESSAGE_LIMIT) 
         if show_message:
             cells.append(_message_cell(record, seen, run, limit))
         rest = "".join(f"<td>{cell}</td>" for cell in cells)
-        shown = outcome if outcome == "pass" else f'<b class="o-{outcome}">{outcome}</b>'
+        shown = outcome if word == "pass" else f'<b class="o-{css_token(word)}">{outcome}</b>'
         rows.append(f"<tr><td>{'?' if run is None else run}</td><td>{shown}</td>{rest}</tr>")
     header = "".join(f"<th>{name}</th>" for name in head)
     return (
@@ -178,6 +180,7 @@ def case_details(
     """The ``<details>`` under a case row: its node id, readings and run table."""
     body = [f'<p class="nodeid"><code>{escape(text(row.get("nodeid")))}</code></p>']
     body += [f'<p class="expl">{escape(reading)}</p>' for reading in explanations]
+    body.append(failure_groups(row))  # the distinct failures (rows[].failures), if any
     if records:
         body.append(run_table(records, limit))
     else:

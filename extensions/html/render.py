@@ -48,6 +48,10 @@ AFTER_PANELS: tuple[tuple[str, str, Renderer], ...] = (
     ("explained", "Explained", render_explained),
 )
 SECTION_CLASSES = {"warnings": "panel failed"}
+#: Deepest nesting of objects and arrays a report file may have (a report has about six
+#: levels; extensions' own fields a few more). Deeper input is refused when loaded, rather
+#: than running into Python's recursion limit while it is parsed or drawn.
+MAX_DEPTH = 100
 
 
 class ReportError(Exception):
@@ -145,9 +149,31 @@ def load_report(path: Path) -> dict[str, Any]:
         document = json.loads(raw)
     except ValueError as exc:
         raise ReportError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:  # Python's parser gives up near its recursion limit
+        document = None
+    if document is None or too_deep(document, MAX_DEPTH):
+        raise ReportError(
+            f"{path}: nested more than {MAX_DEPTH} levels deep; a pytest-probability report "
+            "is nested a few levels (this file is not one, or it was damaged)"
+        )
     if not isinstance(document, dict) or not ({"rows", "schema_version", "plan"} & set(document)):
         raise ReportError(f"{path}: not a pytest-probability JSON report")
     return document
+
+
+def too_deep(value: Any, limit: int) -> bool:
+    """Whether JSON ``value`` nests objects and arrays more than ``limit`` levels deep
+    (walked without recursion, stopping at the first level too deep)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth >= limit:
+            return True
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def write_page(path: Path, page: str) -> None:

@@ -116,6 +116,7 @@ pre.msg {
 p.expl, .reading p { max-width: 60rem; }
 p.expl { margin: .2rem 0; font-size: .88rem; }
 ol.steps { margin: 0; padding-left: 1.2rem; }
+ul.fgroups { margin: .2rem 0 .4rem; padding-left: 1.2rem; font-size: .88rem; }
 ol.steps li.ok::marker { color: var(--pass); }
 ol.steps li.bad { color: var(--fail); }
 .badge {

@@ -14,7 +14,7 @@ from pytest_probability.document import fraction, integer, num, obj, objects, te
 from . import fmt
 from .cases import VERDICT_WORDS, gate_text, status_of
 from .forest import ForestLine, forest_table
-from .markup import Markup, escape
+from .markup import Markup, class_list, css_token, escape
 from .svg import percent_axis
 
 #: Most lines a gates forest shows (the failing and undecided ones first).
@@ -24,7 +24,8 @@ GATE_LINES = 200
 def badge(verdict: str, prefix: str = "v") -> Markup:
     """A coloured verdict word (``PASS``, ``FAIL``, ``UNDECIDED``)."""
     word = VERDICT_WORDS.get(verdict, verdict.upper() or fmt.MISSING)
-    return Markup(f'<span class="badge {prefix}-{escape(verdict)}">{escape(word)}</span>')
+    css = class_list(f"badge {prefix}-{css_token(verdict)}")
+    return Markup(f'<span class="{css}">{escape(word)}</span>')
 
 
 def _signed_change(value: Any) -> str:
@@ -117,7 +118,7 @@ def _check_line(case: str, check: Mapping[str, Any], gate: Mapping[str, Any]) ->
             text(gate.get("judged")),
         ],
         refs=refs,
-        css=f"v-{verdict}",
+        css=f"v-{css_token(verdict)}",
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pytest_probability.document import num
 
 from .fmt import MINUS, short_duration
-from .markup import Markup, escape
+from .markup import Markup, class_list, css_token, escape
 
 BAR_WIDTH = 160
 BAR_HEIGHT = 14
@@ -38,7 +38,8 @@ def interval_bar(
     """A case's interval on a 0–100 % axis: the interval as a band, the estimate as a dot,
     a rate gate's bar (``min_rate``) as a dashed line. Fractions outside [0, 1] are clamped;
     any of them may be ``None``. The 0/25/50/75/100 % grid is the page's CSS background
-    (class ``bar``), not repeated in every bar."""
+    (class ``bar``), not repeated in every bar. ``status`` (a row's status key, from the
+    report) becomes one class token, ``s-{status}`` (:func:`~.markup.css_token`)."""
 
     def x(fraction: float) -> float:
         return BAR_PAD + _BAR_SPAN * min(1.0, max(0.0, fraction))
@@ -52,7 +53,8 @@ def interval_bar(
         parts.append(f'<path class="gate" d="M{_c(x(gate))} 0v{BAR_HEIGHT}"/>')
     if estimate is not None:
         parts.append(f'<circle class="pt" cx="{_c(x(estimate))}" cy="7" r="3.5"/>')
-    css = f"bar s-{status}" if status else "bar"
+    token = css_token(status)
+    css = f"bar s-{token}" if token else "bar"
     return Markup(
         f'<svg class="{css}" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" '
         f'viewBox="0 0 {BAR_WIDTH} {BAR_HEIGHT}" aria-hidden="true">{"".join(parts)}</svg>'
@@ -151,7 +153,9 @@ def forest_row(
     parts = []
     for value, ref_class in refs:
         if num(value) is not None:
-            parts.append(f'<path class="{ref_class}" d="M{_c(axis.x(value))} 0v{height}"/>')
+            parts.append(
+                f'<path class="{class_list(ref_class)}" d="M{_c(axis.x(value))} 0v{height}"/>'
+            )
     if low is not None and (high is not None or open_high):
         left = axis.x(low)
         right = axis.x(high) if high is not None else axis.width - 2
@@ -174,7 +178,7 @@ def forest_row(
         else:
             parts.append(f'<circle class="pt" cx="{_c(x)}" cy="{middle:g}" r="4"/>')
     return Markup(
-        f'<svg class="forest {escape(css)}" width="{axis.width}" height="{height}" '
+        f'<svg class="{class_list(f"forest {css}")}" width="{axis.width}" height="{height}" '
         f'viewBox="0 0 {axis.width} {height}" aria-hidden="true">{"".join(parts)}</svg>'
     )
 
@@ -184,7 +188,7 @@ def axis_row(axis: Axis, refs: Sequence[tuple[float, str]] = ()) -> Markup:
     height = 26
     parts = [f'<path class="axis" d="M{axis.pad} 1H{axis.width - axis.pad}"/>']
     for value, ref_class in refs:
-        parts.append(f'<path class="{ref_class}" d="M{_c(axis.x(value))} 0v6"/>')
+        parts.append(f'<path class="{class_list(ref_class)}" d="M{_c(axis.x(value))} 0v6"/>')
     last = len(axis.ticks) - 1
     for index, (value, label) in enumerate(axis.ticks):
         x = axis.x(value)
@@ -208,7 +212,7 @@ def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 320) -> Ma
             continue
         share = width * count / total
         shapes.append(
-            f'<rect class="{escape(css)}" x="{_c(x)}" y="0" width="{_c(share)}" height="14">'
+            f'<rect class="{class_list(css)}" x="{_c(x)}" y="0" width="{_c(share)}" height="14">'
             f"<title>{escape(label)}</title></rect>"
         )
         x += share
@@ -224,6 +228,6 @@ def value_bar(share: float, css: str = "val", width: int = 120) -> Markup:
     filled = max(1.0, width * min(1.0, max(0.0, share)))
     return Markup(
         f'<svg class="valbar" width="{width}" height="10" viewBox="0 0 {width} 10" '
-        f'aria-hidden="true"><rect class="{escape(css)}" x="0" y="1" width="{_c(filled)}" '
+        f'aria-hidden="true"><rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" '
         f'height="8"/></svg>'
     )

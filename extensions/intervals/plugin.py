@@ -40,6 +40,20 @@ def parse_prior(value: Any) -> tuple[float, float]:
     return a, b
 
 
+#: Most bootstrap resamples (``--prob-bootstrap``): each function-level, Overall, metric and
+#: comparison interval draws this many, and a million already leaves a Monte Carlo error far
+#: below the printed precision; 10^9 would hang the report phase after every run was made.
+MAX_RESAMPLES = 1_000_000
+
+
+def parse_resamples(value: Any) -> int:
+    """A resample count: a whole number from 1 to :data:`MAX_RESAMPLES`."""
+    number = parse_positive_int(value)
+    if number > MAX_RESAMPLES:
+        raise ValueError(f"expected a whole number from 1 to {MAX_RESAMPLES:,}, got {value!r}")
+    return number
+
+
 def parse_min_inputs(value: Any) -> int:
     """A whole number ≥ 2 (a bootstrap over one case says nothing)."""
     try:
@@ -104,7 +118,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
     options.add(
         "bootstrap",
-        parse=parse_positive_int,
+        parse=parse_resamples,
         default=5000,
         cli="--prob-bootstrap",
         ini="prob_bootstrap",

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from pytest_probability import jsonreport, writing
 from pytest_probability.options import OptionRegistry
+from pytest_probability.outputs import claim_output
 from pytest_probability.results import ERROR, FAIL, Results
 from pytest_probability.values import parse_text
 
@@ -95,10 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
     shown = kernel.options.session_value("markdown")
     path = None
     if shown is not None:
-        try:
-            path = writing.resolve("--prob-markdown", shown, "the summary").path
-        except writing.UnwritablePath as exc:
-            raise pytest.UsageError(str(exc)) from None
+        path = claim_output(config, "--prob-markdown", shown, "the summary").path
     config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
 
 
@@ -238,12 +236,12 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
     if state.path is not None:
         try:
             write_file(state.path, markdown)
-        except (OSError, UnicodeError) as exc:
-            errors.append(f"could not write the Markdown summary to {state.shown}: {_reason(exc)}")
+        except Exception as exc:  # any failure is one warning line naming the file
+            errors.append(writing.failure("the Markdown summary", str(state.shown), exc))
     if target is not None and not (state.path is not None and _same_file(state.path, target)):
         try:
             append_file(target, markdown)
-        except (OSError, UnicodeError) as exc:
+        except Exception as exc:  # any failure is one warning line naming the file
             errors.append(f"could not append the Markdown summary to {target}: {_reason(exc)}")
     return errors
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability import writing
 from pytest_probability.cases import Case
 from pytest_probability.collect import BenchRun
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
+from pytest_probability.outputs import claim_output
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 from pytest_probability.values import parse_probability
@@ -41,6 +41,21 @@ def parse_flakes(value: Any) -> tuple[float, ...]:
     return tuple(dict.fromkeys(rates))
 
 
+def parse_difference(value: Any) -> float:
+    """A difference of pass rates strictly between −1 and 1 (``10`` gets a did-you-mean)."""
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not -1.0 < number < 1.0:
+        hint = f"; did you mean {number / 100:g}?" if 1.0 <= abs(number) < 100.0 else ""
+        raise ValueError(
+            f"expected a difference between -1 and 1 (exclusive) such as 0.1 for 10 points, "
+            f"got {value!r}{hint}"
+        )
+    return number
+
+
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare the ``--prob-plan*`` options. Called by the kernel's historic hook; returns
     nothing."""
@@ -62,6 +77,16 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-plan-assume",
         metavar="RATE",
         help="true pass rate --prob-plan plans for (default 0.97)",
+        owner=owner,
+    )
+    options.add(
+        "plan_assume_diff",
+        parse=parse_difference,
+        default=0.1,
+        cli="--prob-plan-assume-diff",
+        metavar="DIFF",
+        help="true difference arm − baseline --prob-plan plans each comparison for under "
+        "sequential stopping (default 0.1: 10 points)",
         owner=owner,
     )
     options.add(
@@ -119,15 +144,14 @@ class PlanSession:
         self.config = config
         options = kernel_of(config).options
         self.assume: float = options.session_value("plan_assume")
+        self.difference: float = options.session_value("plan_assume_diff")
+        self.comparisons: list[dict[str, Any]] = []
         self.flakes: tuple[float, ...] = options.session_value("plan_flake")
         self.report_path: str | None = options.session_value("plan_report")
         self.write_path: str | None = options.session_value("plan_write")
         self.write_file: Path | None = None  # checked now: a bad path is a usage error
         if self.write_path is not None:
-            try:
-                target = writing.resolve("--prob-plan-write", self.write_path, "the plan")
-            except writing.UnwritablePath as exc:
-                raise pytest.UsageError(str(exc)) from None
+            target = claim_output(config, "--prob-plan-write", self.write_path, "the plan")
             self.write_file = target.path
         self.costs: dict[str, float] = {}
         self.cost_ids: dict[str, float] = {}
@@ -161,7 +185,19 @@ class PlanSession:
             if isinstance(item, BenchRun):
                 seen.setdefault(item.case.key, item.case)
         self.rows = [self.plan(case) for case in seen.values()]
+        self.comparisons = self._plan_comparisons(list(seen.values()))
         self.seconds = time.perf_counter() - start
+
+    def _plan_comparisons(self, cases: list[Case]) -> list[dict[str, Any]]:
+        """Each compared arm under sequential stopping (:mod:`.compare`)."""
+        if self.config.pluginmanager.get_plugin("probability.comparisons") is None:
+            return []
+        from pytest_probability.extensions.comparisons.service import plan_comparisons
+
+        try:
+            return plan_comparisons(self.config, cases, self.assume, self.difference)
+        except ValueError as exc:  # the difference does not fit the assumed rate
+            raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
 
     def plan(self, case: Case) -> PlanRow:
         """One case's plan."""
@@ -235,10 +271,11 @@ class PlanSession:
         if self.write_file is not None:
             try:
                 write_toml(self.write_file, self.document())
-            except OSError as exc:
+            except Exception as exc:  # any failure is one error line naming the file
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
                 self.write_error = (
                     f"--prob-plan-write={self.write_path}: cannot write the plan: "
-                    f"{exc.strerror or exc}"
+                    f"{reason or f'{type(exc).__name__}: {exc}'}"
                 )
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -251,6 +288,8 @@ class PlanSession:
             "total_runs": sum(row.runs for row in self.rows),
             "total_cost": self.total_cost(),
             "cases": [row.to_json() for row in self.rows],
+            "assume_diff": self.difference,
+            "comparisons": self.comparisons,
         }
 
     def total_cost(self) -> float | None:
@@ -264,18 +303,22 @@ class PlanSession:
         Called once; returns nothing."""
         from pytest_probability.extensions.cost.format import money
 
+        options = kernel_of(config).options
         lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
         lines += render(self.rows, self.flakes, money)
         catches = ", ".join(
             f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
         )
         lines.append(f"  with 95% probability: {catches}")
+        from .compare import comparison_lines
+
+        sequential = "stop" in options.specs and options.session_value("stop") == "sequential"
+        lines += comparison_lines(self.comparisons, self.difference, self.assume, sequential)
         runs = sum(row.runs for row in self.rows)
         total = f"  {runs} run{'' if runs == 1 else 's'} planned"
         cost = self.total_cost()
         if cost is not None:
             total += f", about {money(cost)} at the cost per run of {self.report_path}"
-        options = kernel_of(config).options
         budget = options.session_value("budget") if "budget" in options.specs else None
         if budget is not None and cost is not None:
             total += (

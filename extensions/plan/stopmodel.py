@@ -44,7 +44,7 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
     from pytest_probability.extensions.stopping.service import CANNOT_SAY, case_stopping
 
     seen = case_stopping(config, case)
-    if seen is None:
+    if seen is None or not seen.gates:  # (a case only readers stop has no gate to plan)
         return filled
     kinds = tuple(kind.name for kind, _ in seen.gates)
     options = kernel_of(config).options  # (no "stop" with -p no:probability.stopping)

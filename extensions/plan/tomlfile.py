@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_probability import writing
+from pytest_probability.untrusted import escape_surrogates
 
 #: Significant digits of every float the plan file holds.
 SIGNIFICANT = 15
@@ -23,14 +24,21 @@ def readable(number: float) -> float:
 
 
 def toml_values(value: Any) -> Any:
-    """``value`` ready for TOML: floats made :func:`readable`, and the ``None`` fields of
-    every table left out (TOML has no null)."""
+    """``value`` ready for TOML: floats made :func:`readable`, the ``None`` fields of every
+    table left out (TOML has no null), and a lone surrogate in any text (from a file name
+    that is not UTF-8) written as its escape, the text ``\\udcff``."""
     if isinstance(value, dict):
-        return {key: toml_values(item) for key, item in value.items() if item is not None}
+        return {
+            escape_surrogates(str(key)): toml_values(item)
+            for key, item in value.items()
+            if item is not None
+        }
     if isinstance(value, (list, tuple)):
         return [toml_values(item) for item in value]
     if isinstance(value, float):
         return readable(value)
+    if isinstance(value, str):
+        return escape_surrogates(value)
     return value
 
 

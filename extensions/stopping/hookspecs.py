@@ -43,10 +43,12 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     """Name the verdicts, besides the case's own gates, that read a case's runs, so that
     ``--prob-stop`` stops the case only when each of them is settled too.
 
-    Called once per gated case (a case with a gate whose kind has ``verdict_at``) the
-    first time the stopping rule considers it, in the executing process (an xdist worker,
-    or the only process); and by ``--prob-plan``, once per planned case, in the planning
-    process. Not called without ``--prob-stop`` or ``--prob-plan``.
+    Called once per case the first time the stopping rule considers it (before its first
+    run), in the executing process (an xdist worker, or the only process); and by
+    ``--prob-plan``, once per planned gated case, in the planning process. Not called
+    without ``--prob-stop`` or ``--prob-plan``. A case without a gate whose kind has
+    ``verdict_at`` is stopped only when some reader of it can say (has ``settled``), as
+    soon as every reader answers ``True``.
 
     :param case: the collected :class:`~pytest_probability.cases.Case`.
     :param config: the pytest config.
@@ -61,7 +63,9 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     The bundled ``comparisons`` extension implements it: every case a comparison margin
     (``margin=``) judges, and every case ``--prob-margin`` pairs with the baseline, is read
     by a verdict over several cases that cannot say when it is settled, so such cases run
-    every run and the margin is judged on the same runs as without ``--prob-stop``. (The
-    stopper itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as
-    a reader that cannot say.)
+    every run and the margin is judged on the same runs as without ``--prob-stop``; under
+    ``--prob-stop=sequential`` a comparison with the ``paired`` test is judged on an
+    anytime-valid sequence instead, and its readers say when it is settled. (The stopper
+    itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as a reader
+    that cannot say.)
     """

@@ -18,6 +18,7 @@ from .curtail import Thresholds
 from .rules import curtail_decision, sequential_decision
 from .sequence import confidence_sequence
 from .service import (
+    SETTLED,
     CaseStopping,
     StopContext,
     case_kept,
@@ -268,12 +269,15 @@ class Stopper:
         context = StopContext(
             case, result.passes, judged, case.runs - len(made), case.runs, found.gates, found.kinds
         )
-        verdict = self.decide(context)
+        # a case without gates (only read by a sequential comparison): settled by its readers
+        verdict = self.decide(context) if found.gates else SETTLED
         if verdict is None:
             return None
         reasons = found.seen.holding(verdict, context)
         if reasons:  # a verdict reading the case is not settled: make the run
-            self.held[(key, run)] = {"after": len(made), "planned": case.runs, "reasons": reasons}
+            held = {"after": len(made), "planned": case.runs, "reasons": reasons}
+            if found.gates:  # (the rule settled the case's own gates: say what held it)
+                self.held[(key, run)] = held
             return None
         self.decided[key] = (verdict, len(made))
         return reason(verdict, len(made), case.runs)
@@ -296,7 +300,9 @@ class Stopper:
 
 
 def reason(verdict: str, after: int, planned: int) -> str:
-    """``decided after 38/40 (UNDECIDED)``."""
+    """``decided after 38/40 (UNDECIDED)`` (``settled after …`` for a case without gates)."""
+    if verdict == SETTLED:
+        return f"settled after {after}/{planned} (every verdict reading it)"
     return f"decided after {after}/{planned} ({verdict.upper()})"
 
 

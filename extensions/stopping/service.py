@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 CANNOT_SAY = "cannot say when it is settled"
 #: what a reader that said its verdict is not settled yet keeps a case running for
 NOT_YET = "is not settled yet"
+#: the stop "verdict" of a case without gates, stopped because every reader is settled
+SETTLED = "settled"
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,10 @@ class CaseStopping:
 def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     """How the stopping rule sees ``case`` (a collected
     :class:`~pytest_probability.cases.Case`), or ``None`` when it has no gate a rule can
-    decide on (the case always runs every run and nothing is said about it).
+    decide on and no reader that can say when its verdict is settled (the case always runs
+    every run and nothing is said about it). A case without such a gate but with such
+    readers (a case a sequential comparison reads) has no ``gates``: it stops as soon as
+    every reader of it is settled (:data:`SETTLED`).
 
     Asks the gates extension for the case's gates and the ``pytest_prob_stop_readers`` hook
     for its other readers (an implementation that raises, or answers with something other
@@ -124,8 +129,6 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
 
     gates = state_of(config).case_gates(case.key, case.mark)
     monotone = tuple((kind, spec) for kind, spec in gates if kind.verdict_at is not None)
-    if not monotone:
-        return None
     readers = [
         StopReader(f"its {kind.name} gate {kind.describe(spec)}")
         for kind, spec in gates
@@ -140,6 +143,8 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     for found in answers:
         for reader in found or ():
             readers.append(reader if isinstance(reader, StopReader) else StopReader(repr(reader)))
+    if not monotone and not any(reader.settled is not None for reader in readers[own:]):
+        return None  # nothing a rule decides on, and no reader that can say
     return CaseStopping(monotone, tuple(readers), own)
 
 

@@ -3,7 +3,9 @@
 Call them inside a bench function (or any test): each asks the LLM judge, then asserts. A
 score outside the accepted range raises :class:`AssertionError` (the run is a FAIL); bad
 arguments raise :class:`TextsUsageError` and an unreachable or unusable judge raises a
-:class:`~.client.BackendError` or :class:`~.evaluate.JudgeReplyError` (the run is an ERROR).
+:class:`~.client.BackendError` or :class:`~.evaluate.JudgeReplyError` (the run is an ERROR),
+with a message that names the reason, the judge, the attempts and the setting to change,
+and no frames of the plugin in its traceback.
 
 ``completeness`` is an alias of precision and ``correctness`` of recall, as in the API this
 implements: *completeness* asks how much of the given text the expected text supports,
@@ -20,9 +22,14 @@ from typing import Any
 
 import pytest
 
-from .evaluate import Call, evaluate
+from .errors import BackendError
+from .evaluate import Call, JudgeReplyError, evaluate
 from .scoring import Verdict, check_aggregate, check_range
 from .session import judge_for, record_call
+from .settings import TextsConfigError
+
+#: errors whose message is the whole story: raised with no frames of the plugin
+QUIET = (BackendError, JudgeReplyError, TextsConfigError)
 
 
 class TextsUsageError(pytest.UsageError):
@@ -105,12 +112,17 @@ def _run(
     check: Callable[[list[Any]], Verdict],
 ) -> None:
     __tracebackhide__ = True
-    judge = judge_for(retry_on_error)
+    try:
+        judge = judge_for(retry_on_error)
 
-    def on_call(call: Call) -> None:
-        record_call(call, judge)
+        def on_call(call: Call) -> None:
+            record_call(call, judge)
 
-    samples = evaluate(judge, expected, given, metric, full_runs, each_question_runs, on_call)
+        samples = evaluate(judge, expected, given, metric, full_runs, each_question_runs, on_call)
+    except QUIET as exc:
+        # the message says it all: show the bench line, not the plugin's frames (nor the
+        # thread pool's, nor urllib's, whose locals hold the request's headers)
+        raise exc.with_traceback(None) from None
     verdict = check(samples)
     if not verdict.passed:
         raise AssertionError(verdict.message)

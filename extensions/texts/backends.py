@@ -8,7 +8,8 @@ from typing import Any
 from .settings import TextsSettings
 
 #: ``factory(settings) -> backend``; a backend has ``complete(messages, *, json_mode)``
-#: returning a reply with ``text``, ``finish_reason``, ``model`` and token counts
+#: (and optionally the keywords ``schema`` and ``max_tokens``) returning a reply with
+#: ``text``, ``finish_reason``, ``model`` and token counts
 Factory = Callable[[TextsSettings], Any]
 OPENAI = "openai"
 
@@ -63,8 +64,10 @@ def openai_backend(settings: TextsSettings) -> Any:
             temperature=None if reasoning else settings.temperature,
             max_tokens=settings.max_tokens,
             timeout=settings.timeout,
-            json_mode=settings.json_mode,
+            json_mode=settings.json_level,
             retries=settings.transport_retries,
+            breaker_failures=settings.breaker_failures,
+            breaker_cooldown=settings.breaker_cooldown,
         )
     )
 

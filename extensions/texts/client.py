@@ -4,34 +4,48 @@ POSTs to ``{base_url}/chat/completions`` (OpenAI, vLLM, Ollama, llama.cpp, LiteL
 Azure OpenAI mode, ``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=``
 with an ``api-key`` header. Connection errors, timeouts and HTTP 408/409/429/5xx are retried
 with exponential backoff and jitter (honouring ``Retry-After``); other statuses are not, nor is a
-2xx that is not a chat completion (``ProtocolError``: the caller owns that budget). The key never
-appears in a message or ``repr``: errors are raised outside ``except`` blocks (no chained urllib
-frames holding the headers), echoes of it in error bodies are masked, and redirects are not
-followed (they would forward it). Pure (never imports pytest), no global state, thread-safe.
+2xx that is not a chat completion (``ProtocolError``: the caller owns that budget), nor a
+request that cannot be built (a configuration error). The reply's shape is asked for with
+``response_format`` at the session's structured-output level (:mod:`.structured`), one level
+lower after the server refuses one. A circuit breaker (:mod:`.breaker`) makes calls fail at
+once while the judge is unreachable. One attempt is :func:`.transport.post`: the whole request
+bounded by ``timeout``, the body by 8 MiB. The key never appears in a message or ``repr``:
+errors are raised outside ``except`` blocks, URLs are printed redacted, echoes of the key are
+masked, and server text has its control characters made visible. Pure (never imports pytest);
+thread-safe.
 """
 
 from __future__ import annotations
 
-import email.utils
-import http
-import http.client
 import json
 import random as _random
-import ssl
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from datetime import UTC
+from dataclasses import dataclass
 from typing import Any
+
+from pytest_probability.visible import visible
+
+from .breaker import Breaker, BreakerOpen
+from .errors import (
+    AuthenticationError,
+    BackendError,
+    CircuitOpenError,
+    ProtocolError,
+    RequestError,
+    UnavailableError,
+)
+from .settings_client import COMPLETION_TOKENS_PREFIXES, ClientSettings
+from .structured import Levels, Shape
+from .transport import MAX_RETRY_AFTER, Failure, post, retry_after
+from .urls import mask, redact_url
 
 __all__ = [
     "AuthenticationError",
     "BackendError",
     "ChatClient",
     "ChatReply",
+    "CircuitOpenError",
     "ClientSettings",
     "ProtocolError",
     "RequestError",
@@ -40,66 +54,12 @@ __all__ = [
 
 #: Sent as ``User-Agent``.
 USER_AGENT = "pytest-probability-texts"
-#: Model-name prefixes (case-insensitive) that want ``max_completion_tokens``.
-COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-#: HTTP statuses retried besides 5xx.
-RETRY_STATUSES = frozenset({408, 409, 429})
-#: The longest ``Retry-After`` honoured, in seconds.
-MAX_RETRY_AFTER = 120.0
+#: Statuses that, with a ``response_format`` in the request, may mean "ask at a lower level"
+REFUSED_FORMAT = frozenset({400, 422})
+#: ...when the error body says nothing, or mentions one of these (OpenAI, Azure, vLLM and
+#: proxies name ``response_format``; others the schema, the grammar or JSON)
+FORMAT_WORDS = ("format", "schema", "json", "grammar")
 _EXCERPT = 300  # characters of an error body quoted in a message
-_PHRASES = {status.value: status.phrase for status in http.HTTPStatus}
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """Where and how to ask the judge. ``repr`` and :meth:`redacted` mask the key."""
-
-    model: str
-    base_url: str = "https://api.openai.com/v1"
-    api_key: str | None = None
-    azure_endpoint: str | None = None
-    azure_deployment: str | None = None
-    api_version: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = None
-    timeout: float = 60.0
-    json_mode: bool = True
-    retries: int = 4
-    backoff: float = 0.5
-    max_backoff: float = 20.0
-
-    def __post_init__(self) -> None:
-        key = (self.api_key or "").strip()  # a trailing newline from a key file is forgiven
-        if not all("!" <= char <= "~" for char in key):  # else http.client would quote it
-            raise ValueError("texts_api_key: only printable ASCII characters are allowed")
-        object.__setattr__(self, "api_key", key or None)
-        if not (self.model or self.azure_deployment):
-            raise ValueError("texts_model: a model name is required")
-        if self.azure_endpoint and not self.api_version:
-            raise ValueError(
-                "texts_api_version is required in Azure OpenAI mode (texts_azure_endpoint is set)"
-            )
-        if not self.timeout > 0:
-            raise ValueError(f"texts_timeout must be positive, got {self.timeout!r}")
-        if self.retries < 0 or self.backoff < 0 or self.max_backoff < 0:
-            raise ValueError("retries, backoff and max_backoff must be >= 0")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ValueError(f"texts_max_tokens must be >= 1, got {self.max_tokens!r}")
-
-    @property
-    def azure(self) -> bool:
-        """Whether Azure OpenAI mode is on (``azure_endpoint`` is set)."""
-        return bool(self.azure_endpoint)
-
-    def redacted(self) -> dict[str, Any]:
-        """All settings, fit for reports and messages: the key is ``"***"`` (``None`` if unset)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["api_key"] = "***" if self.api_key else None
-        return out
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{name}={value!r}" for name, value in self.redacted().items())
-        return f"ClientSettings({items})"
 
 
 @dataclass(frozen=True)
@@ -115,81 +75,25 @@ class ChatReply:
     attempts: int
 
 
-class BackendError(Exception):
-    """The judge could not be reached, or refused. The message names the URL, never the key."""
+class _Shared:
+    """What the clients of one session share: the breaker and the structured-output level."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        url: str | None = None,
-        status: int | None = None,
-        attempts: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.url = url
-        self.status = status
-        self.attempts = attempts
+    def __init__(self, settings: ClientSettings, clock: Callable[[], float]) -> None:
+        self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown, clock=clock)
+        self.levels = Levels(settings.level)
 
 
-class AuthenticationError(BackendError):
-    """HTTP 401/403: the key is missing, wrong or not allowed to use the model."""
-
-
-class RequestError(BackendError):
-    """HTTP 400/404 or another status that retrying cannot fix (not retried)."""
-
-
-class UnavailableError(BackendError):
-    """Retries exhausted on connection errors, timeouts or HTTP 408/409/429/5xx."""
-
-
-class ProtocolError(BackendError):
-    """A 2xx reply that is not a chat completion (not JSON, no choices, ...); not retried."""
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """One failed attempt: whether to retry, what to raise otherwise, and what to say."""
-
-    retryable: bool
-    kind: type[BackendError]
-    detail: str
-    status: int | None = None
-    retry_after: float | None = None
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Refuse redirects: following one would send the key to wherever it points."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _retry_after(value: str | None, now: float) -> float | None:
-    """Seconds asked for by a ``Retry-After`` value: delta-seconds or an HTTP-date."""
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - now)
+def _refuses_format(outcome: Failure) -> bool:
+    """Whether a failure may be the server refusing the ``response_format`` asked for."""
+    if outcome.status not in REFUSED_FORMAT:
+        return False
+    said = outcome.detail.partition(": ")[2].lower()
+    return not said or any(word in said for word in FORMAT_WORDS)
 
 
 class ChatClient:
-    """A chat-completions client; thread-safe (no mutable state besides the injected helpers)."""
+    """A chat-completions client; thread-safe. :meth:`variant` makes a client with other
+    settings that shares this one's breaker and structured-output level."""
 
     def __init__(
         self,
@@ -197,34 +101,58 @@ class ChatClient:
         *,
         sleep: Callable[[float], None] = time.sleep,
         random: Callable[[], float] = _random.random,
+        clock: Callable[[], float] = time.monotonic,
+        shared: _Shared | None = None,
     ) -> None:
         self._settings = settings
         self._sleep = sleep
         self._random = random
+        self._clock = clock
+        self._shared = shared or _Shared(settings, clock)
         self._url = self._build_url()
-        parsed = urllib.parse.urlsplit(self._url)
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            option = "texts_azure_endpoint" if settings.azure else "texts_base_url"
-            raise ValueError(f"{option}: not an http(s) URL: {self._url!r}")
-        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
-        if parsed.scheme == "https":
-            handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context()))
-        self._opener = urllib.request.build_opener(*handlers)
+        self._setting = "texts_azure_endpoint" if settings.azure else "texts_base_url"
+        self._shown = f"{redact_url(self._url)} (model {visible(settings.model)})"
 
     def __repr__(self) -> str:
         return f"ChatClient({self._settings!r})"
 
+    @property
+    def settings(self) -> ClientSettings:
+        return self._settings
+
+    @property
+    def breaker(self) -> Breaker:
+        """The circuit breaker this client (and its variants) use."""
+        return self._shared.breaker
+
+    def variant(self, **changes: Any) -> ChatClient:
+        """A client with some settings changed (e.g. ``retries=0``), sharing the breaker and
+        the structured-output level with this one."""
+        import dataclasses
+
+        return ChatClient(
+            dataclasses.replace(self._settings, **changes),
+            sleep=self._sleep,
+            random=self._random,
+            clock=self._clock,
+            shared=self._shared,
+        )
+
     def _build_url(self) -> str:
         s = self._settings
         if not s.azure:
-            return s.base_url.rstrip("/") + "/chat/completions"
+            base, _, query = s.base_url.partition("?")
+            return base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
+        import urllib.parse
+
         endpoint = (s.azure_endpoint or "").rstrip("/")
         deployment = urllib.parse.quote(s.azure_deployment or s.model, safe="")
         query = urllib.parse.urlencode({"api-version": s.api_version})
         return f"{endpoint}/openai/deployments/{deployment}/chat/completions?{query}"
 
     def url(self) -> str:
-        """The endpoint every request is POSTed to."""
+        """The endpoint every request is POSTed to (may hold a query string: never print it
+        as it is)."""
         return self._url
 
     def headers(self) -> dict[str, str]:
@@ -247,19 +175,39 @@ class ChatClient:
         return "max_tokens"
 
     def body(
-        self, messages: list[dict[str, str]], *, json_mode: bool | None = None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_mode: bool | None = None,
+        schema: Shape | None = None,
+        max_tokens: int | None = None,
+        level: str | None = None,
     ) -> dict[str, Any]:
-        """The JSON request body; Azure mode leaves ``model`` out (the deployment names it)."""
+        """The JSON request body; Azure mode leaves ``model`` out (the deployment names it).
+        ``level`` overrides the structured-output level the client would use now."""
         s = self._settings
         out: dict[str, Any] = {} if s.azure else {"model": s.model}
         out["messages"] = [dict(message) for message in messages]
         if s.temperature is not None:
             out["temperature"] = s.temperature
-        if s.max_tokens is not None:
-            out[self.max_tokens_key()] = s.max_tokens
-        if s.json_mode if json_mode is None else json_mode:
+        limit = max_tokens if max_tokens is not None else s.max_tokens
+        if limit is not None:
+            out[self.max_tokens_key()] = limit
+        level = level or self._level(json_mode, schema)
+        if level == "schema" and schema is not None:
+            out["response_format"] = schema.response_format("schema")
+        elif level in ("schema", "object"):
             out["response_format"] = {"type": "json_object"}
         return out
+
+    def _level(self, json_mode: bool | None, schema: Shape | None) -> str:
+        wanted = self._settings.level != "text" if json_mode is None else bool(json_mode)
+        if not wanted:
+            return "text"
+        level = self._shared.levels.current
+        if level == "text" and json_mode and self._settings.level == "text":
+            level = "object"  # asked for JSON explicitly by a client configured without it
+        return "object" if level == "schema" and schema is None else level
 
     def delay(self, retry: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (0-based): capped exponential backoff
@@ -271,75 +219,100 @@ class ChatClient:
         return max(computed, min(retry_after, MAX_RETRY_AFTER))
 
     def complete(
-        self, messages: list[dict[str, str]], *, json_mode: bool | None = None
+        self,
+        messages: list[dict[str, str]],
+        *,
+        json_mode: bool | None = None,
+        schema: Shape | None = None,
+        max_tokens: int | None = None,
     ) -> ChatReply:
-        """Ask for one chat completion, retrying transient failures; raises a BackendError."""
-        data = json.dumps(self.body(messages, json_mode=json_mode)).encode("utf-8")
-        budget = self._settings.retries
-        attempts = 0
+        """Ask for one chat completion, retrying transient failures; raises a BackendError.
+        ``schema`` is the reply's shape (asked for strictly where the server allows),
+        ``max_tokens`` this call's reply budget (else the settings')."""
+        level = self._level(json_mode, schema)
+        first_level = level
+        attempts = retries = 0
+        refused: Failure | None = None
         while True:
-            attempts += 1
-            outcome = self._attempt(data)
-            if isinstance(outcome, bytes):
-                return self._parse(outcome, attempts)
-            if not outcome.retryable or attempts > budget:
+            opened = self._allow()
+            if opened is not None:
                 break
-            self._sleep(self.delay(attempts - 1, outcome.retry_after))
+            attempts += 1
+            body = self.body(messages, schema=schema, max_tokens=max_tokens, level=level)
+            outcome = post(
+                self._url,
+                json.dumps(body).encode("utf-8"),
+                self.headers(),
+                self._settings.timeout,
+                self._clean,
+                self._excerpt,
+            )
+            if isinstance(outcome, bytes):
+                self._shared.breaker.succeeded()
+                if level != first_level:
+                    self._shared.levels.settle(level)
+                return self._parse(outcome, attempts)
+            if not outcome.unreachable:
+                self._shared.breaker.succeeded()
+            elif self._shared.breaker.failed(outcome.detail):
+                opened = self._shared.breaker.message()
+                break
+            lower = Levels.below(level) if _refuses_format(outcome) else None
+            if lower is not None and level != "text":
+                refused = refused or outcome
+                level = lower  # the server may refuse response_format: ask one level down
+                continue
+            if not outcome.retryable or retries >= self._settings.retries:
+                break
+            retries += 1
+            self._sleep(self.delay(retries - 1, retry_after(outcome.retry_after, time.time())))
         # raised here, outside any except block: no chained urllib frames (they hold the key)
-        tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
-        where = f"{self._url} unavailable after {tries}" if outcome.retryable else self._url
-        message = f"{where}: {outcome.detail}"
-        raise outcome.kind(message, url=self._url, status=outcome.status, attempts=attempts)
+        raise self._error(outcome if attempts else None, attempts, opened, refused)
 
-    def _attempt(self, data: bytes) -> bytes | _Failure:
-        """One POST: the 2xx body, or what went wrong."""
-        timeout = self._settings.timeout
-        request = urllib.request.Request(self._url, data, self.headers(), method="POST")
+    def _allow(self) -> str | None:
+        """``None`` when an attempt may go out, else the open breaker's message."""
         try:
-            with self._opener.open(request, timeout=timeout) as response:
-                return response.read()
-        except urllib.error.HTTPError as err:
-            return self._http_failure(err)
-        except urllib.error.URLError as err:
-            reason = err.reason
-            if isinstance(reason, ssl.SSLCertVerificationError):
-                return _Failure(False, BackendError, f"TLS certificate not trusted: {reason}")
-            if isinstance(reason, TimeoutError):
-                return _Failure(True, UnavailableError, f"timed out after {timeout:g} s")
-            return _Failure(True, UnavailableError, f"connection failed: {self._scrub(reason)}")
-        except TimeoutError:
-            return _Failure(True, UnavailableError, f"timed out after {timeout:g} s")
-        except (http.client.HTTPException, OSError) as err:
-            detail = f"connection failed: {type(err).__name__}: {self._scrub(err)}".rstrip(": ")
-            return _Failure(True, UnavailableError, detail)
+            self._shared.breaker.allow()
+        except BreakerOpen as exc:
+            return str(exc)
+        return None
 
-    def _http_failure(self, err: urllib.error.HTTPError) -> _Failure:
-        code = err.code
-        phrase = _PHRASES.get(code) or str(err.reason or "")
-        try:
-            raw = err.read()
-        except Exception:  # the body is only decoration for the message
-            raw = b""
-        finally:
-            err.close()
-        excerpt = self._excerpt(raw)
-        detail = f"HTTP {code} {phrase}".rstrip() + (f": {excerpt}" if excerpt else "")
-        if code in (401, 403):
-            return _Failure(False, AuthenticationError, detail, code)
-        if code in RETRY_STATUSES or 500 <= code <= 599:
-            retry_after = _retry_after(err.headers.get("Retry-After"), time.time())
-            return _Failure(True, UnavailableError, detail, code, retry_after)
-        if 300 <= code <= 399:
-            location = err.headers.get("Location") if err.headers else None
-            detail += f" (redirect to {location!r} not followed: set the final URL)"
-        return _Failure(False, RequestError, detail, code)
+    def _error(
+        self,
+        outcome: Failure | None,
+        attempts: int,
+        opened: str | None,
+        refused: Failure | None,
+    ) -> BackendError:
+        """The error for a call that gave up (the breaker refused it when ``outcome`` is None)."""
+        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+        url = redact_url(self._url)
+        hint = ""
+        if outcome is None or (outcome.unreachable and "timed out" not in outcome.detail):
+            hint = f" (is the server at {self._setting} up?)"
+        if outcome is None or opened is not None:  # the breaker is open (now)
+            status = outcome.status if outcome is not None else None
+            message = f"{self._shown}: {opened}{hint}"
+            return CircuitOpenError(message, url=url, status=status, attempts=attempts)
+        detail = outcome.detail
+        if refused is not None and refused is not outcome:
+            detail += f" (asked with response_format before: {refused.detail})"
+        if outcome.retryable:
+            message = f"{self._shown} unavailable after {tries}: {detail}{hint}"
+        else:
+            message = f"{self._shown}: {detail}"
+        return outcome.kind(message, url=url, status=outcome.status, attempts=attempts)
+
+    def _clean(self, text: str) -> str:
+        """``text`` with the key masked and control characters made visible."""
+        return visible(mask(text, self._settings.api_key))
 
     def _excerpt(self, raw: bytes) -> str:
         """A short, single-line, key-free quote of an error body (its ``error.message`` if any)."""
         text = raw.decode("utf-8", errors="replace")
         try:
             document = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             document = None
         if isinstance(document, dict):
             error = document.get("error")
@@ -347,53 +320,18 @@ class ChatClient:
                 text = error["message"]
             elif isinstance(error, str):
                 text = error
-        text = " ".join(self._scrub(text).split())
+        text = self._clean(" ".join(text.split()))
         return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
-
-    def _scrub(self, value: object) -> str:
-        """``str(value)`` with the key masked, should a server or OS message echo it."""
-        text = str(value)
-        key = self._settings.api_key
-        return text.replace(key, "***") if key else text
 
     def _parse(self, raw: bytes, attempts: int) -> ChatReply:
         """The reply from a 2xx body, or ProtocolError."""
+        from .replies import parse_completion
 
-        def fail(why: str) -> ProtocolError:
-            excerpt = self._excerpt(raw)
-            message = f"{self._url}: not a chat completion ({why}): {excerpt or '<empty body>'}"
-            return ProtocolError(message, url=self._url, status=200, attempts=attempts)
-
-        try:
-            document = json.loads(raw)
-        except ValueError:
-            raise fail("invalid JSON") from None
-        if not isinstance(document, dict):
-            raise fail("not a JSON object")
-        if document.get("error") and not document.get("choices"):
-            raise fail("an error object")
-        choices = document.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices else None
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if not isinstance(choice, dict) or not isinstance(message, dict):
-            raise fail("no choices[0].message")
-        content = message.get("content")
-        if isinstance(content, list):  # content parts: keep the text ones
-            parts = [p.get("text") for p in content if isinstance(p, dict)]
-            content = "".join(p for p in parts if isinstance(p, str))
-        if content is not None and not isinstance(content, str):
-            raise fail("content is not text")
-        finish = choice.get("finish_reason")
-        usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
-        details = usage.get("prompt_tokens_details")
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        model = document.get("model")
-        return ChatReply(
-            text=content or "",
-            finish_reason=finish if isinstance(finish, str) else None,
-            model=model if isinstance(model, str) and model else self._settings.model,
-            input_tokens=_int_or_none(usage.get("prompt_tokens")),
-            output_tokens=_int_or_none(usage.get("completion_tokens")),
-            cached_input_tokens=_int_or_none(cached),
-            attempts=attempts,
+        return parse_completion(
+            raw, attempts, self._settings.model, self._excerpt, self._protocol_error
         )
+
+    def _protocol_error(self, why: str, raw: bytes, attempts: int) -> ProtocolError:
+        excerpt = self._excerpt(raw) or "<empty body>"
+        message = f"{self._shown}: not a chat completion ({why}): {excerpt}"
+        return ProtocolError(message, url=redact_url(self._url), status=200, attempts=attempts)

@@ -10,147 +10,42 @@ run concurrently; usage is recorded from the calling thread (where the bench run
 
 from __future__ import annotations
 
-import hashlib
-import json
+import concurrent.futures._base
+import concurrent.futures.thread
+import threading
+import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Protocol
 
-from .prompts import PROMPT_VERSION, ReplyError, answer_messages, question_messages
+from .judge import Backend, Cache, Call, Judge, JudgeReplyError, Reply
+from .prompts import answer_messages, question_messages
 from .prompts import read_answers as parse_answers
 from .prompts import read_questions as parse_questions
 from .scoring import Sample, SideSample
+from .structured import answers_shape, questions_shape
+
+__all__ = ["Backend", "Cache", "Call", "Judge", "JudgeReplyError", "Reply", "evaluate"]
+
+#: frames of these modules are dropped from a judge call's traceback (the thread pool's)
+_POOL_FILES = tuple(
+    module.__file__ or ""
+    for module in (concurrent.futures._base, concurrent.futures.thread, threading)
+)
 
 
-class Reply(Protocol):
-    text: str
-    finish_reason: str | None
-    model: str
-    input_tokens: int | None
-    output_tokens: int | None
-    cached_input_tokens: int | None
-
-
-class Backend(Protocol):
-    def complete(
-        self, messages: list[dict[str, str]], *, json_mode: bool | None = None
-    ) -> Reply: ...
-
-
-class JudgeReplyError(RuntimeError):
-    """The judge kept answering something unusable (truncated, not JSON, invalid scores)
-    after its retry budget; the run is an ERROR, not a FAIL."""
-
-
-@dataclass(frozen=True)
-class Call:
-    """A finished call: the reply (``None`` when it came from the cache)."""
-
-    reply: Reply | None
-    result: Any
-
-
-class Cache(Protocol):
-    def get(self, key: str) -> str | None: ...
-    def set(self, key: str, text: str) -> None: ...
-
-
-@dataclass
-class Judge:
-    """How to call the judge for one helper call."""
-
-    backend: Backend
-    backend_name: str
-    model: str
-    json_mode: bool
-    max_concurrency: int
-    reply_retries: int
-    cache: Cache | None = None
-    #: identifies the bench run (case id and run index) so each run draws fresh samples
-    run_key: str = ""
-    #: the settings that change replies (base URL, temperature, max tokens, JSON mode)
-    settings_key: str = ""
-
-    def ask(
-        self, messages: list[dict[str, str]], read: Callable[[str], Any], key: list[Any]
-    ) -> Call:
-        """One call (from the cache when enabled), read with ``read``; a truncated or
-        unreadable reply is asked again up to ``reply_retries`` times."""
-        cache_key = None
-        if self.cache is not None:
-            material = [
-                self.backend_name,
-                self.model,
-                self.settings_key,
-                PROMPT_VERSION,
-                self.run_key,
-                key,
-                messages,
-            ]
-            cache_key = hashlib.sha256(
-                json.dumps(material, sort_keys=True).encode("utf-8")
-            ).hexdigest()
-            cached = self.cache.get(cache_key)
-            if cached is not None:
-                try:
-                    return Call(None, read(cached))
-                except ReplyError:
-                    pass  # an unreadable cache entry is asked again
-        problems: list[str] = []
-        replies: list[Reply] = []
-        for _ in range(self.reply_retries + 1):
-            try:
-                reply = self.backend.complete(messages, json_mode=self.json_mode)
-            except Exception as exc:
-                from .client import ProtocolError
-
-                if not isinstance(exc, ProtocolError):  # a 2xx that is not a completion
-                    if replies:
-                        exc.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
-                    raise
-                problems.append(str(exc))
-                continue
-            replies.append(reply)
-            if reply.finish_reason == "length":
-                problems.append("the reply was cut off (finish_reason: length)")
-                continue
-            try:
-                result = read(reply.text)
-            except ReplyError as exc:
-                problems.append(str(exc))
-                continue
-            if cache_key is not None and self.cache is not None:
-                self.cache.set(cache_key, reply.text)
-            return Call(_Combined(replies), result)
-        error = JudgeReplyError(
-            f"the judge ({self.backend_name}, {self.model}) gave no usable reply in "
-            f"{len(problems)} attempt(s): {'; '.join(problems)}"
-        )
-        if replies:  # what the unusable replies cost is still recorded
-            error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
-        raise error
-
-
-@dataclass(frozen=True)
-class _Combined:
-    """The replies of one call with retries, as one reply for usage accounting."""
-
-    replies: list[Reply]
-
-    @property
-    def model(self) -> str:
-        return self.replies[-1].model
-
-    def usage(self) -> tuple[int, int, int] | None:
-        known = [r for r in self.replies if r.input_tokens is not None]
-        if not known:
-            return None
-        return (
-            sum(r.input_tokens or 0 for r in known),
-            sum(r.output_tokens or 0 for r in known),
-            sum(r.cached_input_tokens or 0 for r in known),
-        )
+def _without_pool_frames(exc: BaseException) -> BaseException:
+    """``exc`` with the thread pool's frames taken out of its traceback (a custom backend's
+    own frames stay; the plugin's are hidden by ``__tracebackhide__``)."""
+    kept = []
+    tb = exc.__traceback__
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_POOL_FILES):
+            kept.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return exc.with_traceback(rebuilt)
 
 
 def _in_parallel(
@@ -159,6 +54,7 @@ def _in_parallel(
     """Run the tasks (concurrently up to ``max_concurrency``) and show every finished call
     to ``on_call``; when some failed, the others still count (their usage is recorded)
     before the first error is raised."""
+    __tracebackhide__ = True
     outcomes: list[Call | BaseException] = []
     if len(tasks) == 1 or judge.max_concurrency == 1:
         for task in tasks:
@@ -185,7 +81,7 @@ def _in_parallel(
                 on_call(partial)
             failure = failure or outcome
     if failure is not None:
-        raise failure
+        raise _without_pool_frames(failure)
     return [outcome for outcome in outcomes if isinstance(outcome, Call)]
 
 
@@ -200,6 +96,7 @@ def evaluate(
 ) -> list[Sample]:
     """``full_runs × each_question_runs`` samples for ``metric``; ``on_call`` sees every
     finished call in this thread (to record its usage)."""
+    __tracebackhide__ = True
     sides = {"recall": (expected, given), "precision": (given, expected)}
     wanted = ["recall", "precision"] if metric == "f1" else [metric]
 
@@ -207,7 +104,13 @@ def evaluate(
         source = sides[side][0]
         if not source.strip():
             return lambda: Call(None, [])  # an empty text states no facts
-        return lambda: judge.ask(question_messages(source), parse_questions, ["q", side, run])
+
+        def ask() -> Call:
+            __tracebackhide__ = True
+            messages = question_messages(source)
+            return judge.ask(messages, parse_questions, ["q", side, run], questions_shape(source))
+
+        return ask
 
     plan = [(side, run) for run in range(full_runs) for side in wanted]
     asked = _in_parallel(judge, [question_task(side, run) for side, run in plan], on_call)
@@ -220,11 +123,17 @@ def evaluate(
         if not found:
             return lambda: Call(None, [])
         target = sides[side][1]
-        return lambda: judge.ask(
-            answer_messages(target, found),
-            lambda text: parse_answers(text, len(found)),
-            ["a", side, run, index],
-        )
+
+        def ask() -> Call:
+            __tracebackhide__ = True
+            return judge.ask(
+                answer_messages(target, found),
+                lambda text: parse_answers(text, len(found)),
+                ["a", side, run, index],
+                answers_shape(len(found)),
+            )
+
+        return ask
 
     passes = [
         (side, run, index)

@@ -22,13 +22,17 @@ def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> N
 
     :param register: ``register(name, factory, *, description="")``; ``factory(settings)``
         receives the resolved
-        :class:`~pytest_probability.extensions.texts.settings.TextsSettings` and returns an
+        :class:`~pytest_probability.extensions.texts.settings.TextsSettings` (once per
+        session and process; the backend it returns serves every helper call) and returns an
         object with ``complete(messages, *, json_mode=None)`` that sends chat messages
         (``[{"role": ..., "content": ...}]``) and returns a reply with ``text``,
         ``finish_reason``, ``model``, ``input_tokens``, ``output_tokens`` and
-        ``cached_input_tokens`` (token counts may be ``None``). It may be called from
-        several threads at once. Errors it raises make the run an ERROR. Registering a name
-        twice is an error.
+        ``cached_input_tokens`` (token counts may be ``None``). ``complete`` may also take
+        the keywords ``schema`` (the reply's shape: ``.name``, ``.schema``,
+        ``.response_format(level)``) and ``max_tokens`` (this call's reply budget); they are
+        passed only when it names them or takes ``**kwargs``. It may be called from several
+        threads at once. Errors it raises make the run an ERROR. Registering a name twice is
+        an error.
     :param config: the pytest config.
     :return: nothing.
 

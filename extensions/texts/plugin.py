@@ -24,11 +24,21 @@ SETTINGS = (
     ("texts_azure_deployment", None, "Azure OpenAI deployment (default: the model)"),
     ("texts_api_version", None, "Azure OpenAI api-version (or OPENAI_API_VERSION)"),
     ("texts_temperature", None, "judge temperature (default 0)"),
-    ("texts_max_tokens", None, "judge max tokens (max_completion_tokens where needed)"),
-    ("texts_timeout", None, "seconds per judge request (default 60)"),
-    ("texts_json_mode", None, "ask for JSON replies (default true)"),
+    (
+        "texts_max_tokens",
+        None,
+        "reply budget of a judge call (default 1024; 8192 for o1/o3/o4/gpt-5)",
+    ),
+    ("texts_timeout", None, "seconds per whole judge request (default 60, at most 86400)"),
+    ("texts_json_mode", None, "structured output: schema (default), object or text"),
     ("texts_max_concurrency", None, "judge calls in flight at once (default 8)"),
     ("texts_prices", None, "TOML file of judge prices per million tokens"),
+    (
+        "texts_breaker_failures",
+        None,
+        "unreachable attempts in a row that stop judge calls (default 3; 0 off)",
+    ),
+    ("texts_breaker_cooldown", None, "seconds before a stopped judge is probed again (default 30)"),
 )
 
 

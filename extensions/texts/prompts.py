@@ -96,7 +96,8 @@ def extract_json(reply: str) -> Any:
 
 
 def read_questions(reply: str) -> list[str]:
-    """The questions of a question-writing reply (``{"questions": [...]}`` or a bare list)."""
+    """The questions of a question-writing reply (``{"questions": [...]}`` or a bare list),
+    each once."""
     found = extract_json(reply)
     if isinstance(found, dict):
         found = found.get("questions")
@@ -105,7 +106,20 @@ def read_questions(reply: str) -> list[str]:
     questions = [q.strip() for q in found if isinstance(q, str) and q.strip()]
     if len(questions) != len(found):
         raise ReplyError("every question must be a non-empty string")
-    return questions
+    return unique(questions)
+
+
+def unique(questions: Sequence[str]) -> list[str]:
+    """The questions without repeats (compared ignoring case and spacing), first kept: a
+    question asked twice would count twice in the score."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for question in questions:
+        norm = " ".join(question.split()).casefold()
+        if norm not in seen:
+            seen.add(norm)
+            out.append(question)
+    return out
 
 
 def read_answers(reply: str, count: int) -> list[float]:

@@ -15,8 +15,10 @@ from .evaluate import Call, Judge
 from .prompts import PROMPT_VERSION
 from .settings import TextsConfigError, TextsSettings, price, resolve
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # making a backend reads the registry under it
 _BACKENDS_KEY = "texts-backends"
+_BACKEND_KEY = "texts-backend"
+_QUIET_BACKEND_KEY = "texts-backend-without-retries"
 _SETTINGS_KEY = "texts-settings"
 _WARNED = WARNED
 
@@ -90,17 +92,37 @@ class PytestCache:
         self.cache.set(f"probability/texts/{key}", text)
 
 
+def backend_for(config: Any, settings: TextsSettings, retry_on_error: bool) -> Any:
+    """The session's backend, made once per session (and process): its circuit breaker and
+    structured-output level last the session. Under ``retry_on_error=False`` the bundled
+    client's no-retry variant (sharing both), or a backend made with no retries."""
+    __tracebackhide__ = True
+
+    def create(given: TextsSettings) -> Any:
+        try:
+            return backends_for(config).create(given)
+        except ValueError as exc:  # e.g. a base URL that is not http(s)
+            raise TextsConfigError(str(exc)) from None
+
+    backend = _per_config(config, _BACKEND_KEY, lambda: create(settings))
+    if retry_on_error:
+        return backend
+
+    def make_quiet() -> Any:
+        variant = getattr(backend, "variant", None)
+        if callable(variant):
+            return variant(retries=0)
+        return create(_without_retries(settings))
+
+    return _per_config(config, _QUIET_BACKEND_KEY, make_quiet)
+
+
 def judge_for(retry_on_error: bool) -> Judge:
     """A judge for one helper call, with the session's settings."""
     __tracebackhide__ = True
     config = active_config()
     settings = settings_for(config)
-    try:
-        backend = backends_for(config).create(
-            settings if retry_on_error else _without_retries(settings)
-        )
-    except ValueError as exc:  # e.g. a base URL that is not http(s)
-        raise TextsConfigError(str(exc)) from None
+    backend = backend_for(config, settings, retry_on_error)
     cache = None
     if settings.cache:
         store = getattr(config, "cache", None)
@@ -125,17 +147,26 @@ def judge_for(retry_on_error: bool) -> Judge:
         reply_retries=settings.reply_retries if retry_on_error else 0,
         cache=cache,
         run_key=run_key,
-        settings_key=repr(
-            (
-                settings.base_url,
-                settings.azure_endpoint,
-                settings.azure_deployment,
-                settings.temperature,
-                settings.max_tokens,
-                settings.json_mode,
-            )
-        ),
+        max_tokens=settings.max_tokens,
+        max_tokens_default=settings.max_tokens_default,
+        settings_key=_settings_key(settings),
     )
+
+
+def _settings_key(settings: TextsSettings) -> str:
+    """What of the settings changes a reply, for the cache key — hashed, since the base URL
+    may hold a token in its query string and the judge's ``repr`` may be printed."""
+    import hashlib
+
+    material = (
+        settings.base_url,
+        settings.azure_endpoint,
+        settings.azure_deployment,
+        settings.temperature,
+        settings.max_tokens,
+        settings.json_level,
+    )
+    return hashlib.sha256(repr(material).encode("utf-8")).hexdigest()
 
 
 def _without_retries(settings: TextsSettings) -> TextsSettings:

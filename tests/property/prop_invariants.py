@@ -579,6 +579,12 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
     assert off.report and seq.report
     one, two = verdicts(off.report), verdicts(seq.report)
     rated = {row["case"] for row in seq.report["rows"] if _has_rate(row)}
+    # comparisons with the paired test are judged on their own sequence (issue 25)
+    sequenced = {
+        (line["function"], str(line["arm"]))
+        for line in seq.report.get("comparisons") or []
+        if line.get("regime") == "sequence"
+    }
 
     def others(found: dict[tuple[str, ...], Any]) -> dict[tuple[str, ...], Any]:
         return {
@@ -586,6 +592,7 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
             for key, value in found.items()
             if not (key[0] == "gate" and key[1] in rated)
             and not (key[0] == "check" and key[3] == "rate")
+            and not (key[0] == "compare" and (key[1], key[2]) in sequenced)
         }
 
     stopped = _stopped_cases(seq.report)
@@ -595,6 +602,45 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
     if one == two:
         assert off.ret == seq.ret, f"same verdicts, exit status {off.ret} and {seq.ret}"
     _check_prefixes(off, seq)
+
+
+@session_check("sequential comparisons are read from their sequence")
+def sequential_comparisons(example: Example, session: Session) -> None:
+    """Under ``--prob-stop=sequential`` (issue 25), a comparison judged on its sequence
+    uses no more pairs than its inputs made, its verdict is the one it settled on (a margin
+    always settles by its last look), its always-valid p is at most α whenever its interval
+    leaves out zero, and a comparison whose cases were stopped had settled. The
+    ``comparisons_stopped`` counts (the ``Stopped:`` line's continuation) are the pairs
+    planned and made of those comparisons."""
+    report = session.report
+    if report is None or session.flags.stop != "sequential":
+        return
+    by_key = {row.get("nodeid", row["case"]): row for row in report["rows"]}
+    saved = planned = 0
+    stopped_any = 0
+    for line in report.get("comparisons") or []:
+        if line.get("regime") != "sequence" or line.get("error"):
+            continue
+        detail = line["detail"]
+        made = [min(pair["arm"]["total"], pair["baseline"]["total"]) for pair in line["pairs"]]
+        assert detail["pairs"] <= sum(made), (line["label"], detail, made)
+        if line["low"] > 0 or line["high"] < 0:
+            assert line["p"] <= 1 - line["level"] + 1e-12, line
+        if line["margin"] is not None:
+            assert detail["settled"] == line["verdict"], (line["label"], detail, line["verdict"])
+        keys = [pair[side]["key"] for pair in line["pairs"] for side in ("arm", "baseline")]
+        stops = [(by_key.get(key) or {}).get("stopped") for key in keys]
+        if any(stops):
+            stopped_any += 1
+            saved += detail["planned_pairs"] - sum(made)
+            planned += detail["planned_pairs"]
+            assert detail["settled_after"] is not None, (line["label"], detail)
+    found = report.get("comparisons_stopped")
+    if stopped_any:
+        assert found is not None and found["comparisons"] == stopped_any, found
+        assert (found["pairs_saved"], found["pairs_planned"]) == (max(0, saved), planned)
+    else:
+        assert found is None, found
 
 
 def _has_rate(row: Mapping[str, Any]) -> bool:
@@ -763,7 +809,18 @@ def _subset_sessions(example: Example) -> dict[str, tuple[Flags, int]] | None:
     chosen = cases[start::2]
     keyword = " or ".join(function.keyword(suffix) for function, suffix in chosen)
     flags = replace(example.flags, budget_runs=None)
+    if flags.stop == "sequential" and _compared(example):
+        # a sequential comparison stops a case when its partners' runs settle it (issue 25),
+        # so a case whose partner -k leaves out runs on where it would have stopped
+        flags = replace(flags, stop=None)
     return {"all": (flags, 0), "-k": (replace(flags, keyword=keyword), 0)}
+
+
+def _compared(example: Example) -> bool:
+    """Whether some function of the example is compared (a mark or ``--prob-compare``)."""
+    return bool(example.flags.compare) or any(
+        dict(function.mark).get("compare") for function in example.suite.functions
+    )
 
 
 def check_subset(example: Example, sessions: Mapping[str, Session]) -> None:

@@ -227,7 +227,7 @@ class CallableSource:
 
 class CallableBackend:
     """A judge backend (``complete(messages, *, json_mode=None)``) over the session's
-    function. Made per helper call by the factory; cheap, and safe to use from several
+    function. Made once per session by the factory; cheap, and safe to use from several
     threads at once as long as the function is."""
 
     def __init__(self, source: CallableSource, settings: TextsSettings) -> None:

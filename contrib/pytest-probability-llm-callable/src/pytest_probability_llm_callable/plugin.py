@@ -39,9 +39,9 @@ def pytest_prob_register_llm_backends(register: Callable[..., None], config: pyt
 
     Called by the ``texts`` extension through its historic hook, once per session, the first
     time a ``texts_*`` helper needs a backend, in the process running the bench body (the only
-    one, or an xdist worker). The backend's factory is called for every helper call; the
-    function named by ``texts_callable`` is read and imported once per session, on the
-    backend's first judge call. Returns nothing.
+    one, or an xdist worker). The backend's factory is called once per session (and once more
+    for helper calls with ``retry_on_error=False``); the function named by ``texts_callable``
+    is read and imported once per session, on the backend's first judge call. Returns nothing.
     """
     source = CallableSource(lambda: config.getini(INI))
 

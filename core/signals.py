@@ -1,0 +1,123 @@
+"""SIGTERM ends a session the way Ctrl-C does, so the report is still written.
+
+CI time limits, ``timeout`` and container stops send SIGTERM, whose default action ends the
+process at once: no JSON, no HTML, no summary, after runs that may have cost money. While the
+aggregating process (the only process, or the pytest-xdist controller) is collecting or
+running, the first SIGTERM raises :class:`Terminated`, a ``KeyboardInterrupt``: pytest then
+ends the session as after Ctrl-C (exit status 2), and the report is built from the runs made
+so far. Once the runs are over, a SIGTERM is held until the report is written, and pytest
+then exits with status 2. A second SIGTERM ends the process at once (the default action),
+for whoever insists.
+
+The handler is installed only in the main thread, only where SIGTERM has its default action
+(a handler someone else installed, or an ignored SIGTERM, is left alone), and only acts for a
+session with something to report; otherwise it re-sends the signal with its default action,
+so an unrelated pytest session in the same environment ends exactly as before. It is removed
+at ``pytest_unconfigure``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Generator
+from types import FrameType
+from typing import Any
+
+import pytest
+
+PLUGIN_NAME = "probability.sigterm"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived while the session was running: it ends as after Ctrl-C."""
+
+
+class TermHandler:
+    """The SIGTERM handler of one session, registered as ``probability.sigterm``.
+
+    :param reportable: whether the session has something to report (runs, collected cases,
+        a ``--prob-json`` path); asked when the signal arrives.
+    """
+
+    def __init__(self, reportable: Callable[[], bool]) -> None:
+        self.reportable = reportable
+        self.installed = False
+        #: the run loop is over (or a SIGTERM ended it): the report is being made
+        self.reporting = False
+        #: a SIGTERM arrived (the next one takes the default action)
+        self.signalled = False
+        self.session: pytest.Session | None = None
+
+    def install(self) -> bool:
+        """Take over SIGTERM if it has its default action, in the main thread. Returns
+        whether it did."""
+        if (
+            not hasattr(signal, "SIGTERM")
+            or threading.current_thread() is not threading.main_thread()
+        ):
+            return False
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return False
+        signal.signal(signal.SIGTERM, self.handle)
+        self.installed = True
+        return True
+
+    def uninstall(self) -> None:
+        """Give SIGTERM back its default action (if this handler still holds it)."""
+        if self.installed and signal.getsignal(signal.SIGTERM) == self.handle:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        self.installed = False
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        """The signal handler: raise :class:`Terminated` while the session runs, hold the
+        signal while the report is made; the default action for a second SIGTERM or a
+        session with nothing to report."""
+        if self.signalled or not self.reportable():
+            self._default(signum)
+            return
+        self.signalled = True
+        if not self.reporting:
+            self.reporting = True
+            raise Terminated("SIGTERM")
+
+    def _default(self, signum: int) -> None:
+        self.uninstall()
+        os.kill(os.getpid(), signum)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Remember the session (for the exit status). Called once in the aggregating
+        process; returns nothing."""
+        self.session = session
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """Hold a SIGTERM that arrives after the run loop. Wraps the run loop in the
+        aggregating process; returns its result unchanged."""
+        try:
+            return (yield)
+        finally:
+            self.reporting = True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Remove the handler; after a SIGTERM the exit status is 2 (interrupted), also when
+        it was held while the report was made. Called once at the very end; returns
+        nothing."""
+        self.uninstall()
+        if self.signalled and self.session is not None:
+            self.session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
+def install(config: pytest.Config, reportable: Callable[[], bool]) -> None:
+    """Register a :class:`TermHandler` for this session if SIGTERM is free to take over.
+
+    Called by the kernel's ``pytest_configure`` in the aggregating process only.
+    """
+    if config.pluginmanager.get_plugin(PLUGIN_NAME) is not None:
+        return
+    handler = TermHandler(reportable)
+    if handler.install():
+        config.pluginmanager.register(handler, PLUGIN_NAME)

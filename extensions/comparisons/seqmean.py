@@ -1,0 +1,172 @@
+"""The anytime-valid confidence sequence for the mean difference over several paired inputs.
+
+A sequential comparison (``--prob-stop=sequential``) with ``K ≥ 2`` paired inputs runs the
+arms pair by pair, run-major: in **round** ``k`` every input ``i`` makes its ``k``-th pair,
+arm run against baseline run, with difference ``Dᵢₖ ∈ {−1, 0, 1}`` and mean
+``Δᵢ = p_arm,i − p_base,i``. The target is the comparison's difference, the mean over
+inputs ``Δ = (1/K) Σ Δᵢ``; each input has its own mean, so the pairs are not identically
+distributed.
+
+The sequence is the predictable plug-in empirical-Bernstein sequence of Waudby-Smith and
+Ramdas (2023, JRSS-B, Theorem 2) on ``X = (D + 1)/2 ∈ [0, 1]``, whose supermartingale is
+
+    exp( Σₛ λₛ (Xₛ − mₛ) − Σₛ vₛ ψ(λₛ) ),   vₛ = 4 (Xₛ − μ̂ₛ)²,   ψ(λ) = (−log(1−λ) − λ)/4,
+
+valid for bets ``λₛ ∈ (0, 1)`` and centres ``μ̂ₛ`` fixed before ``Xₛ`` is seen, and for
+time-varying means ``mₛ`` (the Fan–Grama–Liu inequality behind it holds pair by pair; Howard
+et al. 2021 for the time-varying form). It is **linear** in the means, so with one bet per
+round the sum ``Σₛ λₛ mₛ`` over whole rounds is ``K Σₖ λₖ μ``: the sequence covers the mean
+over inputs exactly at the end of every round, and is read only there. A product of betting
+factors (hedged capital) is not linear in the means, which is why it is not used here.
+
+Each round's bet is WSR's ``λ = min(c, √(2 log(2/α) / (σ̂² t log(1 + t))))`` at the round's
+first pair ``t``, ``c = ½``; each pair's centre is its input's own mean so far, shrunk
+toward the pooled mean (both from earlier rounds only). Two one-sided sequences at
+``α/2`` give the interval (closed form, no search), and their average at ``Δ = 0`` is the
+e-process of the always-valid p-value. Pure module: never imports pytest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+#: the largest bet (WSR's truncation c)
+CAP = 0.5
+#: the weight (in rounds) of the pooled mean in each input's centre
+SHRINK = 2.0
+
+
+def psi(bet: float) -> float:
+    """``ψ(λ) = (−log(1 − λ) − λ)/4``."""
+    return (-math.log1p(-bet) - bet) / 4.0
+
+
+@dataclass
+class RoundSequence:
+    """The sequence after the rounds added so far (:meth:`add_round`).
+
+    :ivar inputs: ``K``, the paired inputs (each round has one difference per input).
+    :ivar level: the sequence's level ``1 − α``.
+    """
+
+    inputs: int
+    level: float
+    rounds: int = 0
+    weighted: float = 0.0  # Σₖ λₖ Σᵢ Xᵢₖ
+    bets: float = 0.0  # Σₖ λₖ
+    penalty: float = 0.0  # Σₖ ψ(λₖ) Σᵢ vᵢₖ
+    squares: float = 0.0  # Σₛ (Xₛ − μ̂ₛ)², for σ̂²
+    totals: list[float] = field(default_factory=list)  # per input Σₖ Xᵢₖ
+    #: the largest log e-value against Δ = 0 at any round end so far
+    best_log_e: float = 0.0
+    #: the log e-value at the last round end
+    log_e: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.inputs < 1:
+            raise ValueError(f"a sequence needs at least one input, got {self.inputs}")
+        if not 0.0 < self.level < 1.0:
+            raise ValueError(f"level must be strictly between 0 and 1, got {self.level!r}")
+        if not self.totals:
+            self.totals = [0.0] * self.inputs
+
+    @property
+    def pairs(self) -> int:
+        return self.rounds * self.inputs
+
+    @property
+    def threshold(self) -> float:
+        """``log(2/α)``: each one-sided sequence's bound."""
+        return math.log(2.0 / (1.0 - self.level))
+
+    def next_bet(self) -> float:
+        """The bet of the next round, from the rounds so far only."""
+        first = self.pairs + 1
+        variance = (0.25 + self.squares) / (self.pairs + 1)
+        raw = math.sqrt(2.0 * self.threshold / (variance * first * math.log1p(first)))
+        return min(CAP, raw)
+
+    def centres(self) -> list[float]:
+        """Each input's centre for the next round (its mean so far, shrunk toward the
+        pooled mean; ½ before any round)."""
+        pooled = (0.5 + sum(self.totals)) / (1 + self.pairs)
+        return [(SHRINK * pooled + total) / (SHRINK + self.rounds) for total in self.totals]
+
+    def add_round(self, differences: Sequence[float]) -> None:
+        """Add one round: the ``K`` inputs' differences ``arm − baseline`` in ``[−1, 1]``."""
+        if len(differences) != self.inputs:
+            raise ValueError(f"a round has {self.inputs} differences, got {len(differences)}")
+        bet = self.next_bet()
+        pooled = (0.5 + sum(self.totals)) / (1 + self.pairs)
+        weight = SHRINK + self.rounds
+        values = [(float(d) + 1.0) / 2.0 for d in differences]
+        if min(values) < 0.0 or max(values) > 1.0:
+            raise ValueError(f"differences must lie in [-1, 1], got {list(differences)}")
+        residue = 0.0
+        totals = self.totals
+        for index, x in enumerate(values):  # each centre: the input's mean, shrunk (centres)
+            gap = x - (SHRINK * pooled + totals[index]) / weight
+            residue += gap * gap
+            totals[index] += x
+        self.weighted += bet * sum(values)
+        self.bets += bet
+        self.penalty += psi(bet) * 4.0 * residue
+        self.squares += residue
+        self.rounds += 1
+        self.log_e = self._log_e()
+        self.best_log_e = max(self.best_log_e, self.log_e)
+
+    def _log_e(self) -> float:
+        """``log ½(e^{S⁺} + e^{S⁻})`` at ``X``'s mean ½ (``Δ = 0``)."""
+        drift = self.weighted - 0.5 * self.inputs * self.bets
+        up, down = drift - self.penalty, -drift - self.penalty
+        top = max(up, down)
+        return top + math.log(0.5 * (math.exp(up - top) + math.exp(down - top)))
+
+    def _ends_x(self, extra_bets: float = 0.0) -> tuple[float, float]:
+        scale = self.inputs * (self.bets + extra_bets)
+        low = (self.weighted - self.penalty - self.threshold) / scale
+        high = (self.weighted + self.penalty + self.threshold) / scale
+        return low, high
+
+    def interval(self) -> tuple[float, float]:
+        """The interval for ``Δ`` at the last round end (``[−1, 1]`` before any)."""
+        if not self.rounds:
+            return -1.0, 1.0
+        low, high = self._ends_x()
+        return max(-1.0, 2.0 * low - 1.0), min(1.0, 2.0 * high - 1.0)
+
+    def highest_low(self, rounds_left: int) -> float:
+        """An upper bound on the interval's low end at any round end from now until
+        ``rounds_left`` more rounds are added: every future pair at ``X = 1`` with the
+        largest bet and no penalty (the bound grows with the future bets, so their largest
+        sum gives it)."""
+        if rounds_left <= 0:
+            return self.interval()[0] if self.rounds else -1.0
+        future = CAP * rounds_left
+        scale = self.inputs * (self.bets + future)
+        low = (self.weighted - self.penalty - self.threshold + self.inputs * future) / scale
+        return max(-1.0, min(1.0, 2.0 * low - 1.0))
+
+    def lowest_high(self, rounds_left: int) -> float:
+        """A lower bound on the interval's high end at any round end from now until
+        ``rounds_left`` more rounds are added (every future pair at ``X = 0``)."""
+        if rounds_left <= 0:
+            return self.interval()[1] if self.rounds else 1.0
+        scale = self.inputs * (self.bets + CAP * rounds_left)
+        high = (self.weighted + self.penalty + self.threshold) / scale
+        return max(-1.0, min(1.0, 2.0 * high - 1.0))
+
+    def p_value(self) -> float:
+        """The always-valid p-value against ``Δ = 0``: ``1 / max e-value`` so far."""
+        return min(1.0, math.exp(-self.best_log_e))
+
+
+def round_sequence(rounds: Sequence[Sequence[float]], inputs: int, level: float) -> RoundSequence:
+    """The sequence after ``rounds`` (each a round's per-input differences)."""
+    found = RoundSequence(inputs, level)
+    for differences in rounds:
+        found.add_round(differences)
+    return found

@@ -1,0 +1,188 @@
+"""What sequential stopping does to a comparison, for ``--prob-plan``: the pairs it runs on
+average and the chance of each reading, when the arm's runs pass with one assumed rate and
+the baseline's with another.
+
+Seeded simulation of whole sessions through the stopper's own rule (:func:`.seqrule.settle`
+on the looks of :func:`.seqrule.look_of`'s sequences): after every pair with one input (the
+decision of a state is remembered, since it depends only on the counts), after every round
+with several. An exact programme, like the one for a gated case, would follow every state
+of every input at once, which grows with the inputs' count as a power. Pure module: never
+imports pytest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from .seqmean import RoundSequence
+from .seqrule import DIFFERENCE, FAIL, PASS, RESOLVED, UNDECIDED, MixtureLook, RoundsLook, settle
+
+#: simulated sessions per comparison
+SESSIONS = 1000
+#: the reading of an exploratory comparison that never settled: no difference found
+NONE_FOUND = "none found"
+#: a difference found on the wrong side of zero
+WRONG_SIDE = "wrong side"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How the comparison is read: the level, margin (``None``: exploratory), equivalence
+    and resolution."""
+
+    level: float
+    margin: float | None = None
+    equivalence: bool = False
+    resolution: float = 0.05
+
+
+@dataclass
+class ComparisonOutcome:
+    """What the rule does to a comparison of ``inputs`` inputs with ``planned`` pairs each.
+
+    :ivar expected_pairs: the pairs it runs on average (each pair: one run of each arm).
+    :ivar chances: reading → its chance (``pass``/``fail``/``undecided`` with a margin;
+        ``difference``, ``wrong side``, ``resolved``, ``none found`` without).
+    :ivar right: the reading the assumed difference makes right.
+    :ivar sessions: the simulated sessions.
+    """
+
+    inputs: int
+    planned: int
+    expected_pairs: float = 0.0
+    chances: dict[str, float] = field(default_factory=dict)
+    right: str = ""
+    sessions: int = 0
+
+    @property
+    def planned_pairs(self) -> int:
+        return self.inputs * self.planned
+
+    @property
+    def right_chance(self) -> float:
+        return self.chances.get(self.right, 0.0)
+
+
+def right_reading(difference: float, rule: Rule) -> str:
+    """The reading the true ``difference`` makes right: the margin verdict it implies
+    (UNDECIDED on the margin itself, where PASS and FAIL are both wrong), or, without a
+    margin, a difference found on its side of zero (none found when it is zero)."""
+    if rule.margin is None:
+        return NONE_FOUND if difference == 0 else DIFFERENCE
+    m = rule.margin
+    if rule.equivalence:
+        if abs(difference) == m:
+            return UNDECIDED
+        return PASS if abs(difference) < m else FAIL
+    if difference == -m:
+        return UNDECIDED
+    return PASS if difference > -m else FAIL
+
+
+def simulate(
+    inputs: int,
+    planned: int,
+    arm_rate: float,
+    base_rate: float,
+    rule: Rule,
+    *,
+    sessions: int = SESSIONS,
+    seed: int = 0,
+) -> ComparisonOutcome:
+    """Simulate ``sessions`` sessions of a comparison whose every input makes at most
+    ``planned`` pairs, each arm run passing with ``arm_rate`` and each baseline run with
+    ``base_rate``, stopped by the runtime's rule."""
+    if inputs < 1 or planned < 0 or sessions < 1:
+        raise ValueError(f"need inputs >= 1, planned >= 0, sessions >= 1: {inputs}, {planned}")
+    for rate in (arm_rate, base_rate):
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rates must lie in [0, 1], got {rate!r}")
+    rng = random.Random(seed)
+    counts: dict[str, int] = {}
+    used = 0
+    run = _one_input if inputs == 1 else _rounds
+    for _ in range(sessions):
+        pairs, reading = run(rng, inputs, planned, arm_rate, base_rate, rule)
+        if reading in (DIFFERENCE + "+", DIFFERENCE + "-"):
+            better = reading.endswith("+")
+            reading = DIFFERENCE if better == (arm_rate > base_rate) else WRONG_SIDE
+        used += pairs
+        counts[reading] = counts.get(reading, 0) + 1
+    outcome = ComparisonOutcome(inputs, planned, sessions=sessions)
+    outcome.expected_pairs = used / sessions
+    outcome.chances = {reading: count / sessions for reading, count in counts.items()}
+    outcome.right = right_reading(arm_rate - base_rate, rule)
+    return outcome
+
+
+_DECIDED: dict[tuple[object, ...], str | None] = {}
+
+
+def _side(look: MixtureLook | RoundsLook, reading: str) -> str:
+    """A found difference with its side: ``difference+`` (the arm better) or
+    ``difference-``."""
+    if reading != DIFFERENCE:
+        return reading
+    return DIFFERENCE + ("+" if look.above(0.0) else "-")
+
+
+def _one_input(
+    rng: random.Random, inputs: int, planned: int, arm: float, base: float, rule: Rule
+) -> tuple[int, str]:
+    """One session of a one-input comparison: ``(pairs, reading)`` (a found difference
+    with its side, :func:`_side`)."""
+    xa = xb = 0
+    for n in range(1, planned + 1):
+        xa += rng.random() < arm
+        xb += rng.random() < base
+        key = (xa, xb, n, planned, rule)
+        if key not in _DECIDED:
+            if len(_DECIDED) > 200_000:
+                _DECIDED.clear()
+            look = MixtureLook(xa, xb, n, planned - n, rule.level)
+            found = settle(look, rule.margin, rule.equivalence, rule.resolution)
+            _DECIDED[key] = None if found is None else _side(look, found)
+        decided = _DECIDED[key]
+        if decided is not None:
+            return n, decided
+    return planned, _unsettled(rule)
+
+
+def _rounds(
+    rng: random.Random, inputs: int, planned: int, arm: float, base: float, rule: Rule
+) -> tuple[int, str]:
+    """One session of a comparison over several inputs, looked at after every round."""
+    sequence = RoundSequence(inputs, rule.level)
+    for k in range(1, planned + 1):
+        differences = [(rng.random() < arm) - (rng.random() < base) for _ in range(inputs)]
+        sequence.add_round(differences)
+        look = RoundsLook(sequence, planned - k)
+        found = settle(look, rule.margin, rule.equivalence, rule.resolution)
+        if found is not None:
+            return k * inputs, _side(look, found)
+    return planned * inputs, _unsettled(rule)
+
+
+def _unsettled(rule: Rule) -> str:
+    """The reading of a session that reached its planned pairs unsettled (with a margin the
+    rule always settles at the last look, so only an exploratory comparison gets here)."""
+    return NONE_FOUND if rule.margin is None else UNDECIDED
+
+
+def standard_error(chance: float, sessions: int) -> float:
+    """The simulation's standard error of a chance."""
+    return math.sqrt(max(chance * (1.0 - chance), 0.0) / sessions)
+
+
+__all__ = [
+    "NONE_FOUND",
+    "RESOLVED",
+    "WRONG_SIDE",
+    "ComparisonOutcome",
+    "Rule",
+    "right_reading",
+    "simulate",
+    "standard_error",
+]

@@ -1,0 +1,216 @@
+"""Sequential comparisons: a comparison monitored under ``--prob-stop=sequential``.
+
+A function compared with the bundled ``paired`` test is monitored pair by pair on an
+anytime-valid confidence sequence (:mod:`.seqrule`): its runs are interleaved
+(:mod:`.seqruntime`), its cases stop once the comparison is settled (the readers), and
+its line is computed here from the pairs the sequence used — the sequence's interval at
+the last look, the always-valid p-value, the reading and when it settled — instead of the
+fixed-run regimes, whose intervals would lean after an early stop.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_probability.kernel import kernel_of
+from pytest_probability.results import PASS, SKIP
+
+from .registry import TestOutcome
+from .seqmean import RoundSequence
+from .seqrule import (
+    BERNSTEIN,
+    MIXTURE,
+    MixtureLook,
+    PairedRuns,
+    RoundsLook,
+    rounds_of,
+    settle,
+    summary,
+)
+
+SEQUENTIAL = "sequential"
+#: the regime of a sequential comparison (``comparisons[].regime``)
+REGIME = "sequence"
+#: how the report names each method's interval
+INTERVALS = {
+    MIXTURE: "mixture sequence (Jeffreys mixtures over the profile likelihood)",
+    BERNSTEIN: "empirical-Bernstein sequence (Waudby-Smith and Ramdas)",
+}
+
+
+def sequential_mode(config: Any) -> bool:
+    """Whether ``--prob-stop=sequential`` is on (and the stopping extension loaded)."""
+    options = kernel_of(config).options
+    return "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
+
+
+def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
+    """Whether a function with this mark is compared sequentially: ``--prob-stop=sequential``
+    and the bundled ``paired`` test (another test keeps its fixed-run meaning)."""
+    from .session import PAIRED
+
+    return (
+        sequential_mode(config)
+        and kernel_of(config).options.case_value("compare_test", mark) == PAIRED
+    )
+
+
+def resolution(config: Any) -> float:
+    """``prob_compare_resolution`` (``--prob-compare-resolution``)."""
+    return float(kernel_of(config).options.session_value("compare_resolution"))
+
+
+def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
+    """A case's judged runs in run order: 1 for a pass, 0 for a failure or an error."""
+    return tuple(
+        int(records[run]["outcome"] == PASS)
+        for run in sorted(records)
+        if records[run]["outcome"] != SKIP
+    )
+
+
+def paired_runs(
+    name: str,
+    arm: Mapping[int, Mapping[str, Any]],
+    base: Mapping[int, Mapping[str, Any]],
+    arm_planned: int,
+    base_planned: int,
+    *,
+    final: bool = False,
+) -> PairedRuns:
+    """One input's :class:`~.seqrule.PairedRuns` from its two cases' records. While the
+    session runs, the runs left are those not made yet; at the end (``final``) they are
+    the planned runs that were not judged (the runs a stopped case skipped), so that the
+    looks are replayed as in a session that makes every planned run."""
+    arm_runs, base_runs = outcomes(arm), outcomes(base)
+    arm_made = len(arm_runs) if final else len(arm)
+    base_made = len(base_runs) if final else len(base)
+    return PairedRuns(
+        name,
+        arm_runs,
+        base_runs,
+        max(0, arm_planned - arm_made),
+        max(0, base_planned - base_made),
+    )
+
+
+def replay(
+    inputs: list[PairedRuns], level: float, margin: float | None, equivalence: bool, chosen: float
+) -> tuple[int | None, str | None]:
+    """The first look (pairs with one input, rounds with several) at which the comparison
+    was settled, and its reading: the looks replayed from the pairs used, each with the
+    pairs still to come of a session that makes every planned run."""
+    if len(inputs) == 1:
+        (item,) = inputs
+        xa = xb = 0
+        for k in range(1, item.pairs + 1):
+            xa, xb = xa + item.arm[k - 1], xb + item.base[k - 1]
+            look = MixtureLook(xa, xb, k, item.most_pairs - k, level)
+            found = settle(look, margin, equivalence, chosen)
+            if found is not None:
+                return k, found
+        return None, None
+    most = min(item.most_pairs for item in inputs)
+    sequence = RoundSequence(len(inputs), level)
+    for k, differences in enumerate(rounds_of(inputs), start=1):
+        sequence.add_round(differences)
+        found = settle(RoundsLook(sequence, most - k), margin, equivalence, chosen)
+        if found is not None:
+            return k, found
+    return None, None
+
+
+def sequence_outcome(
+    inputs: list[PairedRuns],
+    level: float,
+    margin: float | None,
+    equivalence: bool,
+    chosen: float,
+) -> TestOutcome:
+    """The comparison's numbers on the sequence: the estimate over the pairs used, the
+    interval at the last look, the always-valid p (``detail`` has the method, the pairs and
+    rounds used, the planned pairs, the e-value at the last look, the reading and the look
+    it settled at)."""
+    found = summary(inputs, level)
+    after, reading = replay(inputs, level, margin, equivalence, chosen)
+    planned = (
+        inputs[0].most_pairs
+        if len(inputs) == 1
+        else min(item.most_pairs for item in inputs) * len(inputs)
+    )
+    detail = {
+        "interval": INTERVALS[found["method"]],
+        "test": "always-valid",
+        "method": found["method"],
+        "pairs": found["pairs"],
+        "rounds": found["rounds"],
+        "planned_pairs": planned,
+        "e_value": found["e_value"],
+        "settled": reading,
+        "settled_after": after,
+        "resolution": chosen,
+    }
+    return TestOutcome(found["estimate"], found["low"], found["high"], found["p"], REGIME, detail)
+
+
+def run(
+    comparison: Any,
+    inputs: Mapping[str, Mapping[str, Any]],
+    names: Mapping[str, str],
+    level: float,
+    chosen: float,
+) -> None:
+    """Fill a monitored comparison's outcome (and cost ratio) from its cases' records: the
+    inputs both arms ran, in input-key order (the readers' order, so that the report's
+    sequence is the one the stopper watched)."""
+    from .engine import cost_ratio
+
+    comparison.cost_ratio = cost_ratio(comparison.pairs)
+    found = []
+    for key in sorted(inputs):
+        here = inputs[key].get(comparison.arm)
+        there = inputs[key].get(comparison.baseline)
+        if here is None or there is None or not here.total or not there.total:
+            continue
+        found.append(
+            paired_runs(
+                names[key], here.records, there.records, here.planned, there.planned, final=True
+            )
+        )
+    comparison.outcome = sequence_outcome(
+        found, level, comparison.margin, comparison.equivalence, chosen
+    )
+
+
+#: the adjustment name a session under ``--prob-adjust=bh`` reports with sequential
+#: comparisons in its family
+E_BH = "e-bh"
+
+
+def e_bh(comparisons: Sequence[Any]) -> None:
+    """``--prob-adjust=bh`` over a family with sequential comparisons: the e-BH procedure
+    (Wang and Ramdas 2022), which controls the false discovery rate under any dependence,
+    as BH on always-valid p-values at data-dependent stopping times does not. Each
+    comparison contributes an e-value — a sequential one its e-process at the stop
+    (``detail.e_value``), a fixed-run one its p calibrated as ``e = 1/(2√p)`` — and the
+    adjusted value is BH's on ``1/e``: ``min(1, min_{j ≥ i} m/(j·e₍ⱼ₎))`` down the e-values
+    sorted from the largest, so a comparison is a discovery at level α exactly when e-BH
+    at α rejects it."""
+    from .adjust import benjamini_hochberg
+
+    family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
+    for comparison in comparisons:
+        comparison.adjust = E_BH
+        comparison.p_adjusted = None
+    inverse = []
+    for comparison in family:
+        outcome = comparison.outcome
+        if outcome.regime == REGIME:
+            e = float(outcome.detail["e_value"])
+            inverse.append(1.0 if e <= 1.0 else 1.0 / e)
+        else:
+            inverse.append(min(1.0, 2.0 * math.sqrt(outcome.p)))
+    for comparison, value in zip(family, benjamini_hochberg(inverse), strict=True):
+        comparison.p_adjusted = min(1.0, max(0.0, value))

@@ -1,0 +1,43 @@
+"""The setting of sequential comparisons (``--prob-compare-resolution``), declared with the
+extension's other settings; the statistics are imported only when a comparison is
+monitored. Pure module: never imports pytest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_probability.values import parse_fraction
+
+#: the default ``prob_compare_resolution``: 5 points
+RESOLUTION = 0.05
+
+
+def parse_resolution(value: Any) -> float:
+    """A width of at least 0 and below 1 (``5`` gets a did-you-mean for ``0.05``)."""
+    if not isinstance(value, bool):
+        try:
+            if float(value.strip() if isinstance(value, str) else value) == 0.0:
+                return 0.0
+        except (TypeError, ValueError):
+            pass
+    return parse_fraction(
+        value,
+        expected="a width of at least 0 and below 1 such as 0.05 for 5 points",
+        percent_hint=lambda n: f"{n:g} points",
+    )
+
+
+def add_options(options: Any) -> None:
+    """Declare ``--prob-compare-resolution`` / ``prob_compare_resolution``."""
+    options.add(
+        "compare_resolution",
+        parse=parse_resolution,
+        default=RESOLUTION,
+        cli="--prob-compare-resolution",
+        ini="prob_compare_resolution",
+        metavar="WIDTH",
+        help="under --prob-stop=sequential: an exploratory comparison is settled once its "
+        "interval is narrower than WIDTH (default 0.05, 5 points; 0: only once it leaves out "
+        "zero)",
+        owner="comparisons",
+    )

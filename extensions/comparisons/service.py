@@ -1,0 +1,100 @@
+"""What other extensions may ask the comparisons extension (``--prob-plan``'s comparison
+lines): a few functions over its per-config state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_probability.cases import Case
+from pytest_probability.kernel import kernel_of
+
+from .session import PAIRED, setting, state_of
+
+
+def assumed_rates(assume: float, difference: float) -> tuple[float, float]:
+    """``(arm rate, baseline rate)`` with ``arm − baseline = difference`` and the better of
+    the two passing with ``assume``; :class:`ValueError` when the other would leave
+    ``[0, 1]``."""
+    arm, base = (assume, assume - difference) if difference >= 0 else (assume + difference, assume)
+    arm, base = round(arm, 12), round(base, 12)  # (0.9 − 0.3 is 0.6, not 0.6000000000000001)
+    if not (0.0 <= arm <= 1.0 and 0.0 <= base <= 1.0):
+        raise ValueError(
+            f"a difference of {difference:g} needs the worse arm to pass with probability "
+            f"{min(arm, base):g}: keep it within ±{assume:g} (--prob-plan-assume)"
+        )
+    return arm, base
+
+
+def plan_comparisons(
+    config: Any, cases: Iterable[Case], assume: float, difference: float
+) -> list[dict[str, Any]]:
+    """Each arm of each function compared with the ``paired`` test among ``cases`` (the
+    selected ones), as sequential stopping would run it when arm − baseline is
+    ``difference``: the JSON-able plan (``plan.comparisons[]``), in collection order.
+
+    Every input makes at most the planned runs of its two cases, rounds stop at the fewest
+    of them; the numbers come from :func:`.seqplan.simulate` (1,000 sessions seeded with
+    ``--prob-seed``), through the runtime's own rule."""
+    from .seqplan import SESSIONS, Rule, simulate
+    from .sequential import resolution
+
+    state = state_of(config)
+    options = kernel_of(config).options
+    functions: dict[str, dict[str, dict[str, Case]]] = {}  # function → input → arm → case
+    for case in cases:
+        info = state.arms.get(case.key)
+        if info is not None and options.case_value("compare_test", case.mark) == PAIRED:
+            functions.setdefault(info.function, {}).setdefault(info.input_key, {})[info.arm] = case
+    arm_rate, base_rate = assumed_rates(assume, difference)
+    found = []
+    for function, inputs in functions.items():
+        first = next(iter(next(iter(inputs.values())).values()))
+        info = state.arms[first.key]
+        mark = first.mark
+        rule = Rule(
+            setting(config, "confidence", mark),
+            mark.get("margin"),
+            bool(mark.get("equivalence", False)),
+            resolution(config),
+        )
+        arms = sorted(
+            {(state.arms[c.key].arm_index, arm) for i in inputs.values() for arm, c in i.items()}
+        )
+        for _, arm in arms:
+            if arm == info.baseline:
+                continue
+            paired = [
+                min(sides[arm].runs, sides[info.baseline].runs)
+                for sides in inputs.values()
+                if arm in sides and info.baseline in sides
+            ]
+            if not paired:
+                continue
+            planned = min(paired)
+            seed = setting(config, "seed")
+            outcome = simulate(len(paired), planned, arm_rate, base_rate, rule, seed=seed)
+            found.append(
+                {
+                    "function": function,
+                    "label": info.label,
+                    "axis": info.axis,
+                    "arm": arm,
+                    "baseline": info.baseline,
+                    "inputs": len(paired),
+                    "planned_pairs": outcome.planned_pairs,
+                    "difference": difference,
+                    "arm_rate": arm_rate,
+                    "base_rate": base_rate,
+                    "margin": rule.margin,
+                    "equivalence": rule.equivalence,
+                    "method": "mixture" if len(paired) == 1 else "empirical-bernstein",
+                    "expected_pairs": outcome.expected_pairs,
+                    "right": outcome.right,
+                    "right_chance": outcome.right_chance,
+                    "chances": dict(sorted(outcome.chances.items())),
+                    "sessions": SESSIONS,
+                    "seed": seed,
+                }
+            )
+    return found

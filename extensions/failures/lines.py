@@ -1,0 +1,96 @@
+"""The words the grouped terminal output prints. Pure module: never imports pytest.
+
+* :func:`more_line` — the line under a case's one traceback: ``… 8 more failing runs of
+  classify::phone_number: 5 × assert 'other' == 'phone' (runs 3–4, 6, 8–9), 3 × KeyError:
+  'amount' (runs 5, 7, 10)``;
+* :func:`summary_message` — the message of the case's one short-summary line: ``9/10 runs
+  failed: assert 'other' == 'phone' ×6, KeyError ×3``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .grouping import FailureGroup
+
+#: Groups named on one line; the rest are counted together.
+MAX_GROUPS = 5
+#: Run numbers or ranges listed before ``…``.
+MAX_RUN_PARTS = 10
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def runs_text(runs: Sequence[int], limit: int = MAX_RUN_PARTS) -> str:
+    """``run 3``, ``runs 2–4, 6, 9–10``: consecutive runs as ranges, at most ``limit`` parts
+    (then ``…``)."""
+    ordered = sorted(runs)
+    parts: list[str] = []
+    start = previous = ordered[0]
+    for run in [*ordered[1:], None]:
+        if run is not None and run == previous + 1:
+            previous = run
+            continue
+        if previous == start:
+            parts.append(str(start))
+        elif previous == start + 1:
+            parts += [str(start), str(previous)]
+        else:
+            parts.append(f"{start}–{previous}")
+        if run is not None:
+            start = previous = run
+    shown = ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
+    return f"{'run' if len(ordered) == 1 else 'runs'} {shown}"
+
+
+def _rest(groups: Sequence[FailureGroup]) -> str:
+    runs = sum(group.count for group in groups)
+    return f"{runs} × {plural(len(groups), 'other message')}"
+
+
+def more_line(
+    case: str, groups: Sequence[FailureGroup], *, verb: str = "failing", grouped: bool = True
+) -> str:
+    """The line after a case's traceback, about its other failing runs (``groups`` holds
+    only those). ``grouped=False`` (``--prob-failures=first``) names the runs only."""
+    runs = [run for group in groups for run in group.runs]
+    head = f"… {len(runs)} more {verb} {'run' if len(runs) == 1 else 'runs'} of {case}"
+    if not grouped:
+        return f"{head} ({runs_text(runs)})"
+    parts = [f"{g.count} × {g.text} ({runs_text(g.runs)})" for g in groups[:MAX_GROUPS]]
+    if len(groups) > MAX_GROUPS:
+        parts.append(_rest(groups[MAX_GROUPS:]))
+    return f"{head}: {', '.join(parts)}"
+
+
+def summary_message(
+    count: int,
+    total: int,
+    planned: int,
+    groups: Sequence[FailureGroup],
+    *,
+    verb: str = "failed",
+    grouped: bool = True,
+) -> str:
+    """``9/10 runs failed: assert 'other' == 'phone' ×6, KeyError ×3`` (one group: no
+    count; ``grouped=False``: the counts only). A case that made fewer runs than planned
+    says so: ``1/1 runs failed (of 10 planned)``."""
+    head = f"{count}/{total} {'run' if total == 1 else 'runs'} {verb}"
+    if planned > total:
+        head += f" (of {planned} planned)"
+    if not grouped or not groups:
+        return head
+    if len(groups) == 1:
+        return f"{head}: {groups[0].short}"
+    parts = [f"{group.short} ×{group.count}" for group in groups[:MAX_GROUPS]]
+    if len(groups) > MAX_GROUPS:
+        rest = groups[MAX_GROUPS:]
+        parts.append(f"{plural(len(rest), 'other')} ×{sum(g.count for g in rest)}")
+    return f"{head}: {', '.join(parts)}"
+
+
+def passed_message(count: int, total: int, planned: int) -> str:
+    """``4/4 runs passed`` for the one ``PASSED`` line of a case (``-rA``, ``-rp``)."""
+    return summary_message(count, total, planned, (), verb="passed")

@@ -1,0 +1,126 @@
+"""One entry per case in pytest's own summary sections, instead of one per run.
+
+The terminal reporter prints its ``FAILURES`` and ``ERRORS`` sections and its short test
+summary from the reports in ``terminalreporter.stats``. :func:`regroup` builds a list that
+holds, for each case, what to print for all of its runs — made by a *builder* from the
+case's reports — in place of the runs' own reports. Reports that are not bench runs (tests,
+verdict items, collection errors) stay where they were. The stand-ins are copies of the
+runs' reports (:func:`with_line`, :func:`as_case`): the reports themselves, which JUnit XML,
+``--lf`` and every other plugin saw, are never changed. Never imports pytest.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_probability.results import CaseResult, Results
+
+RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
+
+
+@dataclass
+class RunReport:
+    """A bench run's report with what the session knows about the run."""
+
+    report: Any
+    case: CaseResult
+    run: int
+    record: dict[str, Any]
+
+
+Builder = Callable[[CaseResult, list[RunReport]], list[Any]]
+
+
+def locate(report: Any, results: Results, outcomes: tuple[str, ...]) -> RunReport | None:
+    """The run behind a report of its phase whose record's outcome is one of ``outcomes``
+    (``None`` for anything else: a test, a verdict item, a teardown failure after a failed
+    call, a strict xfail's passing run)."""
+    nodeid = str(getattr(report, "nodeid", ""))
+    match = RUN_SUFFIX.search(nodeid)
+    key, run = (nodeid[: match.start()], int(match.group(1))) if match else (nodeid, 1)
+    case = results.get(key)
+    record = None if case is None else case.records.get(run)
+    if case is None or record is None or record.get("phase") != getattr(report, "when", None):
+        return None
+    if record.get("outcome") not in outcomes:
+        return None
+    return RunReport(report, case, run, record)
+
+
+def regroup(
+    reports: Sequence[Any],
+    results: Results,
+    build: Builder,
+    outcomes: tuple[str, ...],
+) -> list[Any] | None:
+    """``reports`` with each case's run reports replaced by what ``build`` makes of them.
+
+    The cases go where the first run report was, in the report's case order (the same with
+    and without pytest-xdist, whatever order the runs finished in); each case's reports
+    reach ``build`` in run order. ``None`` when no report is a bench run's (whose record's
+    outcome is one of ``outcomes``).
+    """
+    found: dict[str, list[RunReport]] = {}
+    rest: list[Any] = []
+    at: int | None = None
+    for report in reports:
+        located = locate(report, results, outcomes)
+        if located is None:
+            rest.append(report)
+            continue
+        if at is None:
+            at = len(rest)
+        found.setdefault(located.case.key, []).append(located)
+    if at is None:
+        return None
+    built: list[Any] = []
+    for runs in sorted(found.values(), key=lambda runs: (runs[0].case.order, runs[0].case.key)):
+        runs.sort(key=lambda located: located.run)
+        built += build(runs[0].case, runs)
+    return rest[:at] + built + rest[at:]
+
+
+def with_line(report: Any, line: str) -> Any:
+    """A copy of ``report`` that prints ``line`` after the report's own text."""
+    stand_in = copy.copy(report)
+    original = report.toterminal
+
+    def toterminal(out: Any) -> None:
+        original(out)
+        out.line(line)
+
+    stand_in.toterminal = toterminal
+    return stand_in
+
+
+@dataclass(frozen=True)
+class _Crash:
+    message: str
+
+
+@dataclass(frozen=True)
+class CaseMessage:
+    """Stands for a case's ``longrepr`` in the short summary: pytest prints
+    ``longrepr.reprcrash.message`` after the node id."""
+
+    message: str
+
+    @property
+    def reprcrash(self) -> _Crash:
+        return _Crash(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def as_case(report: Any, nodeid: str, message: str) -> Any:
+    """A copy of a run's ``report`` that the short summary shows as the case ``nodeid``
+    with ``message``."""
+    stand_in = copy.copy(report)
+    stand_in.nodeid = nodeid
+    stand_in.longrepr = CaseMessage(message)
+    return stand_in

@@ -1,0 +1,251 @@
+"""One judge call with its reply budget: the cache, the structured-output shape, the reply
+budget in tokens, and retries that change the request.
+
+A reply that arrived but cannot be used — not JSON, the wrong shape, invalid grades, or not a
+chat completion at all — is asked again up to ``reply_retries`` times. Each retry *varies the
+request*: a note is added to the system message naming the attempt, what was wrong with the
+last reply and the exact shape wanted, so that a judge at temperature 0 (or a server's
+prompt cache) does not send the same unusable reply back. A reply cut off by its token budget
+(``finish_reason: length``) is asked again once with the budget doubled; cut off again, the
+call fails with a message naming ``texts_max_tokens``. Pure module (never imports pytest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .errors import ProtocolError
+from .prompts import PROMPT_VERSION, ReplyError
+from .structured import Shape
+
+__all__ = ["Backend", "Cache", "Call", "Judge", "JudgeReplyError", "Reply"]
+
+#: the keywords a backend's ``complete`` may accept besides ``json_mode``
+OPTIONAL_KEYWORDS = ("schema", "max_tokens")
+_EXCERPT = 160  # characters of a cut-off reply quoted in the message
+
+
+class Reply(Protocol):
+    text: str
+    finish_reason: str | None
+    model: str
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_input_tokens: int | None
+
+
+class Backend(Protocol):
+    def complete(
+        self, messages: list[dict[str, str]], *, json_mode: bool | None = None
+    ) -> Reply: ...
+
+
+class Cache(Protocol):
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, text: str) -> None: ...
+
+
+class JudgeReplyError(RuntimeError):
+    """The judge kept answering something unusable (truncated, not JSON, invalid scores)
+    after its retry budget; the run is an ERROR, not a FAIL."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A finished call: the reply (``None`` when it came from the cache)."""
+
+    reply: Reply | None
+    result: Any
+
+
+def accepted_keywords(method: Any) -> frozenset[str]:
+    """Which of :data:`OPTIONAL_KEYWORDS` a backend's ``complete`` takes (all of them with
+    ``**kwargs``; none when its signature cannot be read)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return frozenset(OPTIONAL_KEYWORDS)
+    names = {p.name for p in parameters}
+    return frozenset(name for name in OPTIONAL_KEYWORDS if name in names)
+
+
+def varied(
+    messages: list[dict[str, str]], attempt: int, total: int, problem: str, shape: Shape | None
+) -> list[dict[str, str]]:
+    """``messages`` with a note for retry ``attempt`` appended to the system message (a new
+    one when there is none): the attempt, what was wrong, and the shape wanted."""
+    wanted = shape.example if shape is not None else "the JSON object asked for"
+    note = (
+        f"(Attempt {attempt} of {total}. Your last reply could not be used: {problem}. "
+        f"Reply with only this JSON and nothing else: {wanted}.)"
+    )
+    out = [dict(message) for message in messages]
+    for message in out:
+        if message.get("role") == "system":
+            message["content"] = f"{message.get('content', '')}\n\n{note}"
+            return out
+    return [{"role": "system", "content": note}, *out]
+
+
+@dataclass
+class Judge:
+    """How to call the judge for one helper call."""
+
+    backend: Backend
+    backend_name: str
+    model: str
+    json_mode: bool
+    max_concurrency: int
+    reply_retries: int
+    cache: Cache | None = None
+    #: identifies the bench run (case id and run index) so each run draws fresh samples
+    run_key: str = ""
+    #: the settings that change replies (base URL, temperature, max tokens, JSON mode)
+    settings_key: str = ""
+    #: the reply budget in tokens (``None``: the backend's own)
+    max_tokens: int | None = None
+    #: whether ``max_tokens`` is the default (``texts_max_tokens`` not set)
+    max_tokens_default: bool = False
+    _accepts: frozenset[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._accepts = accepted_keywords(getattr(self.backend, "complete", None))
+
+    def _cache_key(self, messages: list[dict[str, str]], key: list[Any]) -> str:
+        material = [
+            self.backend_name,
+            self.model,
+            self.settings_key,
+            PROMPT_VERSION,
+            self.run_key,
+            key,
+            messages,
+        ]
+        return hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def ask(
+        self,
+        messages: list[dict[str, str]],
+        read: Callable[[str], Any],
+        key: list[Any],
+        shape: Shape | None = None,
+    ) -> Call:
+        """One call (from the cache when enabled), read with ``read``; an unusable reply is
+        asked again (varied) up to ``reply_retries`` times, a cut-off one once with twice
+        the token budget. ``shape`` is the reply's JSON schema, for backends that take it."""
+        __tracebackhide__ = True
+        cache_key = self._cache_key(messages, key) if self.cache is not None else None
+        if cache_key is not None and self.cache is not None:
+            cached = self.cache.get(cache_key)
+            if cached is not None:
+                try:
+                    return Call(None, read(cached))
+                except ReplyError:
+                    pass  # an unreadable cache entry is asked again
+        problems: list[str] = []
+        replies: list[Reply] = []
+        budget, raised = self.max_tokens, False
+        total = self.reply_retries + 1
+        sent = messages
+        for attempt in range(1, total + 1):
+            if attempt > 1:
+                sent = varied(messages, attempt, total, problems[-1], shape)
+            try:
+                reply = self.backend.complete(sent, **self._keywords(shape, budget))
+            except ProtocolError as exc:  # a 2xx that is not a completion: ask again
+                problems.append(str(exc))
+                continue
+            except Exception as exc:
+                if replies:  # what the earlier attempts cost is still recorded
+                    exc.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+                raise
+            replies.append(reply)
+            if reply.finish_reason == "length":
+                if raised or attempt == total:
+                    raise self._cut_off(reply, budget, replies, raised)
+                cut = f"at {budget} tokens" if budget else "(finish_reason: length)"
+                problems.append(f"it was cut off {cut}: keep it short")
+                budget, raised = (budget * 2 if budget else None), True
+                continue
+            try:
+                result = read(reply.text)
+            except ReplyError as exc:
+                problems.append(str(exc))
+                continue
+            if cache_key is not None and self.cache is not None:
+                self.cache.set(cache_key, reply.text)
+            return Call(_Combined(replies), result)
+        raise self._unusable(problems, replies)
+
+    def _keywords(self, shape: Shape | None, budget: int | None) -> dict[str, Any]:
+        keywords: dict[str, Any] = {"json_mode": self.json_mode}
+        if shape is not None and "schema" in self._accepts:
+            keywords["schema"] = shape
+        if budget is not None and "max_tokens" in self._accepts:
+            keywords["max_tokens"] = budget
+        return keywords
+
+    def _who(self) -> str:
+        return f"the judge ({self.backend_name}, {self.model})"
+
+    def _unusable(self, problems: list[str], replies: list[Reply]) -> JudgeReplyError:
+        said: list[list[Any]] = []
+        for problem in problems:  # the same problem in a row is said once, with a count
+            if said and said[-1][0] == problem:
+                said[-1][1] += 1
+            else:
+                said.append([problem, 1])
+        text = "; ".join(p if n == 1 else f"{p} (×{n})" for p, n in said)
+        attempts = len(problems)
+        error = JudgeReplyError(
+            f"{self._who()} gave no usable reply in {attempts} attempt"
+            f"{'s' if attempts != 1 else ''}: {text}. A small judge may need "
+            "texts_json_mode = schema on a server that supports it, or a larger texts_model"
+        )
+        if replies:  # what the unusable replies cost is still recorded
+            error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+        return error
+
+    def _cut_off(
+        self, reply: Reply, budget: int | None, replies: list[Reply], raised: bool
+    ) -> JudgeReplyError:
+        text = " ".join(reply.text.split())
+        excerpt = text[:_EXCERPT] + ("…" if len(text) > _EXCERPT else "")
+        first = self.max_tokens
+        now = f"now {first}, the default" if self.max_tokens_default else f"now {first}"
+        how = f"at {first} tokens, then at {budget}" if raised else f"at {budget} tokens"
+        error = JudgeReplyError(
+            f"{self._who()} was cut off by its reply budget (finish_reason: length) {how}: "
+            f"set texts_max_tokens higher ({now}) if its replies are that long, or the model "
+            f"does not stop by itself (a runaway reply); the reply began: {excerpt!r}"
+        )
+        error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+        return error
+
+
+@dataclass(frozen=True)
+class _Combined:
+    """The replies of one call with retries, as one reply for usage accounting."""
+
+    replies: list[Reply]
+
+    @property
+    def model(self) -> str:
+        return self.replies[-1].model
+
+    def usage(self) -> tuple[int, int, int] | None:
+        known = [r for r in self.replies if r.input_tokens is not None]
+        if not known:
+            return None
+        return (
+            sum(r.input_tokens or 0 for r in known),
+            sum(r.output_tokens or 0 for r in known),
+            sum(r.cached_input_tokens or 0 for r in known),
+        )

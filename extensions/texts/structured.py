@@ -1,0 +1,156 @@
+"""Structured output: the exact shape of each judge reply, and how strongly to ask for it.
+
+Three levels, best first (``texts_json_mode``):
+
+``schema``
+    ``"response_format": {"type": "json_schema", "json_schema": {..., "strict": true}}``:
+    the server constrains the reply to the shape (OpenAI, Azure OpenAI, llama.cpp, vLLM and
+    Ollama do). A small model then cannot answer in prose or give four answers to five
+    questions.
+``object``
+    ``"response_format": {"type": "json_object"}``: any JSON object.
+``text``
+    no ``response_format``; the reply is read tolerantly (code fences, prose around it).
+
+A server that refuses a level (HTTP 400 or 422 while it was asked for) is asked again one
+level down, and :class:`Levels` remembers the level that worked for the rest of the
+session. Pure module.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["LEVELS", "Levels", "Shape", "answers_shape", "level_of", "questions_shape"]
+
+LEVELS = ("schema", "object", "text")
+#: ``texts_json_mode`` words for each level (booleans: true is the best level)
+_WORDS = {
+    "schema": "schema",
+    "json_schema": "schema",
+    "true": "schema",
+    "yes": "schema",
+    "on": "schema",
+    "1": "schema",
+    "object": "object",
+    "json_object": "object",
+    "text": "text",
+    "off": "text",
+    "false": "text",
+    "no": "text",
+    "0": "text",
+}
+GRADES = (0, 0.25, 0.5, 0.75, 1)
+#: the most questions a question set's schema allows, and the fewest it caps at
+MOST_QUESTIONS = 50
+FEWEST_CAP = 5
+
+
+def level_of(value: object) -> str | None:
+    """The level a ``texts_json_mode`` value names (``True`` → schema, ``False`` → text),
+    or ``None`` when it names none."""
+    if isinstance(value, bool):
+        return "schema" if value else "text"
+    return _WORDS.get(str(value).strip().lower())
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one judge call's reply must look like: a JSON schema (for ``json_schema``) and
+    a one-line example (for the prompt's reminder on a retry)."""
+
+    name: str
+    schema: dict[str, Any]
+    example: str
+
+    def response_format(self, level: str) -> dict[str, Any] | None:
+        """The request's ``response_format`` at ``level`` (``None`` for text)."""
+        if level == "schema":
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": self.name, "strict": True, "schema": self.schema},
+            }
+        if level == "object":
+            return {"type": "json_object"}
+        return None
+
+
+def questions_shape(text: str) -> Shape:
+    """``{"questions": [str, ...]}``: at least one question, and at most about one per three
+    words of ``text`` (5 to 50), so a model that repeats itself is stopped by the schema."""
+    most = min(MOST_QUESTIONS, max(FEWEST_CAP, len(text.split()) // 3))
+    schema = {
+        "type": "object",
+        "properties": {
+            "questions": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "maxItems": most,
+            }
+        },
+        "required": ["questions"],
+        "additionalProperties": False,
+    }
+    return Shape("questions", schema, '{"questions": ["Does the text ...?", ...]}')
+
+
+def answers_shape(count: int) -> Shape:
+    """``{"answers": [{"question": i, "score": s}, ...]}`` with exactly ``count`` answers,
+    each score one of 0, 0.25, 0.5, 0.75, 1."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "answers": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "question": {"type": "integer"},
+                        "score": {"type": "number", "enum": list(GRADES)},
+                    },
+                    "required": ["question", "score"],
+                    "additionalProperties": False,
+                },
+                "minItems": count,
+                "maxItems": count,
+            }
+        },
+        "required": ["answers"],
+        "additionalProperties": False,
+    }
+    example = (
+        f'{{"answers": [{{"question": 1, "score": 1}}, ...]}} with exactly {count} '
+        f"answer{'s' if count != 1 else ''}, each score one of 0, 0.25, 0.5, 0.75, 1"
+    )
+    return Shape("answers", schema, example)
+
+
+class Levels:
+    """The level to ask at, starting from the configured one and only ever going down
+    (for the session) when the server refuses one. Thread-safe."""
+
+    def __init__(self, start: str) -> None:
+        if start not in LEVELS:
+            raise ValueError(f"texts_json_mode: expected one of {', '.join(LEVELS)}, got {start!r}")
+        self._lock = threading.Lock()
+        self._level = start
+
+    @property
+    def current(self) -> str:
+        with self._lock:
+            return self._level
+
+    @staticmethod
+    def below(level: str) -> str | None:
+        """The next level down (``None`` below text)."""
+        index = LEVELS.index(level)
+        return LEVELS[index + 1] if index + 1 < len(LEVELS) else None
+
+    def settle(self, level: str) -> None:
+        """A request at ``level`` worked after a refusal: ask at it from now on."""
+        with self._lock:
+            if LEVELS.index(level) > LEVELS.index(self._level):
+                self._level = level

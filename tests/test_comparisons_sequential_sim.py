@@ -1,0 +1,185 @@
+"""Seeded simulations of sequential comparisons (issue 25): what only shows over many sessions.
+
+1. Under equal arms, monitored after every pair (one input) or round (several) until the
+   planned runs run out, the sequence leaves out zero — a false difference — in at most α of
+   the sessions, across a grid of pass rates, input counts and run counts.
+2. With a margin, at the margin's boundary the stopped verdict is wrong (PASS or FAIL, both
+   false there) in at most α of the sessions.
+3. Against the fixed-run comparison at the same α: the runs saved at true differences of 0,
+   10 and 30 points, and how often each finds the difference (the table in
+   docs/comparisons.rst comes from ``benchmarks/sequential_ab.py``, the same computation with
+   more sessions).
+
+Every simulation is seeded, so each outcome is fixed. The sequences are conservative (their
+error rates are far below α), so the bounds hold with a wide margin for nearly every seed.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from pytest_probability.extensions.comparisons.paired import newcombe_difference
+from pytest_probability.extensions.comparisons.seqmean import RoundSequence
+from pytest_probability.extensions.comparisons.seqplan import Rule, simulate
+from pytest_probability.extensions.comparisons.seqrule import (
+    DIFFERENCE,
+    FAIL,
+    PASS,
+    MixtureLook,
+    RoundsLook,
+    settle,
+)
+from pytest_probability.extensions.comparisons.signflip import bootstrap_difference
+
+ALPHA = 0.05
+
+
+def _rates(inputs: int, centre: float, rng: random.Random) -> list[float]:
+    """Each input's own pass rate, spread around ``centre`` (one input: the centre)."""
+    if inputs == 1:
+        return [centre]
+    return [min(0.99, max(0.01, centre + rng.uniform(-0.15, 0.15))) for _ in range(inputs)]
+
+
+def _session(
+    rng: random.Random, arm: list[float], base: list[float], runs: int, rule: Rule
+) -> tuple[int, str | None]:
+    """One monitored session: ``(pairs made, settled reading or None)``, stopping at the
+    first look the rule settles."""
+    inputs = len(arm)
+    if inputs == 1:
+        xa = xb = 0
+        for n in range(1, runs + 1):
+            xa += rng.random() < arm[0]
+            xb += rng.random() < base[0]
+            look = MixtureLook(xa, xb, n, runs - n, rule.level)
+            found = settle(look, rule.margin, rule.equivalence, rule.resolution)
+            if found is not None:
+                return n, found
+        return runs, None
+    sequence = RoundSequence(inputs, rule.level)
+    for k in range(1, runs + 1):
+        sequence.add_round(
+            [(rng.random() < a) - (rng.random() < b) for a, b in zip(arm, base, strict=True)]
+        )
+        found = settle(
+            RoundsLook(sequence, runs - k), rule.margin, rule.equivalence, rule.resolution
+        )
+        if found is not None:
+            return k * inputs, found
+    return runs * inputs, None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inputs", [1, 3, 20])
+@pytest.mark.parametrize("runs", [10, 40])
+def test_false_difference_rate_under_equal_arms(inputs: int, runs: int) -> None:
+    """Equal arms (each input's rate shared by both), resolution 0 so that only a found
+    difference stops a session: the chance of ever leaving out zero is at most α at every
+    rate of the grid (250 sessions each; the true rate is well under 1 %)."""
+    rng = random.Random(1000 * inputs + runs)
+    rule = Rule(1 - ALPHA, resolution=0.0)
+    for centre in (0.2, 0.5, 0.9):
+        found = 0
+        sessions = 250
+        for _ in range(sessions):
+            rates = _rates(inputs, centre, rng)
+            _, reading = _session(rng, rates, rates, runs, rule)
+            found += reading == DIFFERENCE
+        assert found / sessions <= ALPHA, (inputs, runs, centre, found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inputs", [1, 10])
+@pytest.mark.parametrize("equivalence", [False, True], ids=["non-inferiority", "equivalence"])
+def test_wrong_verdict_rate_at_the_margin_boundary(inputs: int, equivalence: bool) -> None:
+    """At the boundary (arm − baseline = −10 points against a 10-point non-inferiority
+    margin; +10 points against ±10 points of equivalence) both PASS and FAIL are wrong; the
+    stopped verdict is one of them in at most α of the sessions."""
+    margin = 0.1
+    difference = margin if equivalence else -margin
+    rule = Rule(1 - ALPHA, margin, equivalence, 0.0)
+    rng = random.Random(7 + inputs + 100 * equivalence)
+    for runs in (20, 60):
+        wrong = 0
+        sessions = 200 if inputs == 1 else 250
+        for _ in range(sessions):
+            base = _rates(inputs, 0.6, rng)
+            arm = [b + difference for b in base]
+            _, reading = _session(rng, arm, base, runs, rule)
+            wrong += reading in (PASS, FAIL)
+        assert wrong / sessions <= ALPHA, (runs, wrong)
+
+
+def _fixed_finds(
+    rng: random.Random, arm: list[float], base: list[float], runs: int, resamples: int
+) -> bool:
+    """Whether the fixed-run comparison (every planned run) leaves out zero: Newcombe's
+    interval for one input, the paired bootstrap over inputs for several."""
+    counts = [
+        (sum(rng.random() < a for _ in range(runs)), sum(rng.random() < b for _ in range(runs)))
+        for a, b in zip(arm, base, strict=True)
+    ]
+    if len(counts) == 1:
+        ((xa, xb),) = counts
+        low, high = newcombe_difference(xa, runs, xb, runs, 1 - ALPHA)
+    else:
+        differences = [Fraction(xa - xb, runs) for xa, xb in counts]
+        low, high = bootstrap_difference(differences, 1 - ALPHA, resamples, rng.randrange(10**6))
+    return low > 0 or high < 0
+
+
+def saved_table(
+    sessions: int, resamples: int, seed: int = 0
+) -> list[tuple[int, int, float, float, float, float]]:
+    """``(inputs, runs, difference, runs saved, sequential finds, fixed finds)`` for the
+    issue's grid: 20 inputs × 10 runs and 1 input × 100 runs, differences 0, 10, 30 points
+    (the better arm at 80 %, the inputs' rates spread around it)."""
+    rng = random.Random(seed)
+    rule = Rule(1 - ALPHA)
+    table = []
+    for inputs, runs in ((20, 10), (1, 100)):
+        for difference in (0.0, 0.1, 0.3):
+            made = found = fixed = 0
+            for _ in range(sessions):
+                arm = _rates(inputs, 0.8, rng)
+                base = [a - difference for a in arm]
+                pairs, reading = _session(rng, arm, base, runs, rule)
+                made += pairs
+                found += reading == DIFFERENCE
+                fixed += _fixed_finds(rng, arm, base, runs, resamples)
+            saved = 1 - made / (sessions * inputs * runs)
+            table.append((inputs, runs, difference, saved, found / sessions, fixed / sessions))
+    return table
+
+
+@pytest.mark.slow
+def test_runs_saved_against_the_fixed_run_comparison() -> None:
+    """The sequence saves most of the runs at a 30-point difference and none at zero (it
+    cannot settle an exploratory comparison of equal arms before its width reaches the
+    5-point resolution); at 10 points it finds the difference less often than the fixed-run
+    comparison, the price of validity at every look."""
+    table = {(row[0], row[2]): row for row in saved_table(sessions=60, resamples=400)}
+    for inputs in (20, 1):
+        assert table[inputs, 0.0][3] == pytest.approx(0.0, abs=0.02)
+        assert table[inputs, 0.0][4] <= ALPHA
+        assert table[inputs, 0.3][3] >= 0.3
+        assert table[inputs, 0.3][4] >= (0.9 if inputs > 1 else 0.7)
+        assert table[inputs, 0.1][4] <= table[inputs, 0.1][5] + 0.1
+
+
+def test_plan_simulation_agrees_with_the_sessions() -> None:
+    """``--prob-plan``'s simulation (seqplan) and the sessions above follow the same rule:
+    with every input at the same rates, their expected pairs agree within a few standard
+    errors."""
+    rule = Rule(1 - ALPHA)
+    plan = simulate(8, 10, 0.9, 0.6, rule, sessions=300, seed=3)
+    rng = random.Random(4)
+    made = [_session(rng, [0.9] * 8, [0.6] * 8, 10, rule)[0] for _ in range(300)]
+    mean = sum(made) / len(made)
+    spread = (sum((m - mean) ** 2 for m in made) / len(made)) ** 0.5
+    assert abs(plan.expected_pairs - mean) <= 4 * spread / len(made) ** 0.5 + 1
+    found = sum(1 for m in made if m < 80) / len(made)  # (stopped before the cap: found)
+    assert plan.right == DIFFERENCE and plan.right_chance >= 0.5 and found >= 0.5

@@ -1,0 +1,232 @@
+"""Structured output and the reply budget (issue 23), over the loopback server: the reply's
+JSON schema (strict), the fall-back to ``json_object`` and plain text when a server refuses
+one (remembered for the session), duplicate questions removed before scoring, a default
+token budget raised once after a cut-off reply, retries that change the request, and
+errors that show no frames of the plugin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import texts_server
+from conftest import load_json
+from pytest_probability.extensions.texts.client import ChatClient, ClientSettings, RequestError
+from pytest_probability.extensions.texts.prompts import read_questions
+from pytest_probability.extensions.texts.structured import answers_shape, questions_shape
+from texts_server import ok, status
+
+chat_server = texts_server.chat_server
+
+MESSAGES = [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Text."}]
+REFUSED = {"error": {"message": "response_format 'json_schema' is not supported by this model"}}
+
+
+def client(server: texts_server.ChatServer, **overrides: object) -> ChatClient:
+    fields = {"model": "m", "base_url": server.url, "timeout": 5.0}
+    fields.update(overrides)
+    return ChatClient(ClientSettings(**fields), sleep=lambda s: None)  # type: ignore[arg-type]
+
+
+def formats(server: texts_server.ChatServer) -> list[str | None]:
+    """Each request's ``response_format`` type (``None``: not sent)."""
+    return [(r.body.get("response_format") or {}).get("type") for r in server.requests]
+
+
+def test_a_refused_schema_falls_back_to_json_object_for_the_session(chat_server):
+    chat_server.script(status(400, REFUSED), ok('{"questions": ["q?"]}'), *[ok("{}")] * 3)
+    judge = client(chat_server)
+    shape = questions_shape("a refund in five days")
+    reply = judge.complete(MESSAGES, schema=shape)
+    assert (reply.text, reply.attempts) == ('{"questions": ["q?"]}', 2)
+    judge.complete(MESSAGES, schema=shape)
+    judge.variant(retries=0).complete(MESSAGES, schema=shape)  # a variant remembers it too
+    assert formats(chat_server) == ["json_schema", "json_object", "json_object", "json_object"]
+    # a session's other client starts again from the configured level
+    client(chat_server).complete(MESSAGES, schema=shape)
+    assert formats(chat_server)[-1] == "json_schema"
+
+
+def test_a_server_refusing_every_format_is_asked_in_plain_text(chat_server):
+    refused = {"error": {"message": "Unrecognized request argument supplied: response_format"}}
+    chat_server.script(status(400, REFUSED), status(400, refused), ok("{}"), ok("{}"))
+    judge = client(chat_server)
+    judge.complete(MESSAGES, schema=answers_shape(2))
+    judge.complete(MESSAGES, schema=answers_shape(2))
+    assert formats(chat_server) == ["json_schema", "json_object", None, None]
+
+
+def test_a_refusal_that_is_not_about_the_format_is_not_retried(chat_server):
+    chat_server.script(status(400, {"error": {"message": "maximum context length exceeded"}}))
+    with pytest.raises(RequestError, match="maximum context length exceeded"):
+        client(chat_server).complete(MESSAGES, schema=answers_shape(1))
+    assert formats(chat_server) == ["json_schema"]
+
+
+def test_when_plain_text_is_refused_too_the_error_says_what_was_tried(chat_server):
+    chat_server.script(status(422, REFUSED), status(422, REFUSED), status(422, "bad json body"))
+    with pytest.raises(RequestError) as info:
+        client(chat_server).complete(MESSAGES, schema=answers_shape(1))
+    assert formats(chat_server) == ["json_schema", "json_object", None]
+    assert str(info.value).endswith(
+        "HTTP 422 Unprocessable Entity: bad json body (asked with response_format before: "
+        "HTTP 422 Unprocessable Entity: response_format 'json_schema' is not supported by "
+        "this model)"
+    )
+    assert info.value.attempts == 3
+
+
+@pytest.mark.parametrize(
+    ("json_mode", "expected"),
+    [("schema", "json_schema"), (True, "json_schema"), ("object", "json_object"),
+     ("text", None), (False, None)],
+)  # fmt: skip
+def test_the_configured_level(chat_server, json_mode, expected):
+    chat_server.script(ok("{}"), ok("{}"))
+    judge = client(chat_server, json_mode=json_mode)
+    judge.complete(MESSAGES, schema=answers_shape(1))
+    judge.complete(MESSAGES)  # no shape given: json_object at most
+    assert formats(chat_server) == [expected, None if expected is None else "json_object"]
+
+
+def test_a_bad_json_mode_is_refused():
+    with pytest.raises(ValueError, match="texts_json_mode: expected schema, object or text"):
+        ClientSettings(model="m", json_mode="yaml")
+
+
+def test_duplicate_questions_are_asked_once():
+    reply = json.dumps(
+        {
+            "questions": [
+                "Does the text say X?",
+                "does the text  say x?",
+                "Is Y stated?",
+                "Is Y stated?",
+            ]
+        }
+    )
+    assert read_questions(reply) == ["Does the text say X?", "Is Y stated?"]
+
+
+# -- through the helpers ------------------------------------------------------------------
+
+
+def judge_replies(request: texts_server.Request) -> texts_server.Reply:
+    """Repeats its questions (a small model does); answers 1 to every question asked."""
+    if "Questions:" in request.prompt:
+        asked = [q for q in request.prompt.split("Questions:")[1].splitlines() if q.strip()]
+        answers = [{"question": i + 1, "score": 1} for i in range(len(asked))]
+        return ok(json.dumps({"answers": answers}), usage=(100, 10, 0))
+    questions = ["Does the text mention a refund?"] * 3 + ["Does the text mention days?"]
+    return ok(json.dumps({"questions": questions}), usage=(100, 10, 0))
+
+
+def _session(pytester: pytest.Pytester, server: texts_server.ChatServer, ini: str = "") -> None:
+    pytester.makeini(
+        f"[pytest]\ntexts_model = judge-1\ntexts_base_url = {server.url}\n"
+        f"texts_max_concurrency = 1\n{ini}"
+    )
+    pytester.makepyfile(
+        bench_t="""
+from pytest_probability.texts import texts_expect_recall_range
+
+def bench_t():
+    texts_expect_recall_range("a refund in 5 days", "a refund in 5 days", 0.9, 1.0)
+"""
+    )
+
+
+def test_repeated_questions_are_answered_and_scored_once(pytester, chat_server):
+    chat_server.respond_with(judge_replies)
+    _session(pytester, chat_server)
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+    _, answers = chat_server.requests
+    assert answers.prompt.split("Questions:")[1].strip().splitlines() == [
+        "1. Does the text mention a refund?",
+        "2. Does the text mention days?",
+    ]
+    schema = answers.body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["answers"]["minItems"] == 2
+    # the default reply budget went out with both calls
+    assert [r.body["max_tokens"] for r in chat_server.requests] == [1024, 1024]
+
+
+def test_an_unusable_reply_is_asked_again_differently(pytester, chat_server):
+    chat_server.script(ok("I think the text is about a refund."))
+    chat_server.respond_with(judge_replies)
+    _session(pytester, chat_server)
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+    first, second = chat_server.requests[:2]
+    assert first.messages[1] == second.messages[1]  # the user message is the same
+    note = second.messages[0]["content"].removeprefix(first.messages[0]["content"])
+    assert note == (
+        "\n\n(Attempt 2 of 3. Your last reply could not be used: the judge's reply is not "
+        "JSON: 'I think the text is about a refund.'. Reply with only this JSON and nothing "
+        'else: {"questions": ["Does the text ...?", ...]}.)'
+    )
+
+
+def test_a_cut_off_reply_is_asked_again_once_with_twice_the_budget(pytester, chat_server):
+    runaway = '{"questions": ["yes/no", "yes/no", "yes/no", "yes/no", "yes/no", "yes/no"'
+    chat_server.respond_with(lambda r: ok(runaway, finish_reason="length", usage=(50, 300, 0)))
+    _session(pytester, chat_server, "texts_max_tokens = 300\n")
+    result = pytester.runpytest("-p", "no:randomly", "--prob-json=r.json")
+    assert [r.body["max_tokens"] for r in chat_server.requests] == [300, 600]
+    record = load_json(pytester.path / "r.json")["records"][0]
+    assert record["outcome"] == "error"
+    assert record["message"] == (
+        "JudgeReplyError: the judge (openai, judge-1) was cut off by its reply budget "
+        "(finish_reason: length) at 300 tokens, then at 600: set texts_max_tokens higher "
+        "(now 300) if its replies are that long, or the model does not stop by itself (a "
+        f"runaway reply); the reply began: {runaway!r}"
+    )
+    assert record["usage"]["judge-1"]["output_tokens"] == 600  # both attempts are counted
+    assert any(
+        line.startswith("E       pytest_probability.extensions.texts.judge.JudgeReplyError: ")
+        for line in result.outlines
+    )
+
+
+def test_reasoning_models_get_a_larger_default_budget(pytester, chat_server):
+    chat_server.respond_with(judge_replies)
+    _session(pytester, chat_server)
+    pytester.runpytest("-p", "no:randomly", "--texts-model=o4-mini").assert_outcomes(passed=1)
+    assert [r.body["max_completion_tokens"] for r in chat_server.requests] == [8192, 8192]
+    assert "temperature" not in chat_server.requests[0].body
+
+
+ERROR_BENCHES = """
+from pytest_probability.texts import texts_expect_recall_range
+
+def bench_prose():
+    texts_expect_recall_range("a refund in 5 days", "a refund", 0.5, 1.0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (ok("Sure! The text is about a refund."), "JudgeReplyError"),
+        (status(503, {"error": {"message": "overloaded"}}), "UnavailableError"),
+        (status(401, {"error": {"message": "bad key"}}), "AuthenticationError"),
+    ],
+)
+def test_errors_show_no_frames_of_the_plugin(pytester, chat_server, monkeypatch, reply, error):
+    monkeypatch.setitem(ChatClient.__init__.__kwdefaults__, "sleep", lambda s: None)
+    chat_server.respond_with(lambda request: reply)
+    _session(pytester, chat_server)
+    pytester.makepyfile(bench_t=ERROR_BENCHES)
+    result = pytester.runpytest("-p", "no:randomly", "-l", "--tb=long")
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == "bench_prose")
+    failure = lines[start : next(i for i, line in enumerate(lines) if "probability ===" in line)]
+    # the whole failure: the bench line and the message, no frame of the plugin, the thread
+    # pool or urllib (it was about 95 lines per ERROR run)
+    assert failure[1:4] == [
+        "",
+        "    def bench_prose():",
+        '>       texts_expect_recall_range("a refund in 5 days", "a refund", 0.5, 1.0)',
+    ]
+    assert failure[4].startswith("E       pytest_probability.extensions.texts.")
+    assert f".{error}: " in failure[4]
+    assert [line for line in failure[5:] if line.strip()] == [f"bench_t.py:4: {error}"]
