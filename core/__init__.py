@@ -2,19 +2,40 @@
 
 The public façade. Bench files need nothing from here to work; these are the helpers a
 bench body or an extension may use.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .context import RunContext, current_run
-from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
-from .extensions.latency import record_latency
-from .steps import Step
+from .lazy import lazy_exports
+from .rewriting import keep_plugin_out_of_rewriting
+
+keep_plugin_out_of_rewriting()  # before any other module of the package loads
 
 if TYPE_CHECKING:
     import pytest
+
+    from .context import RunContext, current_run
+    from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
+    from .extensions.latency import record_latency
+    from .steps import Step
+
+#: Where each public name lives; imported on first use (PEP 562), so importing the package
+#: (which pytest does at start-up) loads none of them.
+_PUBLIC: dict[str, str] = {
+    "RunContext": ".context",
+    "current_run": ".context",
+    "CostWarning": ".extensions.cost",
+    "TokenUsage": ".extensions.cost",
+    "record_cost": ".extensions.cost",
+    "record_usage": ".extensions.cost",
+    "record_latency": ".extensions.latency",
+    "Step": ".steps",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)
 
 __version__ = "0.1.0"
 

@@ -7,6 +7,8 @@
 
 Exit status: 0 on success, 2 when a file cannot be read or written or the arguments are
 wrong (one ``error:`` line on stderr, never a traceback).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

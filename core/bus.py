@@ -3,6 +3,8 @@
 That is the report pytest-xdist serialises from worker to controller, so records reach the
 aggregating process whichever process ran them. JUnit XML writes only the teardown report's
 properties, so records stay out of it. Never imports pytest at module level.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

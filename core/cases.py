@@ -2,6 +2,8 @@
 
 A *case* is one parameter combination of one ``bench_*`` function (or the function itself
 when it is not parametrized). Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

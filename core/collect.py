@@ -4,6 +4,8 @@
 come from pytest's own machinery (``_genfunctions``), so ids, ``dup`` suffixes, escaping and
 empty parameter sets behave exactly as for ``test_*`` functions. Each generated case becomes
 ``Case.runs`` ``BenchRun`` items, followed by any verdict items extensions ask for.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

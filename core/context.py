@@ -3,6 +3,8 @@
 The kernel sets the current :class:`RunContext` while a bench body runs (async bodies see it
 too: ``asyncio.run`` copies the context). Extensions such as cost accounting read it through
 :func:`current_run`, which raises :class:`RuntimeError` outside a bench run. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ Extensions call :func:`decide_runs` at collection for each case a verdict of the
 or baseline margin judges). The wrapper is registered (as ``probability.decided``) the first
 time, so sessions without such a case pay nothing per run. ``--runxfail`` keeps pytest's
 meaning: the runs' failures are then reported as failures.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

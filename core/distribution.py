@@ -8,12 +8,17 @@ pytest 9.2 ignores), so the kernel supplies its own scheduler through xdist's
 ``loadgroup`` or ``worksteal``: each case (or function) is one work unit, different units
 still spread over all workers. ``loadfile``, ``loadscope`` and ``each`` keep their own meaning
 (the first two already keep a case together). Co-location is still checked at run time.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
+
+import pytest
 
 #: the ``--dist`` modes this scheduler replaces
 REPLACED = ("load", "loadgroup", "worksteal")
@@ -61,6 +66,33 @@ def function_scoped(collection: list[str]) -> set[str]:
     return level & parametrized
 
 
+#: per config: callables naming more functions whose cases make one unit of work
+_UNITS = pytest.StashKey[list[Callable[[], Iterable[str]]]]()
+
+
+def add_function_units(config: Any, source: Callable[[], Iterable[str]]) -> None:
+    """Keep every case of the functions ``source()`` names (function keys,
+    ``bench_x.py::bench_f``) on one worker, as a function with function-level verdict items
+    is kept: for an extension that needs a function together without such an item (a
+    sequential comparison). Called in the controller before scheduling; ``source`` is asked
+    once, when the scheduler first splits the collection — after every worker sent its
+    collection. A source that raises names nothing (the function may then be spread, which
+    a worker notices at run time)."""
+    config.stash.setdefault(_UNITS, []).append(source)
+
+
+def extra_function_units(config: Any) -> set[str]:
+    """The function keys every :func:`add_function_units` source names."""
+    found: set[str] = set()
+    stash = getattr(config, "stash", None)  # (a stand-in config in a test may have none)
+    for source in stash.get(_UNITS, []) if stash is not None else ():
+        try:
+            found.update(str(key) for key in source())
+        except Exception:  # (an extension's bug costs co-location, never the session)
+            continue
+    return found
+
+
 def make_scheduler(config: Any, log: Any) -> Any:
     """The case-aware scheduler (a pytest-xdist ``LoadScopeScheduling``)."""
     from xdist.scheduler import LoadScopeScheduling
@@ -74,6 +106,7 @@ def make_scheduler(config: Any, log: Any) -> Any:
             if self._functions is None:
                 collection = next(iter(self.registered_collections.values()), [])
                 self._functions = function_scoped(list(collection))
+                self._functions |= extra_function_units(self.config)
             return case_scope(nodeid, self._functions)
 
         def remove_node(self, node: Any) -> str | None:

@@ -2,15 +2,21 @@
 another tool or from a hand-edited file, so every reader takes any JSON value and falls back
 to a neutral one. Shared by the report renderers (HTML, Markdown). Pure module: never imports
 pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["fraction", "integer", "items", "num", "obj", "objects", "text"]
+__all__ = ["count_text", "fraction", "integer", "items", "num", "obj", "objects", "text"]
+
+#: A count too long for decimal text, as the reports write it (``"1.000000e+5000"``).
+_HUGE_COUNT = re.compile(r"-?[0-9]\.[0-9]{6}e\+[0-9]+")
 
 
 def num(value: Any) -> float | None:
@@ -29,6 +35,21 @@ def integer(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    return None
+
+
+def count_text(value: Any) -> str | None:
+    """A token count as the reports show it: a whole number with thousands separators
+    (``1,200``), or the scientific-notation text a count too long for decimal text is
+    written as (``1.000000e+5000``, kept as it is); ``None`` for anything else."""
+    number = integer(value)
+    if number is not None:
+        try:
+            return f"{number:,}"
+        except ValueError:  # (past Python's digit limit: a report never holds one)
+            return None
+    if isinstance(value, str) and _HUGE_COUNT.fullmatch(value):
+        return value
     return None
 
 

@@ -13,6 +13,8 @@ or a ``pytest_probability.extensions`` entry point can implement it. Hook kinds 
 "Executing process" means the process that runs the bench body: the only process, or an
 xdist worker. "Aggregating process" means the process that builds the results: the only
 process, or the xdist controller (which never collects).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ given as a short ``repr``.
 The kernel writes it with :func:`pytest_probability.writing.write_atomic` (a temporary file
 in the target directory, flushed to disk, then renamed over the target, so a reader never
 sees a half-written report), as every other writer does.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

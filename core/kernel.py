@@ -2,6 +2,8 @@
 
 It owns collection hand-over, run records, the record bus, the results model, ordering,
 throttling and the report (terminal and JSON). Everything else is an extension.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -32,10 +34,13 @@ from .options import OptionRegistry
 from .ordering import transposed, verdicts_after_runs, with_verdict_runs
 from .outputs import claim_output
 from .records import (
+    CLASSIFIER_FAILED,
+    UNKNOWN_OUTCOME,
     checked_outcome,
     classifier_of,
     crash_record,
     default_classify,
+    failed_classifier,
     make_record,
     unknown_outcome,
 )
@@ -317,9 +322,15 @@ class Kernel:
         if isinstance(item, BenchRun) and (
             call.when == "call" or (call.when == "setup" and not report.passed)
         ):
-            answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
-            outcome = checked_outcome(answer)
-            unknown = None if outcome is not None else self._unknown_outcome(item, call, answer)
+            unknown_error = UNKNOWN_OUTCOME
+            try:
+                answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
+            except Exception as exc:  # a third party's bug: the run is an error, not the session
+                outcome, unknown_error = None, CLASSIFIER_FAILED
+                unknown = self._classifier_failed(item, call, exc)
+            else:
+                outcome = checked_outcome(answer)
+                unknown = None if outcome is not None else self._unknown_outcome(item, call, answer)
             record = make_record(
                 item,
                 call,
@@ -327,6 +338,7 @@ class Kernel:
                 outcome or ERROR,
                 self.case_order.get(item.case.key, 0),
                 unknown,
+                unknown_error,
             )
             plan = self.plans.plan(item.config, "pytest_prob_run_finished")
             if plan:
@@ -355,11 +367,20 @@ class Kernel:
     def _unknown_outcome(self, item: pytest.Item, call: pytest.CallInfo[None], answer: Any) -> str:
         """The message for a classifier's answer that is not an outcome word, warned about
         once per extension (:class:`ProbabilityExtensionWarning`)."""
-        name = classifier_of(item, call)
-        message = unknown_outcome(name, answer)
+        return self._warn_classifier(classifier_of(item, call), unknown_outcome, answer)
+
+    def _classifier_failed(
+        self, item: pytest.Item, call: pytest.CallInfo[None], exc: Exception
+    ) -> str:
+        """The message for a classifier that raised, warned about once per extension
+        (:class:`ProbabilityExtensionWarning`)."""
+        return self._warn_classifier(classifier_of(item, call), failed_classifier, exc)
+
+    def _warn_classifier(self, name: str, describe: Any, detail: Any) -> str:
+        message: str = describe(name, detail)
         if self.failures.first(name, "pytest_prob_classify_outcome"):
             self.failures.messages.append(message)  # (the report's warnings too)
-            warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
+            warnings.warn(ProbabilityExtensionWarning(message), stacklevel=3)
         return message
 
     @pytest.hookimpl(trylast=True)

@@ -5,6 +5,8 @@ one. Their hook specifications are always added, so a third-party implementation
 disabled extension's hook never aborts pytest. Third-party extensions come from the
 ``pytest_probability.extensions`` entry-point group (not ``pytest11``: with
 ``-p no:probability`` they must not load) and honour ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ issued the way pytest issues its own ``PytestCollectionWarning``: at the bench f
 file and line (``warnings.warn_explicit``), once per key, only for cases that are still
 selected after ``-k``, ``-m`` and ``--deselect``, and under pytest-xdist only by the first
 worker (every worker collects the same cases, and the controller shows what workers warn).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

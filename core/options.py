@@ -14,6 +14,8 @@ Mark arguments merge key by key, the mark closest to the case winning
 (:meth:`OptionRegistry.alternatives`): keys such as ``min_rate`` and ``min_passes`` that
 say the same thing two ways. A closer mark that sets one of them replaces every one of them
 set farther out, and one mark setting two of them is an error.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Item order: ``--prob-transpose`` turns case-major order into run-major order; a selected
-verdict item brings back its case's runs."""
+verdict item brings back its case's runs.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

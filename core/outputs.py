@@ -5,6 +5,8 @@ Every option that writes a file (``--prob-json``, ``--prob-html``, ``--prob-mark
 process, before anything runs: a path that cannot take the file, a path another writer (or
 ``--junitxml``) already writes, and an existing Python source file are usage errors naming
 both options or the file.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Registering this module is all pytest does; its ``pytest_addhooks`` adds the hook
 specifications, registers the kernel, then the bundled and third-party extensions, all
 before option parsing (so their options are known).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 The record is built in the executing process and travels to the aggregating process on the
 call report (see :mod:`pytest_probability.bus`).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ from .cases import BENCH_PREFIX, Case, case_id, function_label
 from .collect import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
 from .results import ERROR, FAIL, PASS, SKIP
 from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, truncate
-from .untrusted import UnreadableValue, read_text, safe_str, short_repr
+from .untrusted import UnreadableValue, describe, read_text, safe_str, short_repr
 
 #: The outcome words of a run.
 OUTCOMES = (PASS, FAIL, ERROR, SKIP)
 #: The ``error`` of a run whose classifier answered with something else.
 UNKNOWN_OUTCOME = "UnknownOutcome"
+#: The ``error`` of a run whose classifier raised.
+CLASSIFIER_FAILED = "ClassifierError"
+#: Stands for "this implementation raised" while :func:`classifier_of` asks again.
+RAISED = object()
 
 
 def default_classify(call: pytest.CallInfo[None]) -> str:
@@ -52,14 +58,17 @@ def make_record(
     outcome: str,
     order: int,
     unknown_outcome: str | None = None,
+    unknown_error: str = UNKNOWN_OUTCOME,
 ) -> dict[str, Any]:
     """The JSON-able record of one run phase (see the JSON report's ``records``).
 
     User objects are never trusted: an exception whose ``str()`` raises, a step whose
     fields cannot be read (:func:`~.steps.read_steps`) make the run an ``error`` whose
     message names the problem, and the session goes on. ``unknown_outcome`` is the message
-    of a classifier's answer that is not an outcome word (:func:`unknown_outcome`): the run
-    is then an ``error`` (``UnknownOutcome``) too."""
+    of a classifier's answer that is not an outcome word (:func:`unknown_outcome`), or of a
+    classifier that raised (:func:`failed_classifier`, with ``unknown_error`` set to
+    :data:`CLASSIFIER_FAILED`): the run is then an ``error`` (``UnknownOutcome``,
+    ``ClassifierError``) too."""
     case: Case = item.case
     if unknown_outcome is not None:
         outcome = ERROR
@@ -69,7 +78,7 @@ def make_record(
         name = type(call.excinfo.value).__name__ if call.excinfo is not None else "Error"
         outcome, message, error = ERROR, truncate(f"{name}: {exc}"), name
     if unknown_outcome is not None:
-        message, error = message or unknown_outcome, error or UNKNOWN_OUTCOME
+        message, error = message or unknown_outcome, error or unknown_error
     elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
     steps: list[dict[str, Any]] = []
     if call.when == "call":
@@ -150,8 +159,8 @@ def checked_outcome(outcome: Any) -> str | None:
 
 def classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
     """The name of the extension whose ``pytest_prob_classify_outcome`` answers for this
-    run (asked again, in pluggy's order, on this rare path only): its plugin name as
-    registered, ``"?"`` when none can be found."""
+    run, or raises (asked again, in pluggy's order, on this rare path only): its plugin name
+    as registered, ``"?"`` when none can be found."""
     hook = item.ihook.pytest_prob_classify_outcome
     manager = item.config.pluginmanager
     kwargs = {"item": item, "call": call}
@@ -161,10 +170,19 @@ def classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
         try:
             answer = impl.function(*[kwargs[name] for name in impl.argnames])
         except Exception:
-            continue
+            answer = RAISED
         if answer is not None:
             return manager.get_name(impl.plugin) or impl.plugin_name
     return "?"
+
+
+def failed_classifier(name: str, exc: BaseException) -> str:
+    """The warning for a classifier that raised (:func:`~.untrusted.describe` reads the
+    exception without trusting its ``str()``)."""
+    return (
+        f"extension {name!r} failed in pytest_prob_classify_outcome: {describe(exc)}: its "
+        "runs are recorded as errors"
+    )
 
 
 def unknown_outcome(name: str, answer: Any) -> str:

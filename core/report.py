@@ -4,6 +4,8 @@ Extensions never print: they add *columns* (one cell per row), *summary lines* (
 ``Cost:``), *blocks* (free lines under the summary), *sections* (``probability: gates``) and
 *JSON fields* (a top-level key, row fields, totals fields). The kernel renders them.
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Records arrive in any order (xdist interleaves workers); rows are ordered by the case order
 the collecting processes computed, so results are identical with and without xdist.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

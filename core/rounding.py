@@ -4,6 +4,8 @@ A float such as ``0.4125`` is stored as ``0.41249999999999997…``; rounding tha
 prints ``41.2%`` where the number people read, and the spec prints, is ``41.3%``. Every
 percent, point and amount the plugin prints is therefore rounded from the float's shortest
 decimal representation (``repr``), half up. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@
 are called through :func:`call_each`: an implementation that raises is reported (a warning
 naming the extension, once per extension and hook) and the others still run. Report-time
 failures also become a marked section.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 
 from .report import ReportBuilder
 from .results import Results
+from .untrusted import describe
 
 
 class ProbabilityExtensionWarning(pytest.PytestWarning):
@@ -72,7 +75,9 @@ def call_each(
 
 
 def describe_failure(name: str, hook_name: str, exc: Exception) -> str:
-    return f"extension {name!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
+    """``extension 'x' failed in pytest_prob_logrecord: ValueError: boom``; an exception
+    whose ``str()`` raises is described without it (:func:`~.untrusted.describe`)."""
+    return f"extension {name!r} failed in {hook_name}: {describe(exc)}"
 
 
 class FailureLog:
@@ -116,7 +121,7 @@ def build_report(config: pytest.Config, results: Results, log: FailureLog) -> Re
         builder.warn(message)
         builder.add_section(
             f"{name} (failed)",
-            [f"  {type(exc).__name__}: {exc}", "  the rest of the report is unaffected"],
+            [f"  {describe(exc)}", "  the rest of the report is unaffected"],
             order=10_000,
         )
     return builder

@@ -14,6 +14,8 @@ The handler is installed only in the main thread, only where SIGTERM has its def
 session with something to report; otherwise it re-sends the signal with its default action,
 so an unrelated pytest session in the same environment ends exactly as before. It is removed
 at ``pytest_unconfigure``.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

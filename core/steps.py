@@ -4,6 +4,8 @@ A *step* is anything with ``label`` and ``passed`` (optionally ``elapsed``, ``er
 ``message``, ``cost``, ``usage``): a dataclass, a dict, or another framework's object. A
 bench body may return one step or a list of them, or be a generator (sync or async) that
 yields them. ``async def`` bodies run to completion in a fresh event loop.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

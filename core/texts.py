@@ -6,6 +6,8 @@ to answer them from the other: recall (alias *correctness*) checks how much of t
 text the given text contains, precision (alias *completeness*) the reverse, F1 combines them.
 ``texts_expect_*`` make one evaluation; ``texts_agg_*`` make ``full_runs ×
 each_question_runs`` and compare their min, max, median or mean. See :doc:`/texts`.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

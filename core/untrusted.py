@@ -10,6 +10,8 @@ becomes an error that says so instead of aborting the session.
 Text is made safe to write as well: a lone surrogate (from a file name that is not valid
 UTF-8) becomes its escape (``\\udcff``), and an integer too long for Python's decimal
 conversion (``10**5000``, past the 4,300-digit limit) is shown in scientific notation.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

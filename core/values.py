@@ -3,6 +3,8 @@
 Each parser takes the raw value (a string from the command line or an ini file, or any
 Python value from a mark) and returns the typed value, or raises :class:`ValueError` whose
 message says what would be valid. The option registry adds where the value came from.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

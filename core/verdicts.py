@@ -4,6 +4,8 @@ An extension asks for one through ``pytest_prob_collect_verdicts`` by returning 
 :class:`VerdictRequest`; the kernel creates the item (``identify_pii[gate]``), places it
 after the case's last run (also under ``--prob-transpose``) and runs ``judge`` as its body.
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

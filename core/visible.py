@@ -5,6 +5,8 @@ name given to ``record_usage`` — may hold ``ESC`` sequences that retitle the t
 the screen or move the cursor, or bidirectional overrides that reorder what is shown. Before
 such a string is printed, :func:`visible` replaces every such character with its Python
 escape (``\\x1b``, ``\\u202e``), so what was sent can still be read. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

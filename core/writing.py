@@ -33,6 +33,8 @@
 
 The callers turn :class:`UnwritablePath` into ``pytest.UsageError`` and any exception from
 :func:`write_atomic` into one error line naming the file (:func:`failure`).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -159,6 +159,7 @@ packaging() {
             .venv-smoke/bin/python -m pytest_probability --version &&
             (cd "$smoke" && "$OLDPWD/.venv-smoke/bin/python" -m pytest -q -p no:cacheprovider \
                 --prob-runs=3 --prob-json=smoke.json >/dev/null && test -s smoke.json) &&
+            (cd "$smoke" && "$OLDPWD/.venv-smoke/bin/python" "$OLDPWD/tests/check_installed_startup.py") &&
             echo "smoke run ok: $(basename "$artifact")" || status=1
     done
     rm -rf "$smoke" .venv-smoke .dist-test

@@ -96,7 +96,8 @@ def test_the_docs_example_full_run_gives_the_same_verdict(pytester: pytest.Pytes
 def test_runs_are_interleaved_pair_by_pair(pytester: pytest.Pytester) -> None:
     """Run-major inside a monitored function, baseline first in each pair, whatever the
     session order; an uncompared function keeps its case-major order; ``--prob-transpose``
-    keeps the session's run-major spread."""
+    keeps the session's run-major spread. A comparison without a margin has no verdict and
+    gets no ``[compare:ARM]`` item (the spec: one per margin), monitored or not."""
     pytester.makepyfile(
         bench_ab="""
 import pytest
@@ -126,7 +127,6 @@ def bench_plain(k):
         "bench_ab::x-a[run2]",
         "bench_ab::y-b[run2]",
         "bench_ab::y-a[run2]",
-        "bench_ab[compare:a]",
         "bench_plain::p[run1]",
         "bench_plain::p[run2]",
         "bench_plain::q[run1]",
@@ -341,7 +341,7 @@ def pytest_prob_register_comparison_tests(register, config):
 
 @pytest.mark.subprocess
 def test_xdist_equals_the_serial_session(pytester: pytest.Pytester) -> None:
-    """Under ``-n 2`` the compared function stays on one worker (its compare item makes it
+    """Under ``-n 2`` the compared function stays on one worker (its compare items make it
     one unit), so its runs stop exactly as in a serial session."""
     pytester.makepyfile(
         bench_triage=TRIAGE,

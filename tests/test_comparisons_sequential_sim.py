@@ -5,7 +5,9 @@
    the sessions, across a grid of pass rates, input counts and run counts.
 2. With a margin, at the margin's boundary the stopped verdict is wrong (PASS or FAIL, both
    false there) in at most α of the sessions.
-3. Against the fixed-run comparison at the same α: the runs saved at true differences of 0,
+3. Against a baseline report (``--prob-margin``), whose runs are dealt in a seeded order: the
+   same two error rates, baseline noise included.
+4. Against the fixed-run comparison at the same α: the runs saved at true differences of 0,
    10 and 30 points, and how often each finds the difference (the table in
    docs/comparisons.rst comes from ``benchmarks/sequential_ab.py``, the same computation with
    more sessions).
@@ -21,6 +23,7 @@ from fractions import Fraction
 
 import pytest
 from pytest_probability.extensions.comparisons.paired import newcombe_difference
+from pytest_probability.extensions.comparisons.seqbaseline import baseline_runs
 from pytest_probability.extensions.comparisons.seqmean import RoundSequence
 from pytest_probability.extensions.comparisons.seqplan import Rule, simulate
 from pytest_probability.extensions.comparisons.seqrule import (
@@ -28,9 +31,11 @@ from pytest_probability.extensions.comparisons.seqrule import (
     FAIL,
     PASS,
     MixtureLook,
+    PairedRuns,
     RoundsLook,
     settle,
 )
+from pytest_probability.extensions.comparisons.sequential import replay
 from pytest_probability.extensions.comparisons.signflip import bootstrap_difference
 
 ALPHA = 0.05
@@ -183,3 +188,77 @@ def test_plan_simulation_agrees_with_the_sessions() -> None:
     assert abs(plan.expected_pairs - mean) <= 4 * spread / len(made) ** 0.5 + 1
     found = sum(1 for m in made if m < 80) / len(made)  # (stopped before the cap: found)
     assert plan.right == DIFFERENCE and plan.right_chance >= 0.5 and found >= 0.5
+
+
+# -- against a baseline report (--prob-margin under --prob-stop=sequential) -------------------
+def _baseline_session(
+    rng: random.Random, now: list[float], then: list[float], runs: int, rule: Rule, tag: int
+) -> str | None:
+    """One monitored session against a baseline report: each baseline case's count drawn
+    from ``runs`` runs, dealt in its seeded order (:func:`seqbaseline.baseline_runs`), this
+    session's runs drawn in order, and the looks replayed by the report's own function
+    (:func:`sequential.replay`) — the reading it settled on, or ``None``."""
+    inputs = []
+    for index, (rate_now, rate_then) in enumerate(zip(now, then, strict=True)):
+        passes = sum(rng.random() < rate_then for _ in range(runs))
+        dealt = baseline_runs(f"case{index}", passes, runs, seed=tag)
+        made = tuple(int(rng.random() < rate_now) for _ in range(runs))
+        inputs.append(PairedRuns(f"case{index}", made, dealt))
+    _, reading = replay(inputs, rule.level, rule.margin, rule.equivalence, rule.resolution)
+    return reading
+
+
+def _baseline_error_rates(inputs: int, runs: int, sessions: int, seed: int) -> tuple[int, int]:
+    """``(wrong margin verdicts at the boundary, differences found between equal rates)``
+    over ``sessions`` sessions each."""
+    rng = random.Random(seed)
+    margin = 0.1
+    wrong = found = 0
+    for session in range(sessions):
+        then = _rates(inputs, 0.6, rng)
+        boundary = [rate - margin for rate in then]
+        reading = _baseline_session(
+            rng, boundary, then, runs, Rule(1 - ALPHA, margin, False, 0.0), session
+        )
+        wrong += reading in (PASS, FAIL)
+        same = _baseline_session(rng, then, then, runs, Rule(1 - ALPHA, resolution=0.0), session)
+        found += same == DIFFERENCE
+    return wrong, found
+
+
+def test_baseline_runs_are_dealt_in_a_uniform_order() -> None:
+    """Every arrangement of 2 passes among 5 runs is dealt equally often over seeds (within
+    4 standard errors), and a seed deals the same order in every process."""
+    counts: dict[tuple[int, ...], int] = {}
+    draws = 20_000
+    for seed in range(draws):
+        dealt = baseline_runs("bench_x.py::bench_a::q01", 2, 5, seed)
+        counts[dealt] = counts.get(dealt, 0) + 1
+    assert len(counts) == 10 and all(sum(order) == 2 for order in counts)
+    expected = draws / 10
+    spread = (draws * 0.1 * 0.9) ** 0.5
+    assert all(abs(count - expected) <= 4 * spread for count in counts.values()), counts
+    assert baseline_runs("k", 3, 7, 0) == baseline_runs("k", 3, 7, 0) == (1, 0, 1, 0, 0, 1, 0)
+    with pytest.raises(ValueError, match="passes must lie in"):
+        baseline_runs("k", 4, 3, 0)
+
+
+def test_baseline_margin_error_rates_small() -> None:
+    """A quick version of the slow check below (every CI leg runs it)."""
+    wrong, found = _baseline_error_rates(inputs=10, runs=20, sessions=60, seed=5)
+    assert wrong / 60 <= ALPHA and found / 60 <= ALPHA, (wrong, found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inputs", [1, 10])
+@pytest.mark.parametrize("runs", [20, 60])
+def test_baseline_margin_error_rates(inputs: int, runs: int) -> None:
+    """Against a baseline report whose runs are dealt in a seeded order: at the margin's
+    boundary (now − baseline = −10 points against ``--prob-margin=0.1``) the verdict the
+    sequence settles on is wrong (PASS or FAIL) in at most α of the sessions, and between
+    equal rates it claims a difference in at most α — both including the baseline's own
+    noise, which treating its fractions as fixed would ignore."""
+    sessions = 250
+    wrong, found = _baseline_error_rates(inputs, runs, sessions, seed=100 * inputs + runs)
+    assert wrong / sessions <= ALPHA, (wrong, sessions)
+    assert found / sessions <= ALPHA, (found, sessions)

@@ -226,6 +226,68 @@ def test_report_chars_list_cases(pytester: pytest.Pytester) -> None:
     assert section(nothing.outlines, "short test summary info") == []
 
 
+#: A case whose runs print: odd runs pass, even runs fail.
+TALK = """
+from pytest_probability import current_run
+
+
+def bench_talk():
+    run = current_run().run
+    print(f"asked in run {run}")
+    assert run % 2, f"even run {run}"
+"""
+
+TALK_FAILURE = [
+    "_______________________________ bench_talk[run2] _______________________________",
+    "bench_talk.py:7: in bench_talk",
+    '    assert run % 2, f"even run {run}"',
+    "E   AssertionError: even run 2",
+    "E   assert (2 % 2)",
+    "----------------------------- Captured stdout call -----------------------------",
+    "asked in run 2",
+    "… 1 more failing run of talk: 1 × even run 4 (run 4)",
+]
+
+
+def test_captured_output_and_passes_are_per_case(pytester: pytest.Pytester) -> None:
+    """The line about the other runs comes after the shown run's captured output; ``-rP``
+    (in ``-rA``) prints one ``PASSES`` entry per case, not one per passing run."""
+    pytester.makepyfile(bench_talk=TALK)
+    result = pytester.runpytest("--prob-runs=4", "-q", "--tb=short", "-rA", "-p", "no:randomly")
+    assert failure_sections(result.outlines) == [
+        "=================================== FAILURES ===================================",
+        *TALK_FAILURE,
+        "==================================== PASSES ====================================",
+        "_______________________________ bench_talk[run1] _______________________________",
+        "----------------------------- Captured stdout call -----------------------------",
+        "asked in run 1",
+        "… 1 more passing run of talk (run 3)",
+    ]
+    assert short_summary(result.outlines) == [
+        "FAILED bench_talk.py::bench_talk - 2/4 runs failed: even run …",
+        "2 failed, 2 passed in <time>",
+    ]
+    quiet = pytester.runpytest(
+        "--prob-runs=4", "-q", "--tb=short", "-rP", "--show-capture=no", "-p", "no:randomly"
+    )
+    assert failure_sections(quiet.outlines) == [
+        "=================================== FAILURES ===================================",
+        *TALK_FAILURE[:5],
+        TALK_FAILURE[-1],
+        "==================================== PASSES ====================================",
+        "_______________________________ bench_talk[run1] _______________________________",
+        "… 1 more passing run of talk (run 3)",
+    ]
+    # --prob-failures=all: pytest's own PASSES section, an entry per passing run
+    every = pytester.runpytest("--prob-runs=4", "-q", "--tb=short", "-rP", "--prob-failures=all")
+    without = pytester.runpytest(
+        "--prob-runs=4", "-q", "--tb=short", "-rP", "-p", "no:probability.failures"
+    )
+    assert failure_sections(every.outlines) == failure_sections(without.outlines)
+    assert failure_sections(every.outlines).count("asked in run 3") == 1
+    assert not any(line.startswith("…") for line in every.outlines)
+
+
 def test_a_one_run_case_prints_what_pytest_prints(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         bench_one="""
@@ -382,8 +444,10 @@ def test_last_failed_reruns_exactly_the_failing_runs(pytester: pytest.Pytester) 
 
 @pytest.mark.subprocess
 def test_xdist_prints_the_same_cases(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(bench_classify=BENCH, bench_more=BENCH.replace("classify", "sort"))
-    args = ("--prob-runs=10", "-q", "--tb=short", "-p", "no:randomly", "--prob-json=r.json")
+    pytester.makepyfile(
+        bench_classify=BENCH, bench_more=BENCH.replace("classify", "sort"), bench_talk=TALK
+    )
+    args = ("--prob-runs=10", "-q", "--tb=short", "-rA", "-p", "no:randomly", "--prob-json=r.json")
     serial = pytester.runpytest_subprocess(*args)
     serial_json = json.loads((pytester.path / "r.json").read_text())
     parallel = pytester.runpytest_subprocess(*args, "-n", "2")
@@ -391,6 +455,10 @@ def test_xdist_prints_the_same_cases(pytester: pytest.Pytester) -> None:
     assert failure_sections(parallel.outlines) == failure_sections(serial.outlines)
     assert short_summary(parallel.outlines) == short_summary(serial.outlines)
     assert len([line for line in parallel.outlines if line.startswith("… 8 more")]) == 2
+    assert "… 4 more failing runs of talk: 4 × even run … (runs 4, 6, 8, 10)" in (
+        failure_sections(parallel.outlines)
+    )
+    assert "… 4 more passing runs of talk (runs 3, 5, 7, 9)" in failure_sections(parallel.outlines)
     assert [row["failures"] for row in parallel_json["rows"]] == [
         row["failures"] for row in serial_json["rows"]
     ]

@@ -199,6 +199,56 @@ def bench_paid():
     assert written["runs_to_catch"] == {"5%": 59}
 
 
+def test_a_projected_cost_past_the_largest_float_is_a_clear_note(
+    pytester: pytest.Pytester,
+) -> None:
+    """Two cases costing 1.7e308 a run (issue 21 §2): ``math.fsum`` raised "intermediate
+    overflow", so the plan section was lost to a failed-extension section and the plan file
+    was never written."""
+    pytester.makepyfile(
+        bench_plan="""
+from pytest_probability import record_cost
+
+def bench_a():
+    record_cost(1.7e308)
+
+def bench_b():
+    record_cost(1.7e308)
+"""
+    )
+    pytester.runpytest("--prob-json=earlier.json")
+    result = pytester.runpytest(
+        "--prob-plan",
+        "--prob-plan-report=earlier.json",
+        "--prob-plan-write=plan.toml",
+        "--prob-json=plan.json",
+        "--prob-budget=5",
+    )
+    assert result.ret == 0
+    assert not any("failed" in line for line in result.outlines)
+    lines = section(result.outlines, "probability: plan")
+    assert [line.split()[-1] for line in lines[2:4]] == ["$1.7e+308", "$1.7e+308"]
+    reason = (
+        "the projected costs add up to more than the largest number a float holds, about 1.8e308"
+    )
+    assert lines[-1] == (
+        f"  2 runs planned, about overflow at the cost per run of earlier.json ({reason}); "
+        "over the budget of $5.0000"
+    )
+    note = (
+        f"the plan's projected cost overflowed: {reason}; it is shown as 'overflow' and written "
+        "as null (inf in the plan file)"
+    )
+    document = load_json(pytester.path / "plan.json")
+    assert document["warnings"] == [note]
+    assert f"  warning: {note}" in result.outlines
+    assert document["plan"]["total_cost"] is None
+    assert [case["cost"] for case in document["plan"]["cases"]] == [1.7e308, 1.7e308]
+    written = tomllib.loads((pytester.path / "plan.toml").read_text(encoding="utf-8"))
+    assert written["total_cost"] == float("inf")
+    assert [case["cost"] for case in written["cases"]] == [1.7e308, 1.7e308]
+
+
 def test_plan_toml_prints_readable_decimals(pytester: pytest.Pytester) -> None:
     # 6 runs of 0.00075 cost 0.0045; 0.0045 / 6 * 10 is 0.007499999999999999 in floats
     pytester.makepyfile(

@@ -244,8 +244,9 @@ def test_invalid_scores_exhaust_the_reply_budget_and_error(pytester: pytest.Pyte
     _has(
         result,
         "JudgeReplyError: the judge (fake, judge-1) gave no usable reply in 3 attempts: an "
-        "answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got 3.0 (×3). A small judge may "
-        "need texts_json_mode = schema on a server that supports it, or a larger texts_model",
+        "answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got 3.0 (×3). The fake backend's "
+        "complete() takes no schema keyword (the reply's JSON schema): a small judge may need "
+        "a backend that sends it, or a larger texts_model",
     )
     assert load_json_outcome(pytester) == "error"
 
@@ -398,3 +399,51 @@ def bench_t():
     printed = "\n".join(again.outlines)
     assert printed.count("calls 0") == 2 and "calls 4" not in printed
     assert "Tokens:" not in "\n".join(again.outlines)
+
+
+CACHED_BENCH = """
+from pytest_probability.texts import texts_expect_f1_range
+import conftest
+
+def bench_t():
+    texts_expect_f1_range("a refund in 5 days", "a refund in 5 days", 0.5, 1.0)
+    print("calls", len(conftest.CALLS))
+"""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "texts_base_url=http://judge.invalid/v1",
+        "texts_temperature=0.5",
+        "texts_max_tokens=512",
+        "texts_json_mode=object",
+    ],
+)
+def test_the_cache_key_holds_the_settings_that_change_a_reply(
+    pytester: pytest.Pytester, change: str
+) -> None:
+    """As docs/texts.rst says: the base URL, the temperature, the token budget and the JSON
+    mode are in the key, so changing one asks the judge again (four calls for an F1)."""
+    _judge(pytester)
+    pytester.makepyfile(bench_t=CACHED_BENCH)
+    cached = ("-p", "cacheprovider", "--texts-cache", "-s", "-p", "no:randomly")
+    assert "calls 4" in "\n".join(pytester.runpytest(*cached).outlines)
+    assert "calls 0" in "\n".join(pytester.runpytest(*cached).outlines)
+    assert "calls 4" in "\n".join(pytester.runpytest(*cached, "-o", change).outlines)
+    assert "calls 0" in "\n".join(pytester.runpytest(*cached, "-o", change).outlines)
+
+
+def test_every_helper_form_fails_without_frames_of_the_plugin(pytester: pytest.Pytester) -> None:
+    """A FAIL shows the bench line and the message, for every form (the ``_min`` and
+    ``_max`` aggregates showed one frame of the plugin). Every score is 0 against a text
+    that mentions nothing; the ``_max`` form compares a text with itself (1.0)."""
+    from test_texts_structured import FORMS_BENCH, failures_show_only_the_bench_line
+
+    _judge(pytester)
+    given = '{h: E if h.endswith("_max") else "nothing here" for h, _ in FORMS}'
+    pytester.makepyfile(bench_t=FORMS_BENCH.format(given=given))
+    result = pytester.runpytest("-p", "no:randomly", "--prob-json=r.json")
+    records = load_json(pytester.path / "r.json")["records"]
+    assert [(r["outcome"], r["error"]) for r in records] == [("fail", None)] * 7
+    failures_show_only_the_bench_line(result.outlines)

@@ -200,3 +200,33 @@ def test_in_a_session_later_runs_fail_at_once(
     assert (dropper.accepted, len(sleeps)) == (3, 2)
     assert "judge unreachable since" in records[5]["message"]
     assert KEY not in "\n".join(result.outlines)
+
+
+NO_BACKOFF = """
+from pytest_probability.extensions.texts.client import ChatClient
+
+ChatClient.__init__.__kwdefaults__["sleep"] = lambda seconds: None  # counted, not waited
+"""
+
+
+@pytest.mark.subprocess
+def test_under_xdist_each_worker_has_its_own_breaker(
+    pytester: pytest.Pytester, dropper: Dropper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker trips its own breaker after three attempts of its own: the dead judge
+    sees three connections per worker, whatever the number of runs."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    pytester.makeini(f"[pytest]\ntexts_model = m\ntexts_base_url = {dropper.url}\n")
+    pytester.makeconftest(NO_BACKOFF)
+    pytester.makepyfile(bench_t=BENCH, bench_u=BENCH.replace("bench_", "bench_u_"))
+    result = pytester.runpytest_subprocess(
+        "--prob-runs=4", "-n", "2", "-p", "no:randomly", "--prob-json=r.json"
+    )
+    records = load_json(pytester.path / "r.json")["records"]
+    assert len(records) == 16
+    assert [r["error"] for r in records] == ["CircuitOpenError"] * 16
+    workers = {r["worker"] for r in records}
+    assert workers == {"gw0", "gw1"}
+    assert dropper.accepted == 3 * len(workers)
+    assert all("judge unreachable since" in r["message"] for r in records)
+    assert KEY not in "\n".join(result.outlines)

@@ -425,6 +425,10 @@ def test_timeouts_exhaust_the_budget(chat_server):
     with pytest.raises(UnavailableError, match=r"after 2 attempts: timed out after 0.3 s") as info:
         make(chat_server, timeout=0.3, retries=1).complete(MESSAGES)
     assert info.value.status is None
+    assert str(info.value) == (
+        f"{chat_server.url}/chat/completions (model gpt-4o-mini) unavailable after 2 attempts: "
+        "timed out after 0.3 s (texts_timeout bounds each whole request)"
+    )
     assert len(chat_server.requests) == 2
     assert_no_key(info.value)
 

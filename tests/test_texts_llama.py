@@ -19,12 +19,25 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_probability
+import pytest_probability.extensions
 from conftest import load_json
 
+# imported before the first in-process session, so that every session of the test uses these
+# very classes (pytester forgets the modules a session imported when it ends)
+from pytest_probability.extensions.texts.client import ChatClient
+
 pytestmark = pytest.mark.e2e
+
+#: the plugin's source folders: no line of an ERROR run's failure may name them
+PLUGIN_DIRS = (
+    str(Path(pytest_probability.__file__).parent),
+    str(Path(pytest_probability.extensions.__file__).parent),
+)
 
 BENCH = """
 import pytest
@@ -123,12 +136,17 @@ def test_a_real_judge_end_to_end(
     assert not any(line.lstrip().startswith("Tokens:") for line in second.outlines)
     # a killed server trips the breaker: three attempts, two backoffs, then nothing
     llama.kill()
-    from pytest_probability.extensions.texts.client import ChatClient
-
     sleeps: list[float] = []
     monkeypatch.setitem(ChatClient.__init__.__kwdefaults__, "sleep", sleeps.append)
-    pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", "--prob-json=dead.json")
+    dead_session = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--prob-json=dead.json"
+    )
     dead = load_json(pytester.path / "dead.json")["records"]
     assert [r["error"] for r in dead] == ["CircuitOpenError"] * 7
     assert all("judge unreachable since" in r["message"] for r in dead)
     assert len(sleeps) <= 2
+    # quiet errors: the seven ERROR runs show the bench line and the message, no plugin frame
+    assert [line for line in dead_session.outlines if line.startswith(">")] == [
+        ">       getattr(texts, helper)(EXPECTED, GIVEN, **kwargs)"
+    ] * 7
+    assert [line for line in dead_session.outlines if any(d in line for d in PLUGIN_DIRS)] == []

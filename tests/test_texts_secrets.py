@@ -167,6 +167,59 @@ def test_configuration_errors_are_refused_before_any_request(
     assert KEY not in everything
 
 
+#: forces a value the configuration refuses into the request itself (as before the checks
+#: existed), so the request path's own catch-all is what keeps the key out
+FORCED = """
+import pytest
+from pytest_probability.extensions.texts import client
+
+
+@pytest.fixture(autouse=True)
+def forced(monkeypatch):
+    real = client.post
+
+    def post(url, data, headers, timeout, clean, excerpt):
+        if {force!r} == "timeout":
+            timeout = 1e308
+        else:
+            url = url.replace("/v1/", "/v\\u00e91/")
+        return real(url, data, headers, timeout, clean, excerpt)
+
+    monkeypatch.setattr(client, "post", post)
+"""
+
+
+@pytest.mark.parametrize(
+    ("force", "error"),
+    [("timeout", "OverflowError"), ("path", "UnicodeEncodeError")],
+)
+def test_an_exception_while_building_the_request_shows_no_key(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    force: str,
+    error: str,
+) -> None:
+    """``texts_timeout=1e308`` (``OverflowError``) and a non-ASCII URL path
+    (``UnicodeEncodeError``) escaped with urllib's frames, whose locals hold
+    ``headers={'Authorization': 'Bearer …'}``, into ``-l`` output and the JUnit file."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    sleeps: list[float] = []
+    monkeypatch.setitem(ChatClient.__init__.__kwdefaults__, "sleep", sleeps.append)
+    pytester.makeconftest(FORCED.format(force=force))
+    pytester.makeini(f"[pytest]\ntexts_model = judge-1\ntexts_base_url = {chat_server.url}\n")
+    pytester.makepyfile(bench_t=BENCH.format(cases=["a"]))
+    result = pytester.runpytest(*FLAGS, "-p", "no:randomly")
+    [record] = load_json(pytester.path / "r.json")["records"]
+    assert record["error"] == "RequestError"
+    assert f": the request failed unexpectedly ({error}: " in record["message"]
+    assert (sleeps, chat_server.requests) == ([], [])  # not retried; nothing was sent
+    everything = _everything(pytester, result)
+    assert KEY not in everything and "Bearer" not in everything
+    assert not [line for line in result.outlines if "urllib" in line or "http/client" in line]
+    assert not [line for line in result.outlines if "extensions/texts/" in line]
+
+
 def test_the_json_report_names_the_judge_without_secrets(
     pytester: pytest.Pytester,
     chat_server: texts_server.ChatServer,

@@ -6,10 +6,15 @@ errors that show no frames of the plugin."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import urllib.request
 from http import HTTPStatus
+from pathlib import Path
 
 import pytest
+import pytest_probability
+import pytest_probability.extensions
 import texts_server
 from conftest import load_json
 from pytest_probability.extensions.texts.client import ChatClient, ClientSettings, RequestError
@@ -189,6 +194,52 @@ def test_a_cut_off_reply_is_asked_again_once_with_twice_the_budget(pytester, cha
     )
 
 
+def test_a_runaway_reply_ends_after_the_default_budget_and_once_more(pytester, chat_server):
+    """With no texts_max_tokens, a judge that never stops is cut off at the default 1,024
+    tokens, asked once more with 2,048, and the run ends: two requests, 3,072 tokens, no
+    timeout and no transport retry."""
+    runaway = '{"questions": [' + ", ".join(['"Does the text say yes?"'] * 200)
+
+    def endless(request: texts_server.Request) -> texts_server.Reply:
+        spent = request.body["max_tokens"]  # a model that writes until it is cut off
+        return ok(runaway, finish_reason="length", usage=(50, spent, 0))
+
+    chat_server.respond_with(endless)
+    _session(pytester, chat_server)
+    pytester.runpytest("-p", "no:randomly", "--prob-json=r.json")
+    assert [r.body["max_tokens"] for r in chat_server.requests] == [1024, 2048]
+    record = load_json(pytester.path / "r.json")["records"][0]
+    assert record["message"] == (
+        "JudgeReplyError: the judge (openai, judge-1) was cut off by its reply budget "
+        "(finish_reason: length) at 1024 tokens, then at 2048: set texts_max_tokens higher "
+        "(now 1024, the default) if its replies are that long, or the model does not stop by "
+        f"itself (a runaway reply); the reply began: {runaway[:160] + '…'!r}"
+    )
+    assert record["usage"]["judge-1"]["output_tokens"] == 3072
+
+
+@pytest.mark.parametrize(
+    ("ini", "advice"),
+    [
+        ("", "texts_json_mode is schema already: a small judge may need a server that enforces "
+         "the JSON schema it is sent (llama.cpp, vLLM, Ollama and OpenAI do), or a larger "
+         "texts_model"),
+        ("texts_json_mode = object\n", "A small judge may need texts_json_mode = schema (now "
+         "object) on a server that supports it, or a larger texts_model"),
+    ],
+)  # fmt: skip
+def test_unusable_replies_name_the_setting_to_change(pytester, chat_server, ini, advice):
+    chat_server.respond_with(lambda request: ok("Sure! The text is about a refund."))
+    _session(pytester, chat_server, ini)
+    pytester.runpytest("-p", "no:randomly", "--prob-json=r.json")
+    assert len(chat_server.requests) == 3  # the first call and its two varied retries
+    record = load_json(pytester.path / "r.json")["records"][0]
+    assert record["message"] == (
+        "JudgeReplyError: the judge (openai, judge-1) gave no usable reply in 3 attempts: the "
+        "judge's reply is not JSON: 'Sure! The text is about a refund.' (×3). " + advice
+    )
+
+
 def test_reasoning_models_get_a_larger_default_budget(pytester, chat_server):
     chat_server.respond_with(judge_replies)
     _session(pytester, chat_server)
@@ -232,3 +283,112 @@ def test_errors_show_no_frames_of_the_plugin(pytester, chat_server, monkeypatch,
     assert failure[4].startswith("E       pytest_probability.extensions.texts.")
     assert f".{error}: " in failure[4]
     assert [line for line in failure[5:] if line.strip()] == [f"bench_t.py:4: {error}"]
+    assert frames_of_the_plugin(failure) == []
+
+
+#: where the plugin's, the thread pool's and urllib's source files are
+FOREIGN = (
+    str(Path(pytest_probability.__file__).parent),
+    str(Path(pytest_probability.extensions.__file__).parent),
+    str(Path(concurrent.futures.__file__).parent),
+    str(Path(urllib.request.__file__).parent),
+    "site-packages/pytest_probability",
+)
+
+
+def frames_of_the_plugin(lines: list[str]) -> list[str]:
+    """The lines that name a source file of the plugin, the thread pool or urllib."""
+    return [line for line in lines if any(place in line for place in FOREIGN)]
+
+
+POOL_BENCH = """
+from pytest_probability.texts import texts_agg_f1_mean
+
+def bench_pool():
+    texts_agg_f1_mean("a refund in 5 days", "a refund", 1.0, full_runs=3)
+"""
+
+
+@pytest.mark.parametrize("tb", ["long", "short", "auto"])
+def test_an_error_in_the_thread_pool_shows_no_frames_of_the_plugin(
+    pytester, chat_server, monkeypatch, tb
+):
+    """Six question sets, two at a time in threads: the judge refuses the key. The failure
+    is the bench line and the message, in every traceback style; once a call has failed, no
+    other call starts (the helper errors anyway)."""
+    chat_server.hold_until_overlap(2)  # both first calls are in flight before either fails
+    chat_server.respond_with(lambda request: status(401, {"error": {"message": "bad key"}}))
+    pytester.makeini(
+        f"[pytest]\ntexts_model = judge-1\ntexts_base_url = {chat_server.url}\n"
+        "texts_max_concurrency = 2\n"
+    )
+    pytester.makepyfile(bench_t=POOL_BENCH)
+    result = pytester.runpytest("-p", "no:randomly", "-l", f"--tb={tb}", "--prob-json=r.json")
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == "bench_pool")
+    failure = lines[
+        start + 1 : next(i for i, line in enumerate(lines) if "probability ===" in line)
+    ]
+    message = (
+        f"pytest_probability.extensions.texts.errors.AuthenticationError: {chat_server.url}"
+        "/chat/completions (model judge-1): HTTP 401 Unauthorized: bad key"
+    )
+    call = 'texts_agg_f1_mean("a refund in 5 days", "a refund", 1.0, full_runs=3)'
+    if tb == "short":
+        assert failure == ["bench_t.py:4: in bench_pool", f"    {call}", f"E   {message}"]
+    else:
+        assert [line for line in failure if line.strip()] == [
+            "    def bench_pool():",
+            f">       {call}",
+            f"E       {message}",
+            "bench_t.py:4: AuthenticationError",
+        ]
+    assert frames_of_the_plugin(lines) == []
+    # a 401 is not retried, and the four calls not started when it came were never made
+    assert len(chat_server.requests) == 2
+    record = load_json(pytester.path / "r.json")["records"][0]
+    assert (record["outcome"], record["error"]) == ("error", "AuthenticationError")
+
+
+#: every helper form, as tests/test_texts_llama.py calls them; ``GIVEN`` maps each helper to
+#: the given text, ``FORMS_BENCH.format(given=...)``
+FORMS_BENCH = """
+import pytest
+from pytest_probability import texts
+
+E = "a refund in 5 days"
+FORMS = [
+    ("texts_expect_f1_range", {{"min_score": 0.9, "max_score": 1.0}}),
+    ("texts_expect_completeness_equal", {{"target": 1.0, "max_delta": 0.2}}),
+    ("texts_agg_correctness_min", {{"lower_bound": 0.9, "full_runs": 2}}),
+    ("texts_agg_precision_max", {{"upper_bound": 0.5, "full_runs": 2}}),
+    ("texts_agg_recall_median", {{"target": 1.0, "max_delta": 0.1, "full_runs": 2}}),
+    ("texts_agg_completeness_mean", {{"target": 1.0, "max_delta": 0.1, "full_runs": 2}}),
+    ("texts_agg_f1_average", {{"target": 1.0, "max_delta": 0.1, "full_runs": 2}}),
+]
+GIVEN = {given}
+
+
+@pytest.mark.parametrize("helper,kwargs", [pytest.param(h, k, id=h) for h, k in FORMS])
+def bench_form(helper, kwargs):
+    getattr(texts, helper)(E, GIVEN[helper], **kwargs)
+"""
+
+
+def failures_show_only_the_bench_line(lines: list[str]) -> None:
+    """Each of the seven failures points at the bench line only, and no line of the output
+    names a source file of the plugin, the thread pool or urllib."""
+    assert [line for line in lines if line.startswith(">")] == [
+        ">       getattr(texts, helper)(E, GIVEN[helper], **kwargs)"
+    ] * 7
+    assert frames_of_the_plugin(lines) == []
+
+
+def test_every_helper_form_errors_without_frames_of_the_plugin(pytester, chat_server):
+    chat_server.respond_with(lambda request: status(401, {"error": {"message": "bad key"}}))
+    _session(pytester, chat_server)
+    pytester.makepyfile(bench_t=FORMS_BENCH.format(given="{h: E for h, _ in FORMS}"))
+    result = pytester.runpytest("-p", "no:randomly", "--prob-json=r.json")
+    records = load_json(pytester.path / "r.json")["records"]
+    assert [r["error"] for r in records] == ["AuthenticationError"] * 7
+    failures_show_only_the_bench_line(result.outlines)

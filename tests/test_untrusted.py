@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from conftest import load_json, section
 from pytest_probability import jsonreport, untrusted
+from pytest_probability.document import count_text
 from pytest_probability.extensions.cost.format import money, tokens
 from pytest_probability.extensions.cost.usage import add_counts, check_tokens, total_cost
 from pytest_probability.steps import Step, read_steps, step_to_json
@@ -536,6 +537,7 @@ def test_a_token_count_too_long_to_write_becomes_text(
     INTERNALERROR under xdist, whose workers could not send the record)."""
     pytester.makepyfile(bench_big=BIG_BENCH)
     args = ("--prob-json=r.json", "-W", "always::pytest_probability.CostWarning")
+    args += ("--prob-html=r.html", "--prob-markdown=r.md", "--prob-save-baseline=b.toml")
     if workers is None:
         result = pytester.runpytest(*args)
     else:
@@ -552,6 +554,14 @@ def test_a_token_count_too_long_to_write_becomes_text(
             "cost": None,
         }
     }
+    assert not any("could not" in line for line in result.outlines)
+    # the page and the summary show the count as the text it was kept as (an empty cell and
+    # a dash before: their readers took only whole numbers)
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "<tr><td>m</td><td>1.000000e+5000</td><td>2</td><td>0</td><td></td>" in page
+    summary = (pytester.path / "r.md").read_text(encoding="utf-8").splitlines()
+    assert "| m | 1.000000e+5000 | 2 | 0 | |" in summary
+    assert tomllib.loads((pytester.path / "b.toml").read_text(encoding="utf-8"))["cases"]
 
 
 def test_counts_too_long_to_write() -> None:
@@ -565,6 +575,16 @@ def test_counts_too_long_to_write() -> None:
         "1.000000e+5000 in / 1,200 out"
     )
     assert untrusted.int_text(-(10**5000)) == "-1.000000e+5000"
+    # what the HTML and Markdown readers show for a count
+    assert [count_text(v) for v in (1200, 3.0, "1.000000e+5000", "12", "x", True, None)] == [
+        "1,200",
+        "3",
+        "1.000000e+5000",
+        None,
+        None,
+        None,
+        None,
+    ]
 
 
 def test_the_json_encoder_writes_a_huge_int_as_text_with_a_warning() -> None:

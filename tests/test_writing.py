@@ -363,16 +363,19 @@ def test_a_descriptor_is_written_at_its_position(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not ROOT, reason="making a device node needs root")
-def test_plan_write_onto_a_character_device_keeps_the_device(pytester: pytest.Pytester) -> None:
-    """``--prob-plan-write=fakedev/null``: the device node stays (root in a container would
-    otherwise lose ``/dev/null``)."""
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_each_writer_keeps_a_character_device(pytester: pytest.Pytester, writer: str) -> None:
+    """``--prob-plan-write=fakedev/null`` replaced the node with a regular 0600 file (root
+    in a container would lose ``/dev/null``); every writer writes into it instead."""
+    option, _, extra, _ = WRITERS[writer]
     pytester.makepyfile(bench_a=BENCH)
     (pytester.path / "fakedev").mkdir()
     node = pytester.path / "fakedev" / "null"
     os.mknod(node, stat.S_IFCHR | 0o644, os.makedev(1, 3))
     before = os.stat(node)
-    result = pytester.runpytest("--prob-plan", "--prob-plan-write=fakedev/null")
+    result = pytester.runpytest("--prob-runs=2", *extra, f"{option}=fakedev/null")
     assert result.ret == pytest.ExitCode.OK, result.outlines
+    assert not any("could not" in line or "cannot" in line for line in result.outlines)
     after = os.stat(node)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
     assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o644)
@@ -506,6 +509,8 @@ def test_devices_may_take_several_writers(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(bench_a=BENCH)
     result = pytester.runpytest("--prob-json=/dev/null", "--prob-html=/dev/null")
     assert result.ret == pytest.ExitCode.OK, result.outlines
+    assert not any("could not" in line for line in result.outlines)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)  # written into, never replaced
 
 
 @pytest.mark.parametrize(
@@ -580,6 +585,45 @@ def test_any_exception_while_writing_is_one_error_line(pytester: pytest.Pytester
     assert os.listdir(pytester.path) and not [
         p for p in os.listdir(pytester.path) if p.endswith(".tmp")
     ]
+
+
+#: writer → (the line a failed write prints, the exit status of a session that passed)
+FULL_LINES = {
+    "json": ("ERROR: could not write the JSON report to full: No space left on device", 1),
+    "html": ("ERROR: could not write the HTML report to full: No space left on device", 1),
+    "markdown": (
+        "WARNING: could not write the Markdown summary to full: No space left on device",
+        0,
+    ),
+    "plan": ("  ERROR: --prob-plan-write=full: cannot write the plan: No space left on device", 1),
+    "baseline": (
+        "  ERROR: --prob-save-baseline=full: could not write the baseline to {path}: No space "
+        "left on device",
+        1,
+    ),
+}
+
+
+@pytest.mark.skipif(not ROOT, reason="making a device node needs root")
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_each_writer_reports_a_full_device_in_one_line(
+    pytester: pytest.Pytester, writer: str
+) -> None:
+    """A device like ``/dev/full`` (ENOSPC on every write): written in place, so the write
+    fails; that is one line naming the file, after the table, with the exit status the
+    writer's page documents, and the device stays."""
+    option, _, extra, _ = WRITERS[writer]
+    pytester.makepyfile(bench_a=BENCH)
+    device = pytester.path / "full"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    result = pytester.runpytest("--prob-runs=2", *extra, f"{option}=full")
+    line, status = FULL_LINES[writer]
+    assert line.format(path=device) in result.outlines
+    assert result.ret == status
+    summary = "  2 runs planned" if writer == "plan" else "  Overall: 2/2 passed (100%)"
+    assert summary in result.outlines
+    assert not any("Traceback" in out or "INTERNALERROR" in out for out in result.outlines)
+    assert stat.S_ISCHR(device.stat().st_mode) and os.listdir(pytester.path).count("full") == 1
 
 
 def test_pytest_main_returns_a_code_when_a_write_fails(

@@ -1,4 +1,7 @@
-"""Hooks of the ``budget`` extension."""
+"""Hooks of the ``budget`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

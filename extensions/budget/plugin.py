@@ -1,4 +1,7 @@
-"""The ``budget`` extension's pytest hooks."""
+"""The ``budget`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
+from pytest_probability.untrusted import describe
 from pytest_probability.values import parse_positive_int
 
 from .spend import UncountableSpend, checked
@@ -259,7 +263,7 @@ class Budget:
         except UncountableSpend as exc:
             spend, problem = None, str(exc)
         except Exception as exc:  # an implementation's bug must not switch the budget off
-            spend, problem = None, f"raised {type(exc).__name__}: {exc}"
+            spend, problem = None, f"raised {describe(exc)}"
         self.tally.add(spend)
         if problem is not None:
             self.uncounted += 1

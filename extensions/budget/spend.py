@@ -5,6 +5,8 @@ A budget fails closed: an answer that cannot be counted (text, NaN, a negative a
 ``True``, an implementation that raises) is never read as "nothing spent". The
 budget extension counts such a run as spending all that was left of the budget, so every
 remaining run is skipped, and warns naming the answer.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

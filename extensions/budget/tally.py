@@ -3,6 +3,8 @@
 The aggregating process adds every finished run's spend and rewrites the file (atomically);
 a worker reads it before each run, only when it changed (its modification time), so the
 budget is global: workers may overshoot by at most the runs already in flight.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ adjusted p-values in the order given, capped at 1. With ``p₍₁₎ ≤ … ≤
 Tied p-values get equal adjusted values whatever order the sort leaves them in.
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ option name. The TOML form lists ``format``, ``version``, ``[settings]``, then o
 ``[cases."<node id>"]`` table per case sorted by node id, so it diffs well when committed.
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

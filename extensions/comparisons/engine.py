@@ -4,6 +4,8 @@ STATISTICS.md, "Comparisons": one paired input → Newcombe interval and Fisher'
 2 … ``min_inputs − 1`` → mean difference and the sign-flip p, no interval, a line per input;
 ``≥ min_inputs`` → paired bootstrap interval and sign-flip p. Pure module: never imports
 pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -99,7 +101,9 @@ class Comparison:
         return self.p_adjusted if self.p_adjusted is not None else self.outcome.p
 
     def judge(self) -> None:
-        """Set the margin verdict (interval only: adjustments change p, not intervals)."""
+        """Set the margin verdict (interval only: adjustments change p, not intervals). A
+        comparison judged on its sequence (regime ``"sequence"``) takes the verdict it
+        settled on, whatever runs its cases made afterwards."""
         if (
             self.margin is None
             or self.outcome is None
@@ -109,6 +113,10 @@ class Comparison:
             self.verdict = None  # no gate, or nothing compared (new inputs are not judged)
             return
         outcome = self.outcome
+        settled = outcome.detail.get("settled") if outcome.regime == "sequence" else None
+        if settled in ("pass", "fail", "undecided"):
+            self.verdict = settled  # a sequence's margin: the reading it settled on
+            return
         low = outcome.low if outcome is not None else None
         high = outcome.high if outcome is not None else None
         self.verdict = margin_verdict(low, high, self.margin, self.equivalence)

@@ -1,6 +1,8 @@
 """Plain-language readings of comparisons and baseline regressions (for ``--prob-explain``).
 
 The one-pair reading follows the spec's own explanation under "A/B-testing prompts".
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
     text = f"Monitored pair by pair on {method} confidence sequence: over {pairs} pairs"
     if inputs > 1:
         text += f" ({detail.get('rounds')} rounds of {inputs} inputs)"
+    if item.get("axis") == "baseline":
+        text += " (each run now against one of the baseline's runs, dealt in a seeded order)"
     text += ","
     if difference is not None and low is not None and high is not None:
         text += (
@@ -129,11 +133,21 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
             side="better" if (low or 0) > 0 else "worse",
             resolution=f"{100 * float(detail.get('resolution') or 0):g}",
         )
-        text += (
-            f" It settled after {after} of {total} {unit}: {words}. Its cases stopped then, so "
-            "their fractions lean toward that reading, but the interval and p allow for "
-            "stopping when the data looked clear."
+        text += f" It settled after {after} of {total} {unit}: {words}."
+        made = sum(
+            min(int((pair.get(side) or {}).get("total") or 0) for side in ("arm", "baseline"))
+            for pair in item.get("pairs") or []
         )
+        if made > pairs:  # (a gate of one of its cases kept them running)
+            text += (
+                f" Its cases made {made - pairs} more pairs for their own gates; they are not "
+                "read, so the reading, the interval and p are those of the look it settled at."
+            )
+        else:
+            text += (
+                " Its cases stopped then, so their fractions lean toward that reading, but "
+                "the interval and p allow for stopping when the data looked clear."
+            )
     else:
         text += " It had not settled when its planned runs ran out."
     return text

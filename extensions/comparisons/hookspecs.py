@@ -1,4 +1,7 @@
-"""Hooks of the ``comparisons`` extension."""
+"""Hooks of the ``comparisons`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

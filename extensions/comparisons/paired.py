@@ -7,6 +7,8 @@ without continuity correction) and the p-value of Fisher's exact two-sided test.
 8/10 at 0.95 → ``+20 pp [−11, +51]``, ``p = 0.47``.
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

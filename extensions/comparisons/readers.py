@@ -6,8 +6,11 @@ the function, so whether it is settled depends on runs of other cases too; it ca
 from one case's runs, that its verdict can no longer change. The cases it reads therefore
 run every run (the stopping extension's ``pytest_prob_stop_readers`` contract), and the
 margin is judged on the same runs as without ``--prob-stop``. Under
-``--prob-stop=sequential`` a function compared with the ``paired`` test is judged on an
-anytime-valid sequence instead, whose readers say when it is settled (:mod:`.seqruntime`).
+``--prob-stop=sequential`` a function compared with the ``paired`` test — on its axis, or
+against the baseline report with ``--prob-margin`` — is judged on an anytime-valid sequence
+instead, whose readers say when it is settled (:mod:`.seqruntime`).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ from .session import state_of
 
 #: per config: function key → input key → the arms that input has
 _INPUTS = pytest.StashKey[dict[str, dict[str, set[str]]]]()
-#: per config: the baseline's cases by displayed case id
-_BY_ID = pytest.StashKey[dict[str, Any]]()
 
 
 def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
@@ -41,12 +42,13 @@ def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
 
 def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
     """The verdicts that read ``case``: under ``--prob-stop=sequential``, every comparison
-    of a monitored function that reads it (its arm's, or every arm's for a baseline case),
-    which answer from the sequence (:mod:`.seqruntime`); otherwise its function's
+    of a monitored function that reads it (its arm's, or every arm's for a baseline case)
+    and its function's monitored ``--prob-margin`` comparison with the baseline report,
+    which answer from their sequences (:mod:`.seqruntime`); otherwise its function's
     ``margin=`` when the case's input has the baseline arm and another (a paired input),
-    which cannot say when it is settled; and ``--prob-margin`` when the case pairs with a
-    case of the baseline report (by node id or case id), which cannot say either."""
-    found = []
+    and ``--prob-margin`` when the case pairs with a case of the baseline report (by node
+    id or case id), which cannot say when they are settled."""
+    found: list[StopReader] = []
     info = state_of(config).arms.get(case.key)
     from .seqruntime import plugin_of
 
@@ -56,7 +58,7 @@ def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
         and sequential is not None
         and sequential.monitors(info.function, case.mark)
     ):
-        found.extend(sequential.readers(case))  # settled on the sequence: they can say
+        found.extend(sequential.arm_readers(case))  # settled on the sequence: they can say
     elif info is not None and planned_apart(config, case.mark):
         pass  # --prob-plan plans the comparison on its own lines
     elif info is not None and case.mark.get("margin") is not None:
@@ -64,19 +66,15 @@ def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
         if info.baseline in present and len(present) > 1:
             found.append(StopReader(f"the margin of {info.label}[{info.axis}]"))
     regression: Any = config.pluginmanager.get_plugin(REGRESSION)
-    baseline = getattr(regression, "baseline", None)
-    if baseline is not None and getattr(regression, "margin", None) is not None:
-        by_id = config.stash.get(_BY_ID, None)
-        if by_id is None:
-            by_id = config.stash[_BY_ID] = {old.case: old for old in baseline.cases.values()}
-        old = (
-            baseline.cases.get(case.key)
-            or by_id.get(case.case_id)
-            or by_id.get(f"{case.module}::{case.case_id}")
-        )
-        if old is not None and old.total > 0:
-            name = f"the --prob-margin comparison of {case.label} with the baseline"
-            found.append(StopReader(name))
+    if getattr(regression, "baseline", None) is None or getattr(regression, "margin", None) is None:
+        return found
+    monitored = sequential.baseline_readers(case) if sequential is not None else []
+    if monitored:
+        found.extend(monitored)  # the comparison with the baseline, on its sequence
+    elif regression.old_case(case) is not None and not planned_apart(config, case.mark):
+        from .seqbaseline import WHAT
+
+        found.append(StopReader(WHAT.format(label=case.label)))
     return found
 
 
@@ -95,11 +93,24 @@ def planned_apart(config: pytest.Config, mark: Any) -> bool:
 
 
 def plan_note(case: Case, row: Any, config: pytest.Config) -> None:
-    """Note on a gated compared case's plan row that it also runs until its comparison is
-    settled (the comparison is planned on its own lines)."""
+    """Note on a gated case's plan row that, under sequential stopping, it also runs until
+    the comparisons reading it are settled: its axis comparison (planned on its own lines)
+    and its function's ``--prob-margin`` comparison with the baseline report."""
+    if row.gate is None or not planned_apart(config, case.mark):
+        return
     info = state_of(config).arms.get(case.key)
-    if info is not None and row.gate is not None and planned_apart(config, case.mark):
+    if info is not None:
         row.notes.append(
             f"under --prob-stop=sequential it also runs until {info.label}[{info.axis}] is "
             "settled (see the comparisons below)"
+        )
+    regression: Any = config.pluginmanager.get_plugin(REGRESSION)
+    if (
+        getattr(regression, "baseline", None) is not None
+        and getattr(regression, "margin", None) is not None
+        and regression.old_case(case) is not None
+    ):
+        row.notes.append(
+            "under --prob-stop=sequential it also runs until its --prob-margin comparison "
+            "with the baseline is settled"
         )

@@ -1,4 +1,7 @@
-"""Registries of comparison tests and p-value adjustments. Pure module: never imports pytest."""
+"""Registries of comparison tests and p-value adjustments. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

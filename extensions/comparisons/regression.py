@@ -4,17 +4,20 @@ items, and ``--prob-save-baseline``.
 Every case is paired with the same case in an earlier report (by node id, else by case id);
 each function is then compared with its baseline exactly like an arm with its baseline
 (``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate. Cases only in
-one of the two are listed, never compared.
+one of the two are listed, never compared. Under ``--prob-stop=sequential`` a
+``--prob-margin`` of the ``paired`` test is judged on the anytime-valid sequence, and its
+cases stop once it is settled (:mod:`.seqbaseline`, :mod:`.seqruntime`). The section and the
+saved file are written by :mod:`.regression_report`.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability import __version__, writing
 from pytest_probability.cases import Case, FunctionCases
 from pytest_probability.collect import BenchRun, VerdictItem
 from pytest_probability.decided import decide_runs
@@ -27,7 +30,7 @@ from pytest_probability.results import CaseResult, Results
 from pytest_probability.verdicts import VerdictRequest
 
 from . import render
-from .baselines import Baseline, BaselineCase, BaselineError, read_baseline, write_baseline_toml
+from .baselines import Baseline, BaselineCase, BaselineError, read_baseline
 from .engine import Comparison, run_test
 from .registry import Pair, Side
 from .regression_options import PLUGIN_NAME
@@ -42,7 +45,6 @@ from .session import (
 )
 
 KIND = "baseline"
-SECTION_ORDER = 130
 
 DEFERRED = "judged at session end"
 #: why the failing runs of a case ``--prob-margin`` judges are xfailed
@@ -108,17 +110,32 @@ class Regression:
         """``--prob-margin`` makes the comparison a gate: the failing runs of the function's
         cases that pair with a case of the baseline are reported as xfailed, like a gated
         case's, so that the ``[baseline]`` verdict decides the exit status."""
+        for case in function.cases:
+            if self.old_case(case) is not None:
+                decide_runs(self.config, case.key, MARGIN_REASON)
+
+    def old_case(self, case: Case) -> BaselineCase | None:
+        """The baseline's case a collected case pairs with (by node id, else by case id),
+        when it ran; ``None`` otherwise."""
         assert self.baseline is not None
         if self._by_id is None:
             self._by_id = self.baseline.by_case_id()
-        for case in function.cases:
-            old = (
-                self.baseline.cases.get(case.key)
-                or self._by_id.get(case.case_id)
-                or self._by_id.get(f"{case.module}::{case.case_id}")
-            )
-            if old is not None and old.total > 0:
-                decide_runs(self.config, case.key, MARGIN_REASON)
+        old = (
+            self.baseline.cases.get(case.key)
+            or self._by_id.get(case.case_id)
+            or self._by_id.get(f"{case.module}::{case.case_id}")
+        )
+        return old if old is not None and old.total > 0 else None
+
+    def monitors(self, mark: Any) -> bool:
+        """Whether a function with this mark is judged on the anytime-valid sequence: a
+        ``--prob-margin`` with ``--prob-stop=sequential`` and the ``paired`` test
+        (:mod:`.seqbaseline`)."""
+        from .sequential import monitored
+
+        return (
+            self.baseline is not None and self.margin is not None and monitored(self.config, mark)
+        )
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Warn, at each bench function, when ``--prob-margin`` cannot pass because the
@@ -147,6 +164,8 @@ class Regression:
         for key, members in by_function.items():
             if options.case_value("compare_test", members[0].mark) != PAIRED:
                 continue  # another test may have an interval with few inputs
+            if self.monitors(members[0].mark):
+                continue  # (the sequence has an interval with any number of inputs)
             shown = [
                 f"{case.module}::{case.case_id}" if seen[case.case_id] > 1 else case.case_id
                 for case in members
@@ -211,6 +230,8 @@ class Regression:
             pairs: list[Pair] = []
             new: list[str] = []
             stopped = 0  # paired cases stopped early: what they compute is hidden
+            sequenced = self.monitors(members[0].mark)
+            olds: list[tuple[CaseResult, BaselineCase, str]] = []  # (for the sequence)
             for case in members:
                 shown = case.display or case.case_id
                 old = by_key.get(case.key) or by_id.get(shown)
@@ -222,6 +243,7 @@ class Regression:
                 then = Side(old.key, old.passes, old.total, old.cost, old.total)
                 pairs.append(Pair(shown, now, then))
                 stopped += is_stopped(case)
+                olds.append((case, old, shown))
             mark = members[0].mark
             settings = test_settings(self.config, mark)
             comparison = Comparison(
@@ -237,7 +259,13 @@ class Regression:
                 margin=self.margin,
             )
             try:
-                run_test(comparison, state.tests().get(comparison.test), settings)
+                if sequenced and pairs:  # monitored on its sequence: never hidden
+                    from .seqbaseline import judge_on_sequence
+
+                    judge_on_sequence(self.config, comparison, olds, settings.level)
+                    stopped = 0
+                else:
+                    run_test(comparison, state.tests().get(comparison.test), settings)
             except Exception as exc:
                 comparison.error = f"{type(exc).__name__}: {exc}"
                 state.warn_once(
@@ -268,39 +296,10 @@ class Regression:
             self.save(results)
 
     def save(self, results: Results) -> None:
-        cost_of = _cost_reader(self.config)
-        cases = [
-            BaselineCase(
-                key=case.key,
-                case=case.display or case.case_id,
-                label=case.label,
-                passes=case.passes,
-                fails=case.fails,
-                errors=case.errors,
-                total=case.total,
-                cost=cost_of(case),
-            )
-            for case in results.cases()
-        ]
-        options = kernel_of(self.config).options
-        settings = {
-            "runs": options.session_value("runs"),
-            "confidence": setting(self.config, "confidence"),
-            "seed": setting(self.config, "seed"),
-            "plugin_version": __version__,
-            "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        }
-        if "method" in options.specs:
-            settings["method"] = options.session_value("method")
-        assert self.save_file is not None
-        try:
-            write_baseline_toml(self.save_file, cases, settings)
-            self.saved = self.save_path
-        except OSError as exc:  # (its message names the file)
-            self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
-        except Exception as exc:  # any failure is one error line naming the file
-            reason = writing.failure("the baseline", self.save_file, exc)
-            self.save_error = f"--prob-save-baseline={self.save_path}: {reason}"
+        """Write this session's baseline (:func:`.regression_report.save_baseline`)."""
+        from .regression_report import save_baseline
+
+        save_baseline(self, results)
 
     # -- hooks ----------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -333,48 +332,10 @@ class Regression:
 
     # -- report ---------------------------------------------------------------------------
     def contribute(self, report: ReportBuilder) -> None:
-        lines: list[str] = []
-        if self.baseline is not None:
-            rows = [
-                render.comparison_cells(f.comparison, f.comparison.label, "now − baseline")
-                for f in self.functions
-            ]
-            for line, function in zip(render.align(rows), self.functions, strict=True):
-                lines.append(line)
-                lines.extend(render.detail_lines(function.comparison))
-                if function.new:
-                    lines.append(f"      new (not compared): {', '.join(function.new)}")
-                if function.removed:
-                    lines.append(f"      removed (not compared): {', '.join(function.removed)}")
-            if self.not_run:
-                lines.append(
-                    f"  {len(self.not_run)} baseline case(s) of functions that did not run: "
-                    f"{', '.join(self.not_run)}"
-                )
-            deferred = sum(1 for ended in self.item_outcomes.values() if ended == "deferred")
-            if deferred:
-                lines.append(
-                    f"  {deferred} baseline item(s) skipped and judged at session end: their "
-                    "runs ran in several processes (keep each function on one worker)"
-                )
-            report.set_json(
-                "baseline",
-                {
-                    "path": self.baseline.path,
-                    "format": self.baseline.format,
-                    "margin": self.margin,
-                    "settings": self.baseline.settings,
-                    "functions": [f.to_json() for f in self.functions],
-                    "not_run": self.not_run,
-                },
-            )
-        if self.saved is not None:
-            lines.append(f"  saved this session's baseline to {self.saved}")
-        if self.save_error is not None:
-            lines.append(f"  ERROR: {self.save_error}")
-            report.warn(self.save_error)
-        if lines:
-            report.add_section("baseline", lines, order=SECTION_ORDER)
+        """The section and the JSON object (:func:`.regression_report.contribute`)."""
+        from .regression_report import contribute
+
+        contribute(self, report)
 
 
 def _owner(

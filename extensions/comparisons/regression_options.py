@@ -1,5 +1,8 @@
 """The settings of baseline regression, declared without importing its machinery (so
-loading the plugin stays cheap). Pure module."""
+loading the plugin stays cheap). Pure module.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 STATISTICS.md, "Printing": differences in percentage points with a real minus sign (U+2212);
 p as ``1``, ``<0.001``, 3 decimals below 0.01, else 2 decimals. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ so the set is an interval that always contains the observed difference.
 The profile's constrained maximum has the closed form of Miettinen and Nurminen (1985),
 the root of a cubic; a bisection on the derivative stands in where rounding defeats it.
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ first pair ``t``, ``c = ½``; each pair's centre is its input's own mean so far,
 toward the pooled mean (both from earlier rounds only). Two one-sided sequences at
 ``α/2`` give the interval (closed form, no search), and their average at ``Δ = 0`` is the
 e-process of the always-valid p-value. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

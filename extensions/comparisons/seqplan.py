@@ -8,6 +8,8 @@ decision of a state is remembered, since it depends only on the counts), after e
 with several. An exact programme, like the one for a gated case, would follow every state
 of every input at once, which grows with the inputs' count as a power. Pure module: never
 imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,5 +1,10 @@
 """What a session says about its sequential comparisons besides their lines: the pairs the
-stopped ones saved (a line under ``Stopped:``) and ``stopping.comparisons`` in the JSON."""
+stopped ones saved (a line under ``Stopped:``) and ``comparisons_stopped`` in the JSON. The
+comparisons with a baseline report monitored under ``--prob-margin`` count with the axis
+comparisons (a pair is then one run now against one of the baseline's).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -8,15 +8,20 @@ input's judged outcomes in run order, :func:`settle` says whether the comparison
 is settled, and :func:`summary` gives the numbers the report prints. The runtime's readers
 (``readers.py``) and the plan's simulation (``plan/compare.py``) call these same functions.
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from pytest_probability.results import PASS as RUN_PASS
+from pytest_probability.results import SKIP as RUN_SKIP
 
 from . import seqdiff
 from .seqmean import RoundSequence
@@ -48,6 +53,16 @@ class PairedRuns:
     def most_pairs(self) -> int:
         """The pairs this input has once every planned run is made (and judged)."""
         return min(len(self.arm) + self.arm_left, len(self.base) + self.base_left)
+
+
+def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
+    """A case's judged runs in run order from its records: 1 for a pass, 0 for a failure or
+    an error (skipped runs are left out)."""
+    return tuple(
+        int(records[run]["outcome"] == RUN_PASS)
+        for run in sorted(records)
+        if records[run]["outcome"] != RUN_SKIP
+    )
 
 
 class Look(Protocol):

@@ -5,7 +5,12 @@ every process. At the end of collection it lays out each monitored function (its
 inputs, their arms' cases and planned runs) and interleaves the function's runs pair by
 pair, run-major inside the function, in the places the function's runs already have (so
 ``--prob-transpose`` keeps its spread); before a run, its readers tell the stopper whether
-each comparison reading a case is settled, from the runs this process made.
+each comparison reading a case is settled, from the runs this process made. A function
+whose ``--prob-margin`` comparison with a baseline report is monitored
+(:mod:`.seqbaseline`) is laid out, interleaved (run 1 of each paired case, then run 2, …)
+and read the same way.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pytest_probability.cases import Case
 from pytest_probability.collect import BenchRun
 from pytest_probability.extensions.stopping.service import StopReader
 from pytest_probability.kernel import kernel_of
+from pytest_probability.located import function_key
 from pytest_probability.ordering import verdicts_after_runs
 
 from .seqrule import look_of, settle
@@ -42,18 +48,49 @@ class Layout:
     names: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class BaselineLayout:
+    """One function monitored against the baseline report (``--prob-margin``): each
+    selected case that pairs with a baseline case → (planned runs, the baseline's runs in
+    their drawn order, the id shown)."""
+
+    label: str
+    margin: float
+    level: float
+    cases: dict[str, tuple[int, tuple[int, ...], str]] = field(default_factory=dict)
+
+
 @dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
 class SequentialComparisons:
     """Run order and readers of the session's monitored comparisons."""
 
     config: pytest.Config
     layouts: dict[str, Layout] = field(default_factory=dict)
+    #: function key → its cases monitored against the baseline report
+    baselines: dict[str, BaselineLayout] = field(default_factory=dict)
+    _ranks: dict[tuple[str, bool], dict[str, int]] = field(default_factory=dict)
+    #: under pytest-xdist: how the workers name the monitored functions to the controller
+    channel: Any = None
     #: whether collection finished (the layouts are known)
     laid_out: bool = False
-    #: (function, arm) → (the runs made, its inputs' pair counts) and the reading then
-    _readings: dict[tuple[str, str], tuple[tuple[int, ...], str | None]] = field(
+    #: (function, arm or ``None`` for the baseline report) → (the runs made and passes of
+    #: each of its cases) and the reading then
+    _readings: dict[tuple[str, str | None], tuple[tuple[int, ...], str | None]] = field(
         default_factory=dict
     )
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Tell a pytest-xdist worker where to name its monitored functions
+        (:mod:`.sequnits`). Called on the controller once per worker; returns nothing."""
+        if self.channel is not None:
+            self.channel.give(node)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Remove the controller's file for the workers. Called once per process at the
+        end; returns nothing."""
+        if self.channel is not None:
+            self.channel.close()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -65,11 +102,11 @@ class SequentialComparisons:
         self.laid_out = True
         cases: dict[str, Case] = {}
         for item in session.items:
-            if isinstance(item, BenchRun) and item.case.key in state.arms:
+            if isinstance(item, BenchRun):
                 cases.setdefault(item.case.key, item.case)
         for key, case in cases.items():
-            info = state.arms[key]
-            if not monitored(self.config, case.mark):
+            info = state.arms.get(key)
+            if info is None or not monitored(self.config, case.mark):
                 continue
             layout = self.layouts.get(info.function)
             if layout is None:
@@ -83,14 +120,84 @@ class SequentialComparisons:
                 )
             layout.inputs.setdefault(info.input_key, {})[info.arm] = (key, case.runs)
             layout.names.setdefault(info.input_key, info.input)
-        if self.layouts:
-            session.items[:] = verdicts_after_runs(interleaved(session.items, state.arms, self))
+        self._lay_out_baselines(list(cases.values()))
+        if self.channel is not None:  # (a pytest-xdist worker tells the controller)
+            self.channel.write([*self.layouts, *self.baselines])
+        if self.layouts or self.baselines:
+            session.items[:] = verdicts_after_runs(interleaved(session.items, self))
+
+    def _lay_out_baselines(self, cases: list[Case]) -> None:
+        """Lay out the functions a ``--prob-margin`` judges on its sequence: their selected
+        cases that pair with a case of the baseline report."""
+        from .regression_options import PLUGIN_NAME as REGRESSION
+        from .seqbaseline import baseline_runs
+
+        regression: Any = self.config.pluginmanager.get_plugin(REGRESSION)
+        if getattr(regression, "baseline", None) is None or regression.margin is None:
+            return
+        seed = setting(self.config, "seed")
+        used: set[str] = set()
+        for case in cases:
+            if not regression.monitors(case.mark):
+                continue
+            old = regression.old_case(case)
+            if old is None or old.key in used:
+                continue
+            used.add(old.key)
+            layout = self.baselines.get(function_key(case))
+            if layout is None:
+                level = setting(self.config, "confidence", case.mark)
+                layout = BaselineLayout(case.label, regression.margin, level)
+                self.baselines[function_key(case)] = layout
+            runs = baseline_runs(old.key, old.passes, old.total, seed)
+            layout.cases[case.key] = (case.runs, runs, case.case_id)
 
     def monitors(self, function: str, mark: Any) -> bool:
         """Whether ``function`` (whose cases have ``mark``) is monitored: laid out at the
         end of collection, or (before that: ``--prob-plan`` plans cases while collecting)
         compared with the ``paired`` test."""
         return function in self.layouts if self.laid_out else monitored(self.config, mark)
+
+    def unit_of(self, case: Case) -> str | None:
+        """The monitored function whose runs ``case``'s runs are interleaved with, if any."""
+        info = state_of(self.config).arms.get(case.key)
+        if info is not None and info.function in self.layouts:
+            return info.function
+        function = function_key(case)
+        return function if function in self.baselines else None
+
+    def run_order(self, item: Any) -> tuple[int, int, int, int]:
+        """Where a monitored function's run goes inside the function: run-major, then the
+        input (baseline arm first, then the arms in axis order)."""
+        info = state_of(self.config).arms.get(item.case.key)
+        if info is not None and info.function in self.layouts:
+            layout = self.layouts[info.function]
+            rank = self._rank((info.function, True), layout.inputs).get(info.input_key, 0)
+            return item.run, rank, info.arm != layout.baseline, info.arm_index
+        function = function_key(item.case)
+        cases = self.baselines[function].cases
+        return item.run, self._rank((function, False), cases).get(item.case.key, len(cases)), 0, 0
+
+    def _rank(self, function: tuple[str, bool], keys: Any) -> dict[str, int]:
+        """Each key's place in sorted order (the readers' order), worked out once."""
+        found = self._ranks.get(function)
+        if found is None:
+            found = self._ranks[function] = {key: n for n, key in enumerate(sorted(keys))}
+        return found
+
+    def _answer(
+        self, key: Any, signature: tuple[int, ...], inputs: Any, rule: tuple[Any, ...]
+    ) -> str | None:
+        """:func:`~.seqrule.settle` on the look after ``inputs()`` (a callable: the pairs
+        are built only when the runs made changed since the last answer)."""
+        cached = self._readings.get(key)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        level, margin, equivalence = rule
+        look = look_of(inputs(), level)
+        answer = settle(look, margin, equivalence, resolution(self.config))
+        self._readings[key] = (signature, answer)
+        return answer
 
     def reading(self, function: str, arm: str) -> tuple[bool, str | None]:
         """``(known, reading)`` of one arm's comparison from the runs this process made:
@@ -111,23 +218,64 @@ class SequentialComparisons:
             sides_of.append((key, here, there, arm_runs, base_runs))
         if not sides_of:
             return False, None
-        signature = tuple(made)
-        cached = self._readings.get((function, arm))
-        if cached is not None and cached[0] == signature:
-            return True, cached[1]
-        found = [
-            paired_runs(layout.names[key], here.records, there.records, arm_runs, base_runs)
-            for key, here, there, arm_runs, base_runs in sides_of
-        ]
-        look = look_of(found, layout.level)
-        answer = settle(look, layout.margin, layout.equivalence, resolution(self.config))
-        self._readings[(function, arm)] = (signature, answer)
-        return True, answer
+
+        def inputs() -> list[Any]:
+            return [
+                paired_runs(layout.names[key], here.records, there.records, arm_runs, base_runs)
+                for key, here, there, arm_runs, base_runs in sides_of
+            ]
+
+        rule = (layout.level, layout.margin, layout.equivalence)
+        return True, self._answer((function, arm), tuple(made), inputs, rule)
+
+    def baseline_reading(self, function: str) -> tuple[bool, str | None]:
+        """``(known, reading)`` of a function's ``--prob-margin`` comparison with the
+        baseline report, from the runs this process made (as :meth:`reading`)."""
+        from .seqbaseline import paired_with_baseline
+
+        layout = self.baselines[function]
+        results = kernel_of(self.config).results
+        found, made = [], []
+        for key in sorted(layout.cases):
+            here = results.get(key)
+            if here is None:
+                return False, None
+            made += [len(here.records), here.passes]
+            found.append((here, *layout.cases[key]))
+
+        def inputs() -> list[Any]:
+            return [
+                paired_with_baseline(name, here.records, planned, runs)
+                for here, planned, runs, name in found
+            ]
+
+        rule = (layout.level, layout.margin, False)
+        return True, self._answer((function, None), tuple(made), inputs, rule)
 
     def readers(self, case: Case) -> list[StopReader]:
-        """The comparisons reading ``case``: its arm's against the baseline, or every arm's
-        its input has for a baseline case (none for a case of a function not monitored, or
-        whose input has no other side selected)."""
+        """Every monitored comparison reading ``case`` (:meth:`arm_readers` and
+        :meth:`baseline_readers`)."""
+        return [*self.arm_readers(case), *self.baseline_readers(case)]
+
+    def baseline_readers(self, case: Case) -> list[StopReader]:
+        """Its function's ``--prob-margin`` comparison with the baseline report, when that
+        is monitored and the case pairs with a baseline case (else none)."""
+        function = function_key(case)
+        layout = self.baselines.get(function)
+        if layout is None or case.key not in layout.cases:
+            return []
+        from .seqbaseline import WHAT
+
+        def settled(context: Any, _function: str = function) -> bool:
+            known, answer = self.baseline_reading(_function)
+            return known and answer is not None
+
+        return [StopReader(WHAT.format(label=layout.label), settled)]
+
+    def arm_readers(self, case: Case) -> list[StopReader]:
+        """The axis comparisons reading ``case``: its arm's against the baseline arm, or
+        every arm's its input has for a baseline-arm case (none for a case of a function
+        not monitored, or whose input has no other side selected)."""
         info = state_of(self.config).arms.get(case.key)
         if info is None:
             return []
@@ -151,31 +299,22 @@ class SequentialComparisons:
         return found
 
 
-def interleaved(items: list[pytest.Item], arms: dict[str, Any], plugin: Any) -> list[pytest.Item]:
+def interleaved(items: list[pytest.Item], plugin: SequentialComparisons) -> list[pytest.Item]:
     """``items`` with each monitored function's runs put, in the places its runs had,
     in run-major order inside the function: run 1 of each input's arms (baseline first),
-    then run 2, … — so that pairs, and rounds of pairs, complete one after another."""
+    then run 2, … — so that pairs, and rounds of pairs, complete one after another (for a
+    function monitored against the baseline report: run 1 of each case, then run 2, …)."""
     slots: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         if isinstance(item, BenchRun):
-            info = arms.get(item.case.key)
-            if info is not None and info.function in plugin.layouts:
-                slots.setdefault(info.function, []).append(index)
+            function = plugin.unit_of(item.case)
+            if function is not None:
+                slots.setdefault(function, []).append(index)
     if not slots:
         return items
     arranged = list(items)
-    for function, places in slots.items():
-        layout = plugin.layouts[function]
-        order = {key: rank for rank, key in enumerate(sorted(layout.inputs))}
-
-        def key_of(
-            item: Any, _order: dict[str, int] = order, _base: str = layout.baseline
-        ) -> tuple[int, int, int, int]:
-            info = arms[item.case.key]
-            first = info.arm != _base
-            return item.run, _order.get(info.input_key, len(_order)), first, info.arm_index
-
-        runs = sorted((items[i] for i in places), key=key_of)
+    for places in slots.values():
+        runs = sorted((items[i] for i in places), key=plugin.run_order)
         for place, item in zip(places, runs, strict=True):
             arranged[place] = item
     return arranged
@@ -191,4 +330,8 @@ def configure(config: pytest.Config) -> None:
     from .sequential import sequential_mode
 
     if sequential_mode(config) and plugin_of(config) is None:
-        config.pluginmanager.register(SequentialComparisons(config), PLUGIN_NAME)
+        from .sequnits import UnitsChannel
+
+        plugin = SequentialComparisons(config)
+        plugin.channel = UnitsChannel(config)
+        config.pluginmanager.register(plugin, PLUGIN_NAME)

@@ -6,6 +6,8 @@ anytime-valid confidence sequence (:mod:`.seqrule`): its runs are interleaved
 its line is computed here from the pairs the sequence used — the sequence's interval at
 the last look, the always-valid p-value, the reading and when it settled — instead of the
 fixed-run regimes, whose intervals would lean after an early stop.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_probability.kernel import kernel_of
-from pytest_probability.results import PASS, SKIP
 
 from .registry import TestOutcome
 from .seqmean import RoundSequence
@@ -25,6 +26,7 @@ from .seqrule import (
     MixtureLook,
     PairedRuns,
     RoundsLook,
+    outcomes,
     rounds_of,
     settle,
     summary,
@@ -60,15 +62,6 @@ def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
 def resolution(config: Any) -> float:
     """``prob_compare_resolution`` (``--prob-compare-resolution``)."""
     return float(kernel_of(config).options.session_value("compare_resolution"))
-
-
-def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
-    """A case's judged runs in run order: 1 for a pass, 0 for a failure or an error."""
-    return tuple(
-        int(records[run]["outcome"] == PASS)
-        for run in sorted(records)
-        if records[run]["outcome"] != SKIP
-    )
 
 
 def paired_runs(
@@ -122,6 +115,15 @@ def replay(
     return None, None
 
 
+def until(inputs: list[PairedRuns], look: int) -> list[PairedRuns]:
+    """The inputs as they were at ``look`` (pairs with one input, rounds with several):
+    each side's first ``look`` judged runs."""
+    return [
+        PairedRuns(item.input, item.arm[:look], item.base[:look], item.arm_left, item.base_left)
+        for item in inputs
+    ]
+
+
 def sequence_outcome(
     inputs: list[PairedRuns],
     level: float,
@@ -129,12 +131,16 @@ def sequence_outcome(
     equivalence: bool,
     chosen: float,
 ) -> TestOutcome:
-    """The comparison's numbers on the sequence: the estimate over the pairs used, the
-    interval at the last look, the always-valid p (``detail`` has the method, the pairs and
-    rounds used, the planned pairs, the e-value at the last look, the reading and the look
-    it settled at)."""
-    found = summary(inputs, level)
+    """The comparison's numbers on the sequence, read at the look it settled at (the last
+    look when it never settled): the estimate over the pairs used until then, the interval
+    at that look, the always-valid p (``detail`` has the method, the pairs and rounds used,
+    the planned pairs, the e-value at that look, the reading and the look it settled at).
+    Pairs made after the settling look (a gate of one of its cases kept it running) are not
+    read, so the outcome equals that of a session that stopped there."""
     after, reading = replay(inputs, level, margin, equivalence, chosen)
+    # read at the look it settled at: the pairs a case's gate kept making after that are
+    # not used, so the line, the verdict and the JSON are those of the stopped session
+    found = summary(inputs if after is None else until(inputs, after), level)
     planned = (
         inputs[0].most_pairs
         if len(inputs) == 1

@@ -1,6 +1,9 @@
 """The setting of sequential comparisons (``--prob-compare-resolution``), declared with the
 extension's other settings; the statistics are imported only when a comparison is
-monitored. Pure module: never imports pytest."""
+monitored. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """What other extensions may ask the comparisons extension (``--prob-plan``'s comparison
-lines): a few functions over its per-config state."""
+lines): a few functions over its per-config state.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

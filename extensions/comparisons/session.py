@@ -1,5 +1,8 @@
 """A session's comparisons: settings per function, registries, and building the comparisons
-from run records (in the aggregating process, or in a worker for a ``[compare:ARM]`` item)."""
+from run records (in the aggregating process, or in a worker for a ``[compare:ARM]`` item).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -35,6 +35,8 @@ sums. ``p = (1 + hits)/(1 + B)``, never 0; deterministic for a seed and the mult
 differences (their order does not matter).
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

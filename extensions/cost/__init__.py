@@ -2,6 +2,8 @@
 the ``Cost:`` and ``Tokens:`` lines, and cost and usage in the JSON report.
 
 Other extensions read recorded cost through :mod:`.service` (per run, per case, per function).
+
+PYTEST_DONT_REWRITE
 """
 
 from .recording import CostWarning, record_cost, record_usage

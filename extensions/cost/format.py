@@ -1,4 +1,7 @@
-"""Printing money and token counts (STATISTICS.md, "Printing"). Pure module."""
+"""Printing money and token counts (STATISTICS.md, "Printing"). Pure module.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Hooks of the ``cost`` extension."""
+"""Hooks of the ``cost`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

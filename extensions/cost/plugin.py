@@ -1,4 +1,7 @@
-"""The ``cost`` extension's pytest hooks."""
+"""The ``cost`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

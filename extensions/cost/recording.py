@@ -3,6 +3,8 @@
 Entries go to a :class:`Ledger` in the current run's context; the extension moves them into
 the run record when the run is reported. Nothing here imports pytest: hooks are reached
 through the session's config that the run context carries.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Reads what the ``cost`` extension put into run records (``cost``, ``usage``), so it works in
 the aggregating process under xdist. A value is ``None`` when nothing was recorded (which is
 not the same as a cost of 0). Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Pure module: never imports pytest. Every number that reaches a report passes through
 :func:`check_cost` or :func:`check_tokens`, so a report never holds NaN, a negative amount
 or 1.9 tokens silently truncated to 1.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

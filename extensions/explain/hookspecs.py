@@ -1,4 +1,7 @@
-"""Hooks of the ``explain`` extension."""
+"""Hooks of the ``explain`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Readings, the glossary, and their layout. Pure module: never imports pytest."""
+"""Readings, the glossary, and their layout. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ the same text once every number and every quoted value is taken out. ``assert 'o
 'phone'`` and ``assert 'billing' == 'phone'`` are one group; ``KeyError: 'amount'`` is
 another. A group made by this rule is shown with the parts its runs share and ``…`` where
 they differ (``assert '…' == 'phone'``); a key from any other rule is shown as it is.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

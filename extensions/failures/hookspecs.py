@@ -1,4 +1,7 @@
-"""Hooks of the ``failures`` extension."""
+"""Hooks of the ``failures`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

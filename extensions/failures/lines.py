@@ -4,7 +4,11 @@
   classify::phone_number: 5 × assert 'other' == 'phone' (runs 3–4, 6, 8–9), 3 × KeyError:
   'amount' (runs 5, 7, 10)``;
 * :func:`summary_message` — the message of the case's one short-summary line: ``9/10 runs
-  failed: assert 'other' == 'phone' ×6, KeyError ×3``.
+  failed: assert 'other' == 'phone' ×6, KeyError ×3``;
+* :func:`others_line` — the line under the one passing run a case shows in ``PASSES``
+  (``-rP``): ``… 3 more passing runs of p::1 (runs 2–4)``.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -50,15 +54,25 @@ def _rest(groups: Sequence[FailureGroup]) -> str:
     return f"{runs} × {plural(len(groups), 'other message')}"
 
 
+def _head(case: str, count: int, verb: str) -> str:
+    return f"… {count} more {verb} {'run' if count == 1 else 'runs'} of {case}"
+
+
+def others_line(case: str, runs: Sequence[int], verb: str) -> str:
+    """``… 3 more passing runs of p::1 (runs 2–4)``: the case's other runs, named only (the
+    line after the one run's output that the ``PASSES`` section shows)."""
+    return f"{_head(case, len(runs), verb)} ({runs_text(runs)})"
+
+
 def more_line(
     case: str, groups: Sequence[FailureGroup], *, verb: str = "failing", grouped: bool = True
 ) -> str:
     """The line after a case's traceback, about its other failing runs (``groups`` holds
     only those). ``grouped=False`` (``--prob-failures=first``) names the runs only."""
     runs = [run for group in groups for run in group.runs]
-    head = f"… {len(runs)} more {verb} {'run' if len(runs) == 1 else 'runs'} of {case}"
     if not grouped:
-        return f"{head} ({runs_text(runs)})"
+        return others_line(case, runs, verb)
+    head = _head(case, len(runs), verb)
     parts = [f"{g.count} × {g.text} ({runs_text(g.runs)})" for g in groups[:MAX_GROUPS]]
     if len(groups) > MAX_GROUPS:
         parts.append(_rest(groups[MAX_GROUPS:]))

@@ -7,6 +7,8 @@ counts only; ``all`` leaves pytest's per-run output alone. Only the terminal cha
 run stays its own item and report (``-x``, ``--lf``, JUnit XML, pytest-xdist see each one).
 The JSON report's rows gain ``failures``, the groups with their counts and runs, whatever the
 terminal shows.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pytest_probability.results import ERROR, FAIL, PASS, CaseResult, Results
 
 from . import hookspecs
 from .grouping import FailureGroup, group_failures, shape_key
-from .lines import more_line, passed_message, summary_message
+from .lines import more_line, others_line, passed_message, summary_message
 from .terminal import Builder, RunReport, as_case, regroup, with_line
 
 PLUGIN_NAME = "probability.failures"
@@ -172,6 +174,10 @@ def _groups_of(config: pytest.Config, runs: list[RunReport]) -> list[FailureGrou
     return case_groups(config, [(located.run, located.record) for located in runs])
 
 
+def _showcapture(config: pytest.Config) -> str:
+    return str(getattr(config.option, "showcapture", "all"))
+
+
 def _section_builder(config: pytest.Config, verb: str, grouped: bool) -> Builder:
     line_style = config.option.tbstyle == "line"
 
@@ -180,7 +186,23 @@ def _section_builder(config: pytest.Config, verb: str, grouped: bool) -> Builder
         if len(runs) == 1 or line_style:
             return [first]
         groups = _groups_of(config, runs[1:])
-        return [with_line(first, more_line(case.display, groups, verb=verb, grouped=grouped))]
+        line = more_line(case.display, groups, verb=verb, grouped=grouped)
+        return [with_line(first, line, _showcapture(config))]
+
+    return build
+
+
+def _passes_builder(config: pytest.Config) -> Builder:
+    """The ``PASSES`` section (``-rP``, ``-rA``): per case, the first passing run that
+    captured output, and a line naming the case's other passing runs."""
+
+    def build(case: CaseResult, runs: list[RunReport]) -> list[Any]:
+        if len(runs) == 1:
+            return [runs[0].report]
+        shown = next((located for located in runs if located.report.sections), runs[0])
+        others = [located.run for located in runs if located is not shown]
+        line = others_line(case.display, others, "passing")
+        return [with_line(shown.report, line, _showcapture(config))]
 
     return build
 
@@ -229,9 +251,13 @@ def _prepare(
         passed = regroup(stats.get("passed") or [], results, _passed_builder(failing), (PASS,))
         if passed is not None:
             state.summary["passed"] = passed
-    for stat, verb in SECTIONS.items():
-        build = _section_builder(config, verb, grouped)
-        shown = regroup(stats.get(stat) or [], results, build, FAILING)
+    sections = [
+        (stat, _section_builder(config, verb, grouped), FAILING) for stat, verb in SECTIONS.items()
+    ]
+    if "P" in chars:  # (-rP, -rA: the PASSES section, the captured output of passing runs)
+        sections.append(("passed", _passes_builder(config), (PASS,)))
+    for stat, build, outcomes in sections:
+        shown = regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
             state.saved[stat] = stats[stat]
             stats[stat] = shown

@@ -7,13 +7,15 @@ case's reports — in place of the runs' own reports. Reports that are not bench
 verdict items, collection errors) stay where they were. The stand-ins are copies of the
 runs' reports (:func:`with_line`, :func:`as_case`): the reports themselves, which JUnit XML,
 ``--lf`` and every other plugin saw, are never changed. Never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,13 +86,41 @@ def regroup(
     return rest[:at] + built + rest[at:]
 
 
-def with_line(report: Any, line: str) -> Any:
-    """A copy of ``report`` that prints ``line`` after the report's own text."""
+def write_sections(out: Any, sections: Sequence[tuple[str, str]], showcapture: str) -> None:
+    """Print a report's captured sections (``Captured stdout call`` …) as pytest's terminal
+    reporter does after a report's text, honouring ``--show-capture``."""
+    if showcapture == "no":
+        return
+    for title, content in sections:
+        if showcapture != "all" and showcapture not in title:
+            continue
+        out.sep("-", title)
+        out.line(content[:-1] if content[-1:] == "\n" else content)
+
+
+class PrintedSections(tuple):  # type: ignore[type-arg]
+    """The captured sections of a stand-in that prints them itself: true when there are
+    some (pytest's ``PASSES`` section shows a report only then), but iterating them gives
+    nothing, so that pytest does not print them a second time."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+
+def with_line(report: Any, line: str, showcapture: str = "all") -> Any:
+    """A copy of ``report`` that prints ``line`` last: after the report's own text and its
+    captured sections, which the copy prints itself (as pytest would, with
+    ``--show-capture=showcapture``) instead of leaving them to pytest."""
     stand_in = copy.copy(report)
     original = report.toterminal
+    sections = list(getattr(report, "sections", None) or ())
+    stand_in.sections = PrintedSections(sections)
 
     def toterminal(out: Any) -> None:
         original(out)
+        write_sections(out, sections, showcapture)
         out.line(line)
 
     stand_in.toterminal = toterminal

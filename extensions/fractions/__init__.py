@@ -1,1 +1,4 @@
-"""The ``fractions`` extension: the ``k/N`` column, the row status and the ``Overall:`` line."""
+"""The ``fractions`` extension: the ``k/N`` column, the row status and the ``Overall:`` line.
+
+PYTEST_DONT_REWRITE
+"""

@@ -1,4 +1,7 @@
-"""Plain-language readings of ungated rows that did not all pass (for ``--prob-explain``)."""
+"""Plain-language readings of ungated rows that did not all pass (for ``--prob-explain``).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Formatting of fractions and rates. Pure module: never imports pytest."""
+"""Formatting of fractions and rates. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Hooks of the ``fractions`` extension."""
+"""Hooks of the ``fractions`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

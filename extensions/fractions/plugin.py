@@ -1,4 +1,7 @@
-"""The ``fractions`` extension's pytest hooks (stateless)."""
+"""The ``fractions`` extension's pytest hooks (stateless).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Hooks of the ``gates`` extension."""
+"""Hooks of the ``gates`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

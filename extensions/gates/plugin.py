@@ -1,4 +1,7 @@
-"""The ``gates`` extension's pytest hooks."""
+"""The ``gates`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

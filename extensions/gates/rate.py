@@ -2,6 +2,8 @@
 
 STATISTICS.md, "Gates": a rate gate compares its interval (its own method, level and prior)
 with the bar, unrounded; a count gate compares the pass count with ``min_passes``.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

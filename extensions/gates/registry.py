@@ -1,6 +1,8 @@
 """Gate kinds: what a gate needs from a case, how it is judged, how it is printed.
 
 Pure module: never imports pytest (callables receive the config as an opaque value).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

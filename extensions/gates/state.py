@@ -1,5 +1,8 @@
 """The gates of a session: kinds (filled through the historic hook), each case's gates,
-verdicts, and how each verdict was reached."""
+verdicts, and how each verdict was reached.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

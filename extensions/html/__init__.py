@@ -3,30 +3,33 @@ self-contained HTML page (inline SVG plots, no network), and
 ``python -m pytest_probability html REPORT.json -o PATH`` renders a saved JSON report.
 
 Extensions add panels to the page through ``pytest_prob_html_panels``, building their HTML
-with the helpers exported here (every text escaped unless it is :class:`Markup`)."""
+with the helpers exported here (every text escaped unless it is :class:`Markup`).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .markup import HtmlPanel, Markup, class_list, css_token, element, escape, join, table
-from .svg import interval_bar
+from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .markup import HtmlPanel, Markup, class_list, css_token, element, escape, join, table
     from .render import ReportError, load_report, render_report
+    from .svg import interval_bar
 
-#: what :mod:`.render` provides, imported on first use: the page's modules take a few
-#: milliseconds to import, which a session without ``--prob-html`` need not pay
-_FROM_RENDER = frozenset({"ReportError", "load_report", "render_report"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FROM_RENDER:
-        from . import render
-
-        return getattr(render, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+#: where each public name lives, imported on first use: a session without ``--prob-html``
+#: and without an extension adding panels need not import the page's modules
+_WHERE = {
+    **dict.fromkeys(
+        ("HtmlPanel", "Markup", "class_list", "css_token", "element", "escape", "join", "table"),
+        ".markup",
+    ),
+    **dict.fromkeys(("ReportError", "load_report", "render_report"), ".render"),
+    "interval_bar": ".svg",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "HtmlPanel",

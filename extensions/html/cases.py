@@ -3,6 +3,8 @@
 Each ``<tbody>`` carries its sort keys as ``data-*`` attributes, read by the page script;
 without the script the table is still complete, in report order. Pure module: never
 imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

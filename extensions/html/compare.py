@@ -3,6 +3,8 @@
 Every row draws *arm − baseline* in percentage points with its interval, the zero line
 (solid) and the row's margin (dashed; both sides for an equivalence margin). The pairs
 behind each line are one click away. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ it reads (rows, their latency, function lines, metric lines, comparisons, baseli
 extension may add more anywhere. They are all collected here, each under a heading that
 says what it is about and linking to where the numbers are. Pure module: never imports
 pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

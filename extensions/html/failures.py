@@ -2,6 +2,8 @@
 
 Each group is one line: how many runs failed that way, the group's text and which runs, as
 the terminal's line after a case's traceback says it. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ A report may come from an earlier version, a third-party extension or a hand edi
 accessor accepts anything and returns a usable value (``None`` for a missing or malformed
 number). Printing follows the terminal's rules by reusing the bundled extensions' pure
 formatting modules. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 The numbers stay in text cells beside the plot, so the table reads without the picture
 and copies as text. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

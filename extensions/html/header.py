@@ -1,5 +1,8 @@
 """The report's header: totals, exit status, cost, the settings that produced the numbers,
-and the extensions' warnings. Pure module: never imports pytest."""
+and the extensions' warnings. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

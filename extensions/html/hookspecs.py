@@ -1,4 +1,7 @@
-"""Hooks of the ``html`` extension."""
+"""Hooks of the ``html`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ sideways instead of cutting the id mid-word. A longer id may wrap, but only afte
 ``-``, ``_``, ``/``, ``.``, ``,``, ``=``, ``+``, ``)`` or ``]`` (a ``<wbr>`` there, besides
 its spaces); a stretch of more than :data:`SHORT_ID` characters without any of them is
 broken every :data:`SHORT_ID` characters, as a last resort.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

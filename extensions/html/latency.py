@@ -6,6 +6,8 @@ a ``max_latency`` gate are always drawn, and with ``--prob-latency`` (which the 
 does not record: the session says so, ``every=True``) the slowest other cases too. The axis
 is linear from 0, or logarithmic when the times span more than 50×. Pure module: never
 imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

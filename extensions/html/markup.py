@@ -4,6 +4,8 @@ Text is escaped unless it is :class:`Markup` (already HTML). Building pages from
 :func:`element`, :func:`join` and :func:`table` keeps every case id, message and label
 inert, whatever characters it holds (``<``, ``&``, quotes, newlines, control characters,
 non-ASCII). Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ The policy allows no network access at all (``default-src 'none'``), inline styl
 from ``data:`` URLs, and exactly one script, the page's own, by its hash; so the file works
 from ``file://`` and as a CI artefact, and text that slipped through escaping could still
 not run. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

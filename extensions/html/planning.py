@@ -1,4 +1,7 @@
-"""Early stopping and the run plan (``stopping``, ``plan``). Pure module: never imports pytest."""
+"""Early stopping and the run plan (``stopping``, ``plan``). Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
-"""The ``html`` extension's pytest hooks: ``--prob-html=PATH``."""
+"""The ``html`` extension's pytest hooks: ``--prob-html=PATH``.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability import jsonreport, writing
@@ -13,7 +16,9 @@ from pytest_probability.outputs import claim_output
 from pytest_probability.values import parse_text
 
 from . import hookspecs
-from .markup import HtmlPanel
+
+if TYPE_CHECKING:
+    from .markup import HtmlPanel
 
 KERNEL_NAME = "probability.kernel"
 HOOK = "pytest_prob_html_panels"
@@ -68,6 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:
     """Every implementation's panels, in hook order; a failing one becomes a marked panel."""
+    from .markup import HtmlPanel  # the page's modules load only when a page is written
+
     panels: list[HtmlPanel] = []
     for impl in reversed(getattr(config.hook, HOOK).get_hookimpls()):
         name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name

@@ -4,6 +4,8 @@ To keep a 20,000-run report small, columns appear only when some run of the case
 something to show in them, a message repeated by a later run says "same as run N", long
 messages are cut (the JSON report keeps them whole), and a step the kernel synthesized
 from the run itself is not repeated. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ so a page rendered later from a saved report matches the one written by the sess
 (except for panels, which extensions add only inside a pytest session). A section that
 cannot be drawn from the data it finds becomes a marked panel with the error; the rest of
 the page is unaffected. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The state lives in the URL fragment, so a view can be shared or bookmarked:
 ``#filter=fail,flaky&fn=classify&gate=undecided&q=pii&sort=-fraction`` (``filter``: status
 keys; ``sort``: a column key, ``-`` first for descending). Without the script the page is
 complete, in report order. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """The page's stylesheet, written for this report: light and dark (``prefers-color-scheme``),
 readable from phone width to a wide screen, and printable. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Each function takes the report document and returns a section body, or ``None`` when the
 report has nothing for it. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

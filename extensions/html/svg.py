@@ -3,6 +3,8 @@
 Every plot is a small fixed-size ``<svg>`` whose colours come from the page's CSS classes
 (so light and dark mode apply), marked ``aria-hidden``: the numbers it draws are always in
 the text next to it. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

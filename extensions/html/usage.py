@@ -2,14 +2,17 @@
 
 Costs are in whatever unit the benchmarks record (shown with a ``$`` like the terminal).
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.document import count_text, integer, num, obj, objects, text
 
 from . import fmt
 from .ids import case_id
@@ -20,23 +23,44 @@ from .svg import value_bar
 COST_CASES = 20
 
 
+def _token_count(value: Any) -> str:
+    """A token count's cell: ``1,200``; a count too long for decimal text as the report
+    keeps it (``1.000000e+5000``); ``—`` if absent."""
+    return count_text(value) or fmt.MISSING
+
+
+def _token_size(value: Any) -> float:
+    """A token count as a float for the bars (a count kept as text is infinite)."""
+    number = integer(value)
+    if number is None:
+        return math.inf if count_text(value) is not None else 0.0
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf
+
+
 def _tokens(usage: Mapping[str, Any]) -> Markup | None:
     models = [(text(name), obj(totals)) for name, totals in usage.items()]
     if not models:
         return None
     total_tokens = {
-        name: (integer(t.get("input_tokens")) or 0) + (integer(t.get("output_tokens")) or 0)
+        name: _token_size(t.get("input_tokens")) + _token_size(t.get("output_tokens"))
         for name, t in models
     }
-    largest = max(total_tokens.values(), default=0) or 1
+    largest = max(total_tokens.values(), default=0.0) or 1.0
+
+    def share(total: float) -> float:  # (the largest is a full bar, also when infinite)
+        return 1.0 if total == largest else total / largest
+
     rows = [
         [
             name,
-            fmt.count(t.get("input_tokens")),
-            fmt.count(t.get("output_tokens")),
-            fmt.count(t.get("cached_input_tokens")),
+            _token_count(t.get("input_tokens")),
+            _token_count(t.get("output_tokens")),
+            _token_count(t.get("cached_input_tokens")),
             fmt.money(t.get("cost")) if num(t.get("cost")) is not None else "",
-            value_bar(total_tokens[name] / largest, "tok"),
+            value_bar(share(total_tokens[name]), "tok"),
         ]
         for name, t in models
     ]

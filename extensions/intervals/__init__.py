@@ -1,2 +1,5 @@
 """The ``intervals`` extension: row intervals, function-level and Overall lines, and the
-pure-Python statistics engine the other extensions reuse (see :mod:`.service`)."""
+pure-Python statistics engine the other extensions reuse (see :mod:`.service`).
+
+PYTEST_DONT_REWRITE
+"""

@@ -1,6 +1,8 @@
 """Function-level and Overall lines: mean of case fractions, case bootstrap, ρ, projection.
 
 STATISTICS.md, "Function-level and Overall lines". Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from dataclasses import dataclass
 from pytest_probability.extensions.cost.format import money
 
 from .formatting import interval_cells, percent1, signed_percent
-from .sampling import case_bootstrap_interval, case_mean
 
 EN_DASH = "\u2013"
 INPUTS_X2 = 1 / math.sqrt(2) - 1
@@ -109,6 +110,8 @@ def aggregate(
     """The line for cases given as ``(passes, runs)`` with their ``case_ids`` (the
     bootstrap puts them in case-id order: :func:`~.sampling.case_bootstrap_interval`);
     with ``hidden`` (the reason) no interval is computed."""
+    from .sampling import case_bootstrap_interval, case_mean  # the bootstrap: only when used
+
     fractions = [x / k for x, k in counts]
     low: float | None = None
     high: float | None = None

@@ -1,4 +1,7 @@
-"""Plain-language readings of function-level and Overall lines (for ``--prob-explain``)."""
+"""Plain-language readings of function-level and Overall lines (for ``--prob-explain``).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Printing rules for rates and intervals (STATISTICS.md, "Printing"): half up on the
-decimal value (:mod:`pytest_probability.rounding`). Pure module."""
+decimal value (:mod:`pytest_probability.rounding`). Pure module.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Hooks of the ``intervals`` extension."""
+"""Hooks of the ``intervals`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

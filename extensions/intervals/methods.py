@@ -3,6 +3,8 @@
 Each takes ``passes`` of ``total`` runs and a two-sided ``level`` and returns an
 :class:`Interval` inside ``[0, 1]``; ``total == 0`` gives ``Interval(0.0, 1.0)``. See
 STATISTICS.md, "Row intervals". Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

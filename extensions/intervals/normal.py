@@ -1,6 +1,8 @@
 """The standard normal distribution: Φ and Φ⁻¹ (Wichura's AS 241) to double precision.
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The ``intervals`` extension's pytest hooks."""
+"""The ``intervals`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ Overall lines"). Per-case pass fractions take few distinct values (``x/k``), so 
 drawn as multinomial counts over the distinct values — by sequential conditional binomials —
 instead of one index per case; when most values are distinct it draws indices instead. Both
 paths are deterministic for a seed. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,23 +3,36 @@
 ``interval(config, passes, total, ...)`` resolves a case's method, level and prior with the
 kernel's precedence (mark > CLI > ini > default) and computes through the registry; the
 statistics functions are re-exported for gates, comparisons, metrics, latency and stopping.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.kernel import kernel_of
+from pytest_probability.lazy import lazy_exports
 
 from .methods import Interval, bayes, clopper_pearson, wilson
 from .registry import IntervalMethods
-from .sampling import bootstrap_mean_interval, bootstrap_means, quantile_type7
 from .special import beta_ppf, betainc, betaincc, binom_cdf, binom_pmf, binom_sf, norm_ppf
 
+if TYPE_CHECKING:
+    from .sampling import bootstrap_mean_interval, bootstrap_means, quantile_type7
+
 METHODS_KEY = pytest.StashKey[IntervalMethods]()
+#: the bootstrap's functions, re-exported here and imported on first use
+__getattr__, _ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ("bootstrap_mean_interval", "bootstrap_means", "quantile_type7"),
+        "pytest_probability.extensions.intervals.sampling",
+    ),
+)
 
 __all__ = [
     "Interval",

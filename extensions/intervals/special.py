@@ -12,6 +12,8 @@
 * :func:`binom_pmf` / :func:`binom_cdf` / :func:`binom_sf` — the binomial distribution.
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Durations are shown in s, ms or µs (micro sign U+00B5) to 3 significant figures
 (U+2014) for a missing interval end; a ``max_latency=`` limit is shown as written, without
 padding zeros. The same conventions as the ``pytest-probability-slowest`` contrib plugin.
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Hooks of the ``latency`` extension."""
+"""Hooks of the ``latency`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

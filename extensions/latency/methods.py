@@ -1,4 +1,7 @@
-"""The registry of latency quantile methods. Pure module: never imports pytest."""
+"""The registry of latency quantile methods. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

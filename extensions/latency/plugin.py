@@ -1,4 +1,7 @@
-"""The ``latency`` extension's pytest hooks."""
+"""The ``latency`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

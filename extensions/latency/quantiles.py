@@ -23,6 +23,8 @@ each a continued fraction of ``O(n^⅓)`` terms at worst. The times are sorted o
 quantile costs ``O(n log n)`` overall (10⁵ times take a few hundredths of a second).
 
 Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

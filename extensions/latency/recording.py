@@ -3,6 +3,8 @@
 The value goes into the current run's context; the extension puts it into the run record
 (``records[].latency``) in place of the measured body time. Pure module: never imports
 pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

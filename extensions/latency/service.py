@@ -2,6 +2,8 @@
 
 The functions other extensions (explain, HTML) and the latency gate use; the report and the
 ``[gate]`` item judge from the same numbers.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -7,28 +7,26 @@ summary page shows the fraction table, the gates, the comparisons and the cost.
 Extensions add sections of their own through ``pytest_prob_markdown_sections``, building
 their Markdown with the helpers exported here (every text escaped unless it is
 :class:`Markdown`).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .markup import Markdown, MarkdownSection, escape, table
+from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .markup import Markdown, MarkdownSection, escape, table
     from .render import render_markdown
 
-#: what :mod:`.render` provides, imported on first use (a session without a summary need
+#: where each public name lives, imported on first use (a session without a summary need
 #: not import the renderer and the formatting modules it uses)
-_FROM_RENDER = frozenset({"render_markdown"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FROM_RENDER:
-        from . import render
-
-        return getattr(render, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+_WHERE = {
+    **dict.fromkeys(("Markdown", "MarkdownSection", "escape", "table"), ".markup"),
+    "render_markdown": ".render",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["Markdown", "MarkdownSection", "escape", "render_markdown", "table"]

@@ -1,4 +1,7 @@
-"""Hooks of the ``markdown`` extension."""
+"""Hooks of the ``markdown`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ summaries. :func:`escape` turns any text into Markdown that renders as that text
 it never ends a table cell, starts a block, opens a code span, link, emphasis or math, or
 becomes HTML. Only :class:`Markdown` values are inserted as they are. Pure module: never
 imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

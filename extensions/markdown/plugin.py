@@ -7,6 +7,8 @@ session, from the report document ``--prob-json`` would write, then writes it to
 to the job summary file. A path that cannot take the file is a usage error before anything
 runs, as for every writer; a write that fails at the end is one ``WARNING:`` line after the
 report: a summary is a convenience, so it never changes the exit status.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability import jsonreport, writing
@@ -26,7 +28,9 @@ from pytest_probability.results import ERROR, FAIL, Results
 from pytest_probability.values import parse_text
 
 from . import hookspecs
-from .markup import MarkdownSection
+
+if TYPE_CHECKING:
+    from .markup import MarkdownSection
 
 KERNEL_NAME = "probability.kernel"
 SECTIONS_HOOK = "pytest_prob_markdown_sections"
@@ -112,6 +116,8 @@ def pytest_prob_markdown_step_summary(config: pytest.Config) -> str:
 def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[MarkdownSection]:
     """Every implementation's sections, in hook order; a failing one becomes a marked
     section naming the extension and the error."""
+    from .markup import MarkdownSection  # the summary's modules load only when one is written
+
     sections: list[MarkdownSection] = []
     for impl in reversed(getattr(config.hook, SECTIONS_HOOK).get_hookimpls()):
         name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name

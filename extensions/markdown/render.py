@@ -9,6 +9,8 @@ case, extensions' sections and the report's warnings. Numbers print as in the te
 A document may come from an earlier version, a third-party extension or a hand edit: every
 field is read defensively, and a missing or malformed one leaves its cell empty. Every text
 passes through :func:`~.markup.escape`. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.document import count_text, integer, num, obj, objects, text
 from pytest_probability.extensions.cost.format import money as _money
 from pytest_probability.extensions.fractions.format import whole_percent
 from pytest_probability.extensions.intervals.formatting import percent as _percent
@@ -454,14 +456,8 @@ def _tokens(document: Mapping[str, Any]) -> Markdown | None:
     body = []
     for model, totals in usage.items():
         fields = obj(totals)
-        counts = [integer(fields.get(key)) for key in TOKEN_FIELDS]
-        body.append(
-            [
-                model,
-                *("" if n is None else f"{n:,}" for n in counts),
-                money(fields.get("cost")),
-            ]
-        )
+        counts = [count_text(fields.get(key)) for key in TOKEN_FIELDS]  # (1.000000e+5000 kept)
+        body.append([model, *(n or "" for n in counts), money(fields.get("cost"))])
     headers = ["Model", "Input tokens", "Output tokens", "Cached input tokens", "Cost"]
     return Markdown("### Tokens\n\n" + table(headers, body, "lrrrr"))
 

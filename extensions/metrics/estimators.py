@@ -4,6 +4,8 @@ STATISTICS.md, "pass^k and pass@k": ``pass^k = C(c,k)/C(n,k)`` (all k runs of th
 pass) and ``pass@k = 1 − C(n−c,k)/C(n,k)`` (at least one does), with exact integer
 binomials; both are unbiased for independent runs with a common pass probability. Pure
 module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

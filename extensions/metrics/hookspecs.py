@@ -1,4 +1,7 @@
-"""Hooks of the ``metrics`` extension."""
+"""Hooks of the ``metrics`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

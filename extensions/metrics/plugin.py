@@ -1,4 +1,7 @@
-"""The ``metrics`` extension's pytest hooks."""
+"""The ``metrics`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

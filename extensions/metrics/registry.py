@@ -2,6 +2,8 @@
 
 A metric turns one case's runs into a number in ``[0, 1]`` (or leaves the case out); the
 extension averages it per function and overall. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

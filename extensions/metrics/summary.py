@@ -1,5 +1,8 @@
 """Averaging a metric over cases: per function and Overall, with the case bootstrap, and
-the ``probability: metrics`` lines. Pure module: never imports pytest."""
+the ``probability: metrics`` lines. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..intervals.formatting import percent1
-from ..intervals.sampling import case_bootstrap_interval, case_mean
 from .registry import ChosenMetric, MetricCase
 
 OVERALL = "Overall"
@@ -79,6 +81,8 @@ def summarize(
     (:func:`~..intervals.sampling.case_bootstrap_interval`, cases in case-id order), so
     ``pass^1`` has exactly their interval.
     """
+    from ..intervals.sampling import case_bootstrap_interval, case_mean  # only when used
+
     pairs = [(case, v) for case, v in zip(case_ids, values, strict=True) if v is not None]
     counted = [v for _, v in pairs]
     line = MetricLine(

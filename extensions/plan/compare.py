@@ -1,5 +1,8 @@
 """The plan's comparison lines: what sequential stopping would do to each compared arm.
-Pure module: never imports pytest."""
+Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

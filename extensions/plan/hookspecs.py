@@ -1,4 +1,7 @@
-"""Hooks of the ``plan`` extension."""
+"""Hooks of the ``plan`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -1,28 +1,19 @@
-"""The ``plan`` extension's pytest hooks: ``--prob-plan`` and its settings."""
+"""The ``plan`` extension's pytest hooks: ``--prob-plan`` and its settings.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
 import math
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.collect import BenchRun
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
-from pytest_probability.outputs import claim_output
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
 from pytest_probability.values import parse_probability
 
-from .power import catch_chance, pass_chance, runs_for_power, runs_to_catch
-from .rows import PlanRow, flake_label, render
-from .tomlfile import write_toml
-
 SESSION = "probability.plan.session"
-SECTION_ORDER = 50
 
 
 def parse_flakes(value: Any) -> tuple[float, ...]:
@@ -134,210 +125,6 @@ def pytest_configure(config: pytest.Config) -> None:
             "--prob-plan runs nothing and plans from the collected cases: run it without -n"
         )
     if config.pluginmanager.get_plugin(SESSION) is None:
+        from .session import PlanSession  # the planner loads only when asked for
+
         config.pluginmanager.register(PlanSession(config), SESSION)
-
-
-class PlanSession:
-    """Collects, plans every selected case, prints the plan and runs nothing."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        options = kernel_of(config).options
-        self.assume: float = options.session_value("plan_assume")
-        self.difference: float = options.session_value("plan_assume_diff")
-        self.comparisons: list[dict[str, Any]] = []
-        self.flakes: tuple[float, ...] = options.session_value("plan_flake")
-        self.report_path: str | None = options.session_value("plan_report")
-        self.write_path: str | None = options.session_value("plan_write")
-        self.write_file: Path | None = None  # checked now: a bad path is a usage error
-        if self.write_path is not None:
-            target = claim_output(config, "--prob-plan-write", self.write_path, "the plan")
-            self.write_file = target.path
-        self.costs: dict[str, float] = {}
-        self.cost_ids: dict[str, float] = {}
-        if self.report_path is not None:
-            self._read_costs(self.report_path)
-        self.rows: list[PlanRow] = []
-        self.seconds: float = 0.0
-        self.write_error: str | None = None
-
-    def _read_costs(self, path: str) -> None:
-        from pytest_probability.extensions.comparisons.baselines import (
-            BaselineError,
-            read_baseline,
-        )
-
-        try:
-            earlier = read_baseline(path)
-        except BaselineError as exc:
-            raise pytest.UsageError(f"--prob-plan-report={exc}") from None
-        for case in earlier.cases.values():
-            if case.cost is not None and case.total:
-                self.costs[case.key] = case.cost / case.total
-                self.cost_ids[case.case] = case.cost / case.total
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Plan every selected case. Called once after collection; returns nothing."""
-        start = time.perf_counter()
-        seen: dict[str, Case] = {}
-        for item in items:
-            if isinstance(item, BenchRun):
-                seen.setdefault(item.case.key, item.case)
-        self.rows = [self.plan(case) for case in seen.values()]
-        self.comparisons = self._plan_comparisons(list(seen.values()))
-        self.seconds = time.perf_counter() - start
-
-    def _plan_comparisons(self, cases: list[Case]) -> list[dict[str, Any]]:
-        """Each compared arm under sequential stopping (:mod:`.compare`)."""
-        if self.config.pluginmanager.get_plugin("probability.comparisons") is None:
-            return []
-        from pytest_probability.extensions.comparisons.service import plan_comparisons
-
-        try:
-            return plan_comparisons(self.config, cases, self.assume, self.difference)
-        except ValueError as exc:  # the difference does not fit the assumed rate
-            raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
-
-    def plan(self, case: Case) -> PlanRow:
-        """One case's plan."""
-        row = PlanRow(case.key, case.case_id, case.runs)
-        row.catch = {flake: catch_chance(case.runs, flake) for flake in self.flakes}
-        per_run = self.costs.get(case.key, self.cost_ids.get(case.case_id))
-        if per_run is not None:
-            row.cost = per_run * case.runs
-        self._plan_gate(case, row)
-        self.config.hook.pytest_prob_plan_case(case=case, row=row, config=self.config)
-        return row
-
-    def _plan_gate(self, case: Case, row: PlanRow) -> None:
-        """Fill the gate columns from every gate that judges the pass count (a rate gate,
-        a count gate, or both): the case passes only when each of them does, so the numbers
-        are those of their combined verdict, the worst of theirs. Under a stopping rule the
-        numbers are those of the rule the runtime applies (:mod:`.stopmodel`)."""
-        if self.config.pluginmanager.get_plugin("probability.gates") is None:
-            return
-        from pytest_probability.extensions.gates.registry import combine
-        from pytest_probability.extensions.gates.state import state_of
-        from pytest_probability.extensions.stopping.curtail import Thresholds
-
-        gates = state_of(self.config).case_gates(case.key, case.mark)
-        planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
-        if not planned:
-            return
-        config = self.config
-        judges = [(kind.verdict_at, spec) for kind, spec in planned]
-
-        def verdict(passes: int, n: int) -> str:
-            return combine([judge(spec, passes, n, config) for judge, spec in judges])  # type: ignore[misc]
-
-        thresholds = Thresholds(verdict)
-        minimums = [
-            kind.minimum_runs(spec, config) if kind.minimum_runs else None for kind, spec in planned
-        ]
-        if all(found is not None for found in minimums):
-            row.min_runs = max(found for found in minimums if found is not None)
-        row.gate = " & ".join(self._gate_text(kind, spec, case) for kind, spec in planned)
-        from .stopmodel import model_stopping
-
-        filled = model_stopping(self.config, case, row, self.assume)  # the runtime's rule
-        if "power_runs" not in filled:
-            row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
-        if "pass_chance" not in filled:
-            row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
-
-    @staticmethod
-    def _gate_text(kind: Any, spec: Any, case: Case) -> str:
-        """A gate as the plan shows it: ``≥90%``, ``≥19/20``, or the kind's own words."""
-        if kind.name == "rate":
-            return f"≥{_percent_as_written(spec.min_rate)}"
-        if kind.name == "count":
-            return f"≥{spec.min_passes}/{case.runs}"
-        return str(kind.describe(spec))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        """Run nothing: a plan is printed instead. Called once; returns ``True`` (a
-        collection error still interrupts the session, as pytest does)."""
-        if session.testsfailed and not session.config.option.continue_on_collection_errors:
-            raise session.Interrupted(
-                f"{session.testsfailed} error{'s' if session.testsfailed != 1 else ''} "
-                "during collection"
-            )
-        return True
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write ``--prob-plan-write``. Called once at the end; returns nothing."""
-        if self.write_file is not None:
-            try:
-                write_toml(self.write_file, self.document())
-            except Exception as exc:  # any failure is one error line naming the file
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
-                self.write_error = (
-                    f"--prob-plan-write={self.write_path}: cannot write the plan: "
-                    f"{reason or f'{type(exc).__name__}: {exc}'}"
-                )
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def document(self) -> dict[str, Any]:
-        """The plan as data (JSON ``plan``, and the TOML of ``--prob-plan-write``)."""
-        return {
-            "assume": self.assume,
-            "flakes": list(self.flakes),
-            "runs_to_catch": {flake_label(f): runs_to_catch(f) for f in self.flakes},
-            "total_runs": sum(row.runs for row in self.rows),
-            "total_cost": self.total_cost(),
-            "cases": [row.to_json() for row in self.rows],
-            "assume_diff": self.difference,
-            "comparisons": self.comparisons,
-        }
-
-    def total_cost(self) -> float | None:
-        costs = [row.cost for row in self.rows if row.cost is not None]
-        return math.fsum(costs) if costs else None
-
-    def pytest_prob_build_report(
-        self, report: ReportBuilder, results: Results, config: pytest.Config
-    ) -> None:
-        """Contribute the ``probability: plan`` section and the ``plan`` JSON object.
-        Called once; returns nothing."""
-        from pytest_probability.extensions.cost.format import money
-
-        options = kernel_of(config).options
-        lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
-        lines += render(self.rows, self.flakes, money)
-        catches = ", ".join(
-            f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
-        )
-        lines.append(f"  with 95% probability: {catches}")
-        from .compare import comparison_lines
-
-        sequential = "stop" in options.specs and options.session_value("stop") == "sequential"
-        lines += comparison_lines(self.comparisons, self.difference, self.assume, sequential)
-        runs = sum(row.runs for row in self.rows)
-        total = f"  {runs} run{'' if runs == 1 else 's'} planned"
-        cost = self.total_cost()
-        if cost is not None:
-            total += f", about {money(cost)} at the cost per run of {self.report_path}"
-        budget = options.session_value("budget") if "budget" in options.specs else None
-        if budget is not None and cost is not None:
-            total += (
-                f"; within the budget of {money(budget)}"
-                if cost <= budget
-                else f"; over the budget of {money(budget)} by {money(cost - budget)}"
-            )
-        elif budget is not None:
-            total += (
-                f"; no cost per run known (--prob-plan-report) to check the {money(budget)} budget"
-            )
-        lines.append(total)
-        if self.write_error is not None:
-            lines.append(f"  ERROR: {self.write_error}")
-        report.add_section("plan", lines, order=SECTION_ORDER)
-        report.set_json("plan", self.document())
-
-
-def _percent_as_written(rate: float) -> str:
-    from pytest_probability.extensions.gates.rate import bar_percent
-
-    return bar_percent(rate)

@@ -6,6 +6,8 @@ STATISTICS.md, "Stopping" (``--prob-plan``): exact binomial power at an assumed 
 ``1 − (1 − F)ⁿ``. Under a stopping rule the chances and the expected runs come from
 :mod:`.sequential`, which follows the runtime's own decision function. Pure module: never
 imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

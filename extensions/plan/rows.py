@@ -1,4 +1,7 @@
-"""One case's plan and the printed table. Pure module: never imports pytest."""
+"""One case's plan and the printed table. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

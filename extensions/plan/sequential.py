@@ -9,6 +9,8 @@ rule's decision function — the very function the runtime's stopper calls
 verdict on its runs, one that never stops with the verdict on all ``planned`` runs. Paths
 whose chance falls below :data:`NEGLIGIBLE` are dropped (their total is kept in
 ``dropped``). Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

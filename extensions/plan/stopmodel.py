@@ -6,6 +6,8 @@ come from following every path through the stopper's own decision function
 readers (:func:`~pytest_probability.extensions.stopping.service.case_stopping`): a case a
 margin reads is kept running, and is planned so. Without it, ``seq E[runs]`` says what the
 rule would do to a case whose one gate is a rate gate.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Numbers are written as people read them: every float to 15 significant digits, t
 precision a float holds for certain (the rule the cost extension applies to its sums), so a
 projected cost of ``0.0045 / 6 * 10`` is ``cost = 0.0075``, not ``0.007499999999999999``.
 Only the binary noise of the arithmetic goes; every digit that means something stays.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

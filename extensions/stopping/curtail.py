@@ -8,6 +8,8 @@ completions are ``N`` in ``[n, n+r]`` with ``P`` in ``[p, p + N − n]``. Becaus
 monotone in ``P``, it is enough to compare, for each ``N``, the fewest passes that PASS and
 the most passes that FAIL. The verdict on the runs actually made is one of those
 completions, so judging a stopped case on its runs gives the settled verdict. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

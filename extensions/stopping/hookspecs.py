@@ -1,4 +1,7 @@
-"""Hooks of the ``stopping`` extension."""
+"""Hooks of the ``stopping`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

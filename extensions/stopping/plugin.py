@@ -1,4 +1,7 @@
-"""The ``stopping`` extension's pytest hooks."""
+"""The ``stopping`` extension's pytest hooks.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

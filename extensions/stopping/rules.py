@@ -6,6 +6,8 @@ plugin, with the case's runs so far) before each run of a gated case, and ``--pr
 dynamic programme calls the very same functions at every state it follows
 (:mod:`pytest_probability.extensions.plan.sequential`), so the plan's chances and expected
 runs are those of the rule that runs. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ a nonnegative martingale under the true ``p`` (Ville's inequality: the chance it
 ``1/α`` is at most ``α``), so the interval may be checked after every run. ``log M`` is convex
 in ``p`` with its minimum at ``x/n``, so the set is an interval found by bisection on each
 side. Pure module: never imports pytest.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@
   ask it) and :func:`holding` which readers keep it running.
 
 Never imports pytest (the config is used through its hook relay).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The pytest session the ``texts_*`` helpers use outside a bench run (a plain test).
 
 Kept apart so that loading the plugin imports nothing heavy. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

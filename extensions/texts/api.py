@@ -10,6 +10,8 @@ and no frames of the plugin in its traceback.
 ``completeness`` is an alias of precision and ``correctness`` of recall, as in the API this
 implements: *completeness* asks how much of the given text the expected text supports,
 *correctness* how much of the expected text the given text contains.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -209,6 +211,7 @@ def _make_bound(metric: str, how: str, name: str) -> Callable[..., None]:
     def check(
         expected: str, given: str, bound: Any, full_runs: Any, each: Any, retry: bool
     ) -> None:
+        __tracebackhide__ = True
         _text(name, "expected", expected)
         _text(name, "given", given)
         value = _unit(name, bound_name, bound)

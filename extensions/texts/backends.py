@@ -1,16 +1,20 @@
-"""The registry of judge backends (``pytest_prob_register_llm_backends``). Pure module."""
+"""The registry of judge backends (``pytest_prob_register_llm_backends``). Pure module.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .settings import TextsSettings
+if TYPE_CHECKING:
+    from .settings import TextsSettings
 
 #: ``factory(settings) -> backend``; a backend has ``complete(messages, *, json_mode)``
 #: (and optionally the keywords ``schema`` and ``max_tokens``) returning a reply with
 #: ``text``, ``finish_reason``, ``model`` and token counts
-Factory = Callable[[TextsSettings], Any]
+Factory = Callable[["TextsSettings"], Any]
 OPENAI = "openai"
 
 

@@ -6,6 +6,8 @@ at once with "judge unreachable since …". After ``cooldown`` seconds one attem
 through as a probe; if it reaches the server the breaker closes, else it opens again for
 another cool-down. One breaker per session and process (each pytest-xdist worker has its
 own). Thread-safe; the clock is injected. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

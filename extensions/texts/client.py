@@ -13,6 +13,8 @@ bounded by ``timeout``, the body by 8 MiB. The key never appears in a message or
 errors are raised outside ``except`` blocks, URLs are printed redacted, echoes of the key are
 masked, and server text has its control characters made visible. Pure (never imports pytest);
 thread-safe.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

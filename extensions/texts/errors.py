@@ -5,6 +5,8 @@ without userinfo or query string, server text with the key replaced by ``***`` a
 characters made visible. They are raised outside any ``except`` block (or ``from None``), so
 no chained exception carries urllib's frames and their locals (which hold the request's
 headers, and so the key) into ``pytest -l`` or a JUnit file.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ aggregate makes ``full_runs`` question sets and ``each_question_runs`` answer pa
 ``full_runs × each_question_runs`` samples, every one from its own calls, so no sample is
 counted twice. Every call has its own retry budget. Calls that do not depend on each other
 run concurrently; usage is recorded from the calling thread (where the bench run is current).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -48,12 +50,27 @@ def _without_pool_frames(exc: BaseException) -> BaseException:
     return exc.with_traceback(rebuilt)
 
 
+def _unless_failed(task: Callable[[], Call], failed: threading.Event) -> Call | None:
+    """Run ``task`` in a pool thread unless a task of the same batch has failed (``None``);
+    a failure is flagged before the thread takes its next task, so that no call starts
+    after it: a runaway or unreachable judge costs no more than the calls in flight."""
+    __tracebackhide__ = True
+    if failed.is_set():
+        return None
+    try:
+        return task()
+    except Exception:
+        failed.set()
+        raise
+
+
 def _in_parallel(
     judge: Judge, tasks: Sequence[Callable[[], Call]], on_call: Callable[[Call], None]
 ) -> list[Call]:
     """Run the tasks (concurrently up to ``max_concurrency``) and show every finished call
-    to ``on_call``; when some failed, the others still count (their usage is recorded)
-    before the first error is raised."""
+    to ``on_call``; once one fails, the tasks not started yet are not run (the helper call
+    errors anyway), the calls already in flight finish and count (their usage is recorded),
+    and then the first error is raised."""
     __tracebackhide__ = True
     outcomes: list[Call | BaseException] = []
     if len(tasks) == 1 or judge.max_concurrency == 1:
@@ -64,13 +81,17 @@ def _in_parallel(
                 outcomes.append(exc)
                 break
     else:
+        failed = threading.Event()
         with ThreadPoolExecutor(max_workers=min(judge.max_concurrency, len(tasks))) as pool:
-            futures = [pool.submit(task) for task in tasks]
+            futures = [pool.submit(_unless_failed, task, failed) for task in tasks]
             for future in futures:
                 try:
-                    outcomes.append(future.result())
+                    found = future.result()
                 except Exception as exc:
                     outcomes.append(exc)
+                else:
+                    if found is not None:
+                        outcomes.append(found)
     failure: BaseException | None = None
     for outcome in outcomes:
         if isinstance(outcome, Call):

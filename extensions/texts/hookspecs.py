@@ -1,4 +1,7 @@
-"""Hooks of the ``texts`` extension."""
+"""Hooks of the ``texts`` extension.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ last reply and the exact shape wanted, so that a judge at temperature 0 (or a se
 prompt cache) does not send the same unusable reply back. A reply cut off by its token budget
 (``finish_reason: length``) is asked again once with the budget doubled; cut off again, the
 call fails with a message naming ``texts_max_tokens``. Pure module (never imports pytest).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ class Judge:
     max_tokens: int | None = None
     #: whether ``max_tokens`` is the default (``texts_max_tokens`` not set)
     max_tokens_default: bool = False
+    #: the structured-output level configured (``texts_json_mode``: schema, object or text)
+    json_level: str = "schema"
     _accepts: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -206,12 +210,32 @@ class Judge:
         attempts = len(problems)
         error = JudgeReplyError(
             f"{self._who()} gave no usable reply in {attempts} attempt"
-            f"{'s' if attempts != 1 else ''}: {text}. A small judge may need "
-            "texts_json_mode = schema on a server that supports it, or a larger texts_model"
+            f"{'s' if attempts != 1 else ''}: {text}. {self._advice()}"
         )
         if replies:  # what the unusable replies cost is still recorded
             error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
         return error
+
+    def _advice(self) -> str:
+        """What to change after unusable replies: the structured-output level when it is
+        not ``schema`` yet, else a backend or server that applies the schema, or a larger
+        model."""
+        if self.json_level != "schema":
+            return (
+                f"A small judge may need texts_json_mode = schema (now {self.json_level}) on a "
+                "server that supports it, or a larger texts_model"
+            )
+        if "schema" not in self._accepts:
+            return (
+                f"The {self.backend_name} backend's complete() takes no schema keyword (the "
+                "reply's JSON schema): a small judge may need a backend that sends it, or a "
+                "larger texts_model"
+            )
+        return (
+            "texts_json_mode is schema already: a small judge may need a server that "
+            "enforces the JSON schema it is sent (llama.cpp, vLLM, Ollama and OpenAI do), or "
+            "a larger texts_model"
+        )
 
     def _cut_off(
         self, reply: Reply, budget: int | None, replies: list[Reply], raised: bool

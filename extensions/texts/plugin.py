@@ -2,6 +2,8 @@
 
 Nothing here reads or checks the judge's settings: that happens on the first helper call, so
 a session that does not use the helpers is never affected by them.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Recall asks questions written from the expected text and answered from the given one;
 precision swaps the texts. Answers are graded 0, 0.25, 0.5, 0.75 or 1. The version goes into
 the cache key and the report, so a prompt change never reuses old judgements. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Every string that came from the server and may be printed (the reply's ``model``) has its
 control characters made visible; the reply text itself is kept as sent (the tolerant reader
 parses it, and messages quote it with ``repr``).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

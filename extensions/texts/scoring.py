@@ -1,4 +1,7 @@
-"""Scores from graded answers, aggregation, and the assertion messages. Pure module."""
+"""Scores from graded answers, aggregation, and the assertion messages. Pure module.
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

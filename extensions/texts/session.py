@@ -1,5 +1,8 @@
 """Where a helper call gets its judge: the session's settings, backends and cache, and where
-the judge's token usage goes (the run's ``record_usage``)."""
+the judge's token usage goes (the run's ``record_usage``).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -149,6 +152,7 @@ def judge_for(retry_on_error: bool) -> Judge:
         run_key=run_key,
         max_tokens=settings.max_tokens,
         max_tokens_default=settings.max_tokens_default,
+        json_level=settings.json_level,
         settings_key=_settings_key(settings),
     )
 

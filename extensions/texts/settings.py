@@ -4,6 +4,8 @@ Options are declared as plain text (so a bad value never breaks a pytest run tha
 the helpers) and checked here, the first time a helper needs them: CLI > ini > environment >
 default. Errors name the setting and what would be valid. Pure module (the config is an opaque
 object with ``getoption``/``getini`` through the kernel's registry).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

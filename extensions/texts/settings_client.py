@@ -1,5 +1,8 @@
 """The bundled client's settings: where and how to ask the judge, checked when made. Pure
-module (never imports pytest)."""
+module (never imports pytest).
+
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

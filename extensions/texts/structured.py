@@ -15,6 +15,8 @@ Three levels, best first (``texts_json_mode``):
 A server that refuses a level (HTTP 400 or 422 while it was asked for) is asked again one
 level down, and :class:`Levels` remembers the level that worked for the rest of the
 session. Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ the SSL layer's, or an ``OverflowError`` or ``UnicodeEncodeError`` from a value 
 into a request — becomes a :class:`Failure` whose text is masked and printable; the caller
 raises its error outside the ``except`` block. Redirects are not followed (they would forward
 the key); their ``Location`` is shown redacted. Pure module (never imports pytest).
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
@@ -118,24 +120,27 @@ def _shut(sock: socket.socket) -> None:
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
-class _HTTP(http.client.HTTPConnection):
+class _Watched:
+    """A connection whose socket the request's deadline watches (mixed into http.client's
+    connection classes)."""
+
+    sock: socket.socket
+
     def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline = deadline
 
     def connect(self) -> None:
-        super().connect()
+        super().connect()  # type: ignore[misc]
         self._deadline.watch(self.sock)
 
 
-class _HTTPS(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._deadline = deadline
+class _HTTP(_Watched, http.client.HTTPConnection):
+    pass
 
-    def connect(self) -> None:
-        super().connect()
-        self._deadline.watch(self.sock)
+
+class _HTTPS(_Watched, http.client.HTTPSConnection):
+    pass
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):

@@ -6,6 +6,8 @@ control characters, spaces or non-ASCII characters, which ``http.client`` would 
 worse, send) on every request. Printed URLs never show userinfo or a query string
 (``?api-version=…``, or a proxy's ``?key=…``): :func:`redact_url` replaces them with ``***``.
 Pure module.
+
+PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

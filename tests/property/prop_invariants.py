@@ -572,9 +572,10 @@ def check_curtail(example: Example, sessions: Mapping[str, Session]) -> None:
 
 def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
     """Sequential stopping judges rate gates on the anytime-valid ``seq`` interval at the
-    stop, by design not the fixed-run interval of the unstopped session: every other verdict
-    (count and latency checks, comparisons, baselines) must be equal, and the exit status
-    whenever all verdicts are."""
+    stop, and comparisons of the ``paired`` test (on an axis, or ``--prob-margin`` against a
+    baseline) on their sequences, by design not the fixed-run intervals of the unstopped
+    session: every other verdict (count and latency checks, other comparisons and
+    baselines) must be equal, and the exit status whenever all verdicts are."""
     off, seq = sessions["off"], sessions["sequential"]
     assert off.report and seq.report
     one, two = verdicts(off.report), verdicts(seq.report)
@@ -585,6 +586,12 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
         for line in seq.report.get("comparisons") or []
         if line.get("regime") == "sequence"
     }
+    # and so are --prob-margin comparisons with a baseline report (issue 25)
+    sequenced_baselines = {
+        line["function"]
+        for line in (seq.report.get("baseline") or {}).get("functions") or []
+        if line.get("regime") == "sequence"
+    }
 
     def others(found: dict[tuple[str, ...], Any]) -> dict[tuple[str, ...], Any]:
         return {
@@ -593,6 +600,7 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
             if not (key[0] == "gate" and key[1] in rated)
             and not (key[0] == "check" and key[3] == "rate")
             and not (key[0] == "compare" and (key[1], key[2]) in sequenced)
+            and not (key[0] == "baseline" and key[1] in sequenced_baselines)
         }
 
     stopped = _stopped_cases(seq.report)
@@ -618,7 +626,11 @@ def sequential_comparisons(example: Example, session: Session) -> None:
     by_key = {row.get("nodeid", row["case"]): row for row in report["rows"]}
     saved = planned = 0
     stopped_any = 0
-    for line in report.get("comparisons") or []:
+    lines = [
+        *(report.get("comparisons") or []),
+        *((report.get("baseline") or {}).get("functions") or []),
+    ]
+    for line in lines:
         if line.get("regime") != "sequence" or line.get("error"):
             continue
         detail = line["detail"]

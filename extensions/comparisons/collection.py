@@ -1,0 +1,260 @@
+"""Collecting a compared function: its arms and inputs, its ``[compare:ARM]`` requests,
+the runs a margin decides, the collection-time warnings, and the ``compare`` field of its
+run records.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import warnings
+from typing import Any
+
+import pytest
+from pytest_probability.cases import FunctionCases
+from pytest_probability.collect import BenchRun
+from pytest_probability.decided import decide_runs
+from pytest_probability.kernel import kernel_of
+from pytest_probability.located import first_collector, function_key, warn_at_selected
+from pytest_probability.options import OptionError
+from pytest_probability.verdicts import VerdictRequest
+
+from .axes import ArmInfo, OneValueError, analyse_axis
+from .items import KIND_PREFIX, judge_item
+from .regression_options import PLUGIN_NAME as REGRESSION
+from .session import (
+    PAIRED,
+    RECORD_FIELD,
+    AxisWarning,
+    CompareState,
+    MarginCheck,
+    margin_warning,
+    setting,
+    state_of,
+)
+
+#: the per-function keys: every case of a function must agree on them
+FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
+#: where a warning about a command-line setting points
+COMMAND_LINE = "<command line>"
+#: the record field naming the axis of a function a session-wide axis does not compare
+NOT_COMPARED = "not_compared"
+#: collecting processes: case key → the session-wide axis and its one value in that case's
+#: function (set only when a function has a single value of it)
+NOT_COMPARED_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
+#: why the failing runs of a case a margin judges are xfailed
+MARGIN_REASON = "compared case: its margin verdict decides"
+
+
+def _function_mark(function: FunctionCases) -> dict[str, Any]:
+    """The function's comparison keys, the same in every case (else an error)."""
+    first = function.cases[0].mark
+    chosen = {key: first[key] for key in FUNCTION_KEYS if key in first}
+    for case in function.cases[1:]:
+        other = {key: case.mark[key] for key in FUNCTION_KEYS if key in case.mark}
+        if other != chosen:
+            raise OptionError(
+                "compare, baseline, margin, equivalence and compare_test are per-function "
+                f"settings: put them on {function.function}, not on some of its cases"
+            )
+    return chosen
+
+
+def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[VerdictRequest]:
+    """Work out each case's arm and input when the function is compared, and ask for a
+    ``[compare:ARM]`` item per arm when it has a ``margin=``.
+
+    Called once per bench function at collection in collecting processes; returns the
+    verdict requests. Raises ``OptionError`` (a collection error naming the function) for an
+    axis that is not a parametrize argument, a ``baseline=`` that is not one of its values,
+    ``equivalence`` without ``margin``, or ``margin`` without an axis.
+    """
+    state = state_of(config)
+    state.planned[function.key] = {case.key: case.runs for case in function.cases}
+    state.functions += 1
+    state.arguments.update(name for case in function.cases for name in case.param_indices)
+    extra = []
+    if config.pluginmanager.get_plugin(REGRESSION) is not None:
+        from . import regression
+
+        extra = regression.requests(config, function)
+    mark = _function_mark(function)
+    options = kernel_of(config).options
+    if mark.get("equivalence") and mark.get("margin") is None:
+        raise OptionError("equivalence=True needs margin= (how close counts as equivalent)")
+    if mark.get("equivalence") and mark.get("margin") == 0:
+        raise OptionError(
+            "equivalence=True needs a margin above 0: no interval lies within ±0 points"
+        )
+    axis = mark.get("compare") or options.session_value("compare")
+    if axis is None:
+        for key in ("margin", "baseline"):
+            if mark.get(key) is not None:
+                raise OptionError(f"{key}= needs compare= (or --prob-compare) to name the axis")
+        return extra
+    if "compare" not in mark and all(axis not in case.param_indices for case in function.cases):
+        return extra  # a session-wide axis applies to the functions that have it
+    try:
+        arms = analyse_axis(function, axis, mark.get("baseline"))
+    except OneValueError as exc:
+        if "compare" in mark or mark.get("margin") is not None:
+            raise OptionError(str(exc)) from None
+        # a session-wide axis: a function with one value of it is listed as not compared
+        note = {"axis": axis, "values": exc.values}
+        not_compared = config.stash.setdefault(NOT_COMPARED_KEY, {})
+        not_compared.update({case.key: note for case in function.cases})
+        return extra
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+    state.arms.update(arms)
+    state.arm_json.update({key: info.to_json() for key, info in arms.items()})
+    if mark.get("margin") is None:
+        return extra  # no verdict, no item (sequnits keeps a monitored one on one worker)
+    _decide_margin_runs(config, arms)
+    from .sequential import monitored
+
+    # (other tests may have intervals with few pairs, and so does the sequence)
+    if not monitored(config, mark) and options.case_value("compare_test", mark) == PAIRED:
+        rule = f"margin={mark['margin']:g}" + (
+            ", equivalence=True" if mark.get("equivalence") else ""
+        )
+        state.margin_checks[function.key] = MarginCheck(arms, rule)
+    if not _gate_items(config):
+        return extra
+    baseline = next(iter(arms.values())).baseline
+    ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
+    from . import render
+
+    rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
+    return [
+        *(
+            VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
+            for _, arm in ordered
+            if arm != baseline
+        ),
+        *extra,
+    ]
+
+
+def _decide_margin_runs(config: pytest.Config, arms: dict[str, ArmInfo]) -> None:
+    """A margin makes the comparison a gate: the failing runs of the cases it judges (an
+    arm's case with its input's baseline-arm case, and that one with any other arm's) are
+    reported as xfailed, like a gated case's, so that the margin verdict decides the exit
+    status — as long as the partner case is selected too."""
+    by_input: dict[str, dict[str, str]] = {}  # input → arm → case key
+    for key, info in arms.items():
+        by_input.setdefault(info.input_key, {})[info.arm] = key
+    for key, info in arms.items():
+        cases = by_input[info.input_key]
+        if info.arm == info.baseline:
+            partners = [other for arm, other in cases.items() if arm != info.baseline]
+        else:
+            partners = [cases[info.baseline]] if info.baseline in cases else []
+        if partners:
+            groups = tuple(frozenset({other}) for other in partners)
+            decide_runs(config, key, MARGIN_REASON, partners=groups)
+
+
+def collection_warnings(session: pytest.Session) -> None:
+    """Warn about a session-wide axis that no collected bench function has (a typo, most
+    likely), and about margins whose comparisons will have too few paired inputs for an
+    interval (at their bench functions; only for selected cases). Under pytest-xdist only
+    the first worker warns."""
+    config = session.config
+    state = state_of(config)
+    checks, state.margin_checks = state.margin_checks, {}
+    if not first_collector(config):
+        return
+    _warn_unknown_axis(config, state)
+    if checks:
+        selected = {item.case.key for item in session.items if isinstance(item, BenchRun)}
+        min_inputs = setting(config, "min_inputs")
+        pending = {
+            key: found
+            for key, check in checks.items()
+            if (found := _few_pairs(check, selected, min_inputs))
+        }
+        warn_at_selected(session, pending, function_key)
+
+
+def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[Warning]:
+    """A :class:`MarginWarning` per arm that will have 2 to ``min_inputs − 1`` paired inputs
+    among the ``selected`` cases (one pair has an interval; none has nothing to judge)."""
+    arms_of: dict[str, set[str]] = {}
+    for key, info in check.arms.items():
+        if key in selected:
+            arms_of.setdefault(info.input_key, set()).add(info.arm)
+    first = next(iter(check.arms.values()))
+    base = first.baseline
+    ordered = sorted({(info.arm_index, info.arm) for info in check.arms.values()})
+    found: list[Warning] = []
+    for _, arm in ordered:
+        paired = sum(1 for arms in arms_of.values() if arm in arms and base in arms)
+        if arm != base and 2 <= paired < min_inputs:
+            name = f"{first.label}[{first.axis}] {arm} − {base}"
+            found.append(margin_warning(name, paired, check.rule, min_inputs))
+    return found
+
+
+def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
+    """Warn when ``--prob-compare`` / ``prob_compare`` names an argument that no collected
+    bench function has, with a did-you-mean over the arguments they do have; the warning
+    points at the ini line that sets it, or at ``<command line>``."""
+    options = kernel_of(config).options
+    axis = options.session_value("compare")
+    if axis is None or not state.functions or axis in state.arguments:
+        return
+    spec = options.specs["compare"]
+    from_cli = spec.cli is not None and config.getoption(spec.dest, None) is not None
+    source = f"{spec.cli}={axis}" if from_cli else f"ini option {spec.ini}={axis}"
+    known = sorted(state.arguments)
+    close = difflib.get_close_matches(axis, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    have = f"their arguments are: {', '.join(known)}" if known else "none of them is parametrized"
+    message = (
+        f"{source}: no collected bench function has a parametrize argument named {axis!r}"
+        f"{hint}, so nothing is compared; {have}"
+    )
+    filename, lineno = _setting_location(config, spec.ini, from_cli)
+    try:
+        warnings.warn_explicit(AxisWarning(message), AxisWarning, filename, lineno)
+    except AxisWarning:  # -W error::…AxisWarning: a usage error, like a bad option value
+        raise pytest.UsageError(f"{filename}:{lineno}: AxisWarning: {message}") from None
+
+
+def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) -> tuple[str, int]:
+    """Where a session setting was given: its line in the ini file, or ``<command line>``
+    (the flag, or ``-o NAME=…``)."""
+    overridden = any(
+        str(entry).split("=", 1)[0].strip() == ini
+        for entry in (config.getoption("override_ini", None) or ())
+    )
+    path = config.inipath
+    if from_cli or overridden or ini is None or path is None:
+        return COMMAND_LINE, 1
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path), 1
+    pattern = re.compile(rf"\s*{re.escape(ini)}\s*[=:]")
+    number = next((n for n, line in enumerate(lines, 1) if pattern.match(line)), 1)
+    return str(path), number
+
+
+def _gate_items(config: pytest.Config) -> bool:
+    options = kernel_of(config).options
+    return "gate_items" not in options.specs or bool(options.session_value("gate_items"))
+
+
+def tag_record(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Tag the run record of a compared case with its arm and input (``compare``), or with
+    the session-wide axis that does not compare its function (``not_compared``)."""
+    data = state_of(item.config).arm_json.get(record["key"])
+    if data is not None:
+        record[RECORD_FIELD] = data
+    elif NOT_COMPARED_KEY in item.config.stash:
+        note = item.config.stash[NOT_COMPARED_KEY].get(record["key"])
+        if note is not None:
+            record[NOT_COMPARED] = note
