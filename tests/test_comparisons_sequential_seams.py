@@ -327,3 +327,34 @@ def test_the_plan_notes_a_monitored_baseline_margin(pytester: pytest.Pytester) -
     )
     assert sum(note in line for line in lines) == 3
     assert not any("runs every run" in line for line in lines)
+
+
+def test_the_stopped_line_counts_the_money_not_spent(pytester: pytest.Pytester) -> None:
+    """Each stopped case's cost per run made times its skipped runs, summed: 6 inputs, a
+    cent a run for ``terse`` and two for ``cot``."""
+    pytester.makepyfile(
+        bench_ab="""
+import pytest
+from pytest_probability import current_run, record_cost
+
+@pytest.mark.probability(compare="style")
+@pytest.mark.parametrize("style", ["terse", "cot"])
+@pytest.mark.parametrize("i", range(6))
+def bench_ab(i, style):
+    record_cost(0.02 if style == "cot" else 0.01)
+    assert style == "cot" or (current_run().run + i) % 3 == 0
+"""
+    )
+    result = pytester.runpytest("--prob-runs=30", "--prob-stop=sequential", "--prob-json=r.json")
+    report = load_json(pytester.path / "r.json")
+    after = report["comparisons"][0]["detail"]["settled_after"]
+    assert after < 30
+    saved = report["comparisons_stopped"]
+    assert (saved["pairs_saved"], saved["pairs_planned"]) == (6 * (30 - after), 180)
+    assert saved["cost_avoided"] == pytest.approx(6 * 0.03 * (30 - after), abs=1e-9)
+    share = round(100 * (30 - after) / 30)
+    assert any(
+        line.strip() == f"1 comparison settled early (seq), saving {6 * (30 - after)} of 180 pairs "
+        f"({share}%), about ${6 * 0.03 * (30 - after):.4f} not spent"
+        for line in section(result.outlines)
+    )

@@ -7,7 +7,8 @@ One bench covers every helper form (``_range``, ``_equal``, ``_min``, ``_max``,
 With only the model and the base URL set: every reply parses (the runs PASS or FAIL, never
 ERROR); the usage recorded equals the server's own ``/metrics`` counters; a second session
 with ``--texts-cache`` sends no request; and once the server is killed, the circuit breaker
-makes the runs fail at once after three attempts.
+makes the runs fail at once after three attempts, each ERROR showing the bench line and the
+message with no frame of the plugin. Measured: 67 to 99 s on a shared 2-core machine.
 
 Skipped where the packages are not installed; ``tests/run-all.sh`` has a leg that installs
 them in a virtualenv of its own and sets ``PROB_NEEDS_LLAMA``, which makes a missing package

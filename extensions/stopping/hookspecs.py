@@ -67,8 +67,9 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     (``margin=``) judges, and every case ``--prob-margin`` pairs with the baseline, is read
     by a verdict over several cases that cannot say when it is settled, so such cases run
     every run and the margin is judged on the same runs as without ``--prob-stop``; under
-    ``--prob-stop=sequential`` a comparison with the ``paired`` test is judged on an
-    anytime-valid sequence instead, and its readers say when it is settled. (The stopper
+    ``--prob-stop=sequential`` a comparison with the ``paired`` test — an axis comparison,
+    or ``--prob-margin`` against a baseline report — is judged on an anytime-valid sequence
+    instead, and its readers say when it is settled. (The stopper
     itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as a reader
     that cannot say.)
     """
