@@ -14,6 +14,31 @@ from typing import Any
 
 import pytest
 
+
+def _import_every_plugin_module() -> None:
+    """Import every module of the plugin once, before any test runs.
+
+    The plugin imports a feature's machinery when the feature is first used (start-up stays
+    cheap), and pytester's in-process sessions forget the modules a session imported when
+    it ends: a later in-process session would import a second copy of the module, whose
+    classes are not the ones objects from the first copy are instances of. With every
+    module imported here, every in-process session shares one copy, as a user's single
+    session does. (``__main__`` is the command-line entry point, not imported.)
+    """
+    import importlib
+    import pkgutil
+
+    import pytest_probability
+    import pytest_probability.extensions as extensions
+
+    for package in (pytest_probability, extensions):  # two folders in an editable install
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not module.name.endswith("__main__"):
+                importlib.import_module(module.name)
+
+
+_import_every_plugin_module()
+
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
 
 #: The spec's first example, with deterministic outcomes (the run index decides).

@@ -40,6 +40,14 @@ HEAVY = (
     "pytest_probability.extensions.texts.transport",
     "pytest_probability.extensions.texts.evaluate",
     "pytest_probability.extensions.intervals.sampling",
+    "pytest_probability.extensions.comparisons.engine",
+    "pytest_probability.extensions.comparisons.paired",
+    "pytest_probability.extensions.comparisons.signflip",
+    "pytest_probability.extensions.comparisons.sequential",
+    "pytest_probability.extensions.comparisons.seqruntime",
+    "pytest_probability.extensions.comparisons.seqmean",
+    "pytest_probability.extensions.comparisons.seqdiff",
+    "pytest_probability.extensions.comparisons.regression",
 )
 
 IMPORTED = """

@@ -22,6 +22,7 @@ from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 from pytest_probability.verdicts import VerdictRequest
 
+from .sequential_options import sequential_mode
 from .session import build, register_bundled, state_of
 
 
@@ -54,9 +55,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from .items import CompareItemOutcomes
 
         config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
-    from . import seqruntime
+    if sequential_mode(config):  # the sequential machinery loads only under it
+        from . import seqruntime
 
-    seqruntime.configure(config)
+        seqruntime.configure(config)
 
 
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:

@@ -42,21 +42,14 @@ def baseline_runs(key: str, passes: int, total: int, seed: int) -> tuple[int, ..
 
 
 def paired_with_baseline(
-    name: str,
-    records: Mapping[int, Mapping[str, Any]],
-    planned: int,
-    baseline: tuple[int, ...],
-    *,
-    final: bool = False,
+    name: str, records: Mapping[int, Mapping[str, Any]], planned: int, baseline: tuple[int, ...]
 ) -> PairedRuns:
     """One case now against its baseline case as :class:`~.seqrule.PairedRuns`: this
     session's judged runs in run order (``arm``) against the baseline's runs in their drawn
-    order (``base``, none left to come). While the session runs, the runs left are those not
-    made yet; at the end (``final``) the planned runs that were not judged, as for an axis
-    comparison (:func:`.sequential.paired_runs`)."""
+    order (``base``, none left to come); the runs left are the planned runs not judged, as
+    for an axis comparison (:func:`.sequential.paired_runs`)."""
     now = outcomes(records)
-    made = len(now) if final else len(records)
-    return PairedRuns(name, now, baseline, max(0, planned - made), 0)
+    return PairedRuns(name, now, baseline, max(0, planned - len(now)), 0)
 
 
 def judge_on_sequence(
@@ -77,7 +70,6 @@ def judge_on_sequence(
             case.records,
             case.planned,
             baseline_runs(old.key, old.passes, old.total, seed),
-            final=True,
         )
         for case, old, shown in sorted(olds, key=lambda found: found[0].key)
     ]

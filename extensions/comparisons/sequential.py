@@ -31,8 +31,8 @@ from .seqrule import (
     settle,
     summary,
 )
+from .sequential_options import sequential_mode
 
-SEQUENTIAL = "sequential"
 #: the regime of a sequential comparison (``comparisons[].regime``)
 REGIME = "sequence"
 #: how the report names each method's interval
@@ -40,12 +40,6 @@ INTERVALS = {
     MIXTURE: "mixture sequence (Jeffreys mixtures over the profile likelihood)",
     BERNSTEIN: "empirical-Bernstein sequence (Waudby-Smith and Ramdas)",
 }
-
-
-def sequential_mode(config: Any) -> bool:
-    """Whether ``--prob-stop=sequential`` is on (and the stopping extension loaded)."""
-    options = kernel_of(config).options
-    return "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
 
 
 def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
@@ -70,22 +64,21 @@ def paired_runs(
     base: Mapping[int, Mapping[str, Any]],
     arm_planned: int,
     base_planned: int,
-    *,
-    final: bool = False,
 ) -> PairedRuns:
-    """One input's :class:`~.seqrule.PairedRuns` from its two cases' records. While the
-    session runs, the runs left are those not made yet; at the end (``final``) they are
-    the planned runs that were not judged (the runs a stopped case skipped), so that the
-    looks are replayed as in a session that makes every planned run."""
+    """One input's :class:`~.seqrule.PairedRuns` from its two cases' records: each side's
+    judged runs, and as the runs left its planned runs that were not judged. The looks'
+    cap (the most pairs an input can have) is so the same while the session runs, at its
+    end, and in a session that made every planned run — whether a run was skipped by the
+    stopper, by a budget or by the bench itself — so that the stopper and the report read
+    the same looks; a run that skips itself only makes ``UNDECIDED`` settle later, never
+    differently."""
     arm_runs, base_runs = outcomes(arm), outcomes(base)
-    arm_made = len(arm_runs) if final else len(arm)
-    base_made = len(base_runs) if final else len(base)
     return PairedRuns(
         name,
         arm_runs,
         base_runs,
-        max(0, arm_planned - arm_made),
-        max(0, base_planned - base_made),
+        max(0, arm_planned - len(arm_runs)),
+        max(0, base_planned - len(base_runs)),
     )
 
 
@@ -181,9 +174,7 @@ def run(
         if here is None or there is None or not here.total or not there.total:
             continue
         found.append(
-            paired_runs(
-                names[key], here.records, there.records, here.planned, there.planned, final=True
-            )
+            paired_runs(names[key], here.records, there.records, here.planned, there.planned)
         )
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen

@@ -13,6 +13,15 @@ from pytest_probability.values import parse_fraction
 
 #: the default ``prob_compare_resolution``: 5 points
 RESOLUTION = 0.05
+SEQUENTIAL = "sequential"
+
+
+def sequential_mode(config: Any) -> bool:
+    """Whether ``--prob-stop=sequential`` is on (and the stopping extension loaded)."""
+    from pytest_probability.kernel import kernel_of
+
+    options = kernel_of(config).options
+    return "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
 
 
 def parse_resolution(value: Any) -> float:

@@ -204,8 +204,6 @@ def build(
 ) -> list[Comparison]:
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
-    from .engine import Comparison, adjust_family, run_test
-
     options = kernel_of(config).options
     state = state_of(config)
     cost_of = None
@@ -218,6 +216,10 @@ def build(
         info = arm_of(case)
         if info is not None and (function is None or info.function == function):
             grouped.setdefault(info.function, []).append((info, case))
+    if not grouped:
+        return []  # nothing compared: the engine's modules need not load
+    from .engine import Comparison, adjust_family, run_test
+
     comparisons: list[Comparison] = []
     for members in grouped.values():
         first_info, first_case = members[0]
