@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import load_json, section
 from pytest_probability.extensions.intervals import aggregate
-from pytest_probability.extensions.intervals.formatting import (
+from pytest_probability.percentages import (
     interval_cells,
     percent,
     percent1,
@@ -463,11 +463,11 @@ def test_every_percent_and_point_formatter_rounds_the_same_way() -> None:
     round half up on the decimal value (before: the aggregates printed 0.4125 as 41.2% and
     the HTML page rounded points half to even)."""
     from pytest_probability.extensions.comparisons.render import signed_pp
-    from pytest_probability.extensions.explain.readings import percent as said
-    from pytest_probability.extensions.fractions.format import whole_percent
     from pytest_probability.extensions.html import fmt as html
     from pytest_probability.extensions.markdown import render as markdown
     from pytest_probability.extensions.plan.rows import percent as chance
+    from pytest_probability.fraction_text import whole_percent
+    from pytest_probability.readings import percent as said
     from pytest_probability.rounding import ratio_percent
 
     assert [said(0.4125, 1), html.percent1(0.4125), markdown.percent1(0.4125)] == ["41.3%"] * 3

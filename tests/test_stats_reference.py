@@ -26,7 +26,7 @@ from pytest_probability.extensions.intervals.methods import (
     clopper_pearson,
     wilson,
 )
-from pytest_probability.extensions.intervals.special import (
+from pytest_probability.special import (
     beta_ppf,
     betainc,
     betaincc,

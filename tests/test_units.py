@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pytest_probability import values
-from pytest_probability.extensions.fractions.format import whole_percent
+from pytest_probability.fraction_text import whole_percent
 from pytest_probability.report import ReportBuilder, Summary, render_main, render_summaries
 from pytest_probability.results import Results, row_status
 from pytest_probability.steps import Step, is_step, steps_from_return, truncate

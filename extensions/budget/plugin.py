@@ -214,7 +214,7 @@ class Budget:
             return f"{self.runs_limit:,} runs"
         if abs(self.amount * 100 - round(self.amount * 100)) < 1e-9:
             return f"${self.amount:,.2f}"
-        from pytest_probability.extensions.cost.format import money
+        from pytest_probability.money import money
 
         return money(self.amount)
 
@@ -343,7 +343,7 @@ class Budget:
     ) -> None:
         """Contribute the ``Budget:`` line, ``cut short`` cells and the ``budget`` JSON.
         Called once in the aggregating process; returns nothing."""
-        from pytest_probability.extensions.cost.format import OVERFLOW, OVERFLOW_REASON, money
+        from pytest_probability.money import OVERFLOW, OVERFLOW_REASON, money
 
         planned = sum(case.planned for case in results.cases())
         skipped = self.skipped(results)
@@ -383,7 +383,7 @@ class Budget:
                 lines.append(f"spent: {OVERFLOW} ({OVERFLOW_REASON}), {why}")
         verdicts = {}
         if config.pluginmanager.get_plugin("probability.gates") is not None:
-            from pytest_probability.extensions.gates.state import state_of
+            from pytest_probability.extensions.gates.service import state_of
 
             verdicts = state_of(config).verdicts
         undecided = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_probability.extensions.explain.readings import Reading
+from pytest_probability.readings import Reading
 from pytest_probability.report import ReportBuilder
 
 from .render import p_value, signed_pp

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ..intervals.methods import wilson
+from pytest_probability.extensions.intervals.service import wilson
 
 __all__ = [
     "FISHER_TOLERANCE",

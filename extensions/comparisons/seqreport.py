@@ -80,7 +80,7 @@ def contribute(
         f"{found['pairs_saved']} of {found['pairs_planned']} pairs ({share})"
     )
     if found["cost_avoided"] is not None and found["pairs_saved"]:
-        from pytest_probability.extensions.cost.format import money
+        from pytest_probability.money import money
 
         text += f", about {money(found['cost_avoided'])} not spent"
     report.add_summary("", text, order=SUMMARY_ORDER)

@@ -7,12 +7,24 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_probability.cases import Case
 from pytest_probability.kernel import kernel_of
+from pytest_probability.lazy import lazy_exports
 
 from .session import PAIRED, setting, state_of
+
+if TYPE_CHECKING:
+    pass
+
+#: reading a saved report or baseline (the planner reads costs from one); loaded on first use
+__getattr__, _ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ("BaselineError", "read_baseline"), "pytest_probability.extensions.comparisons.baselines"
+    ),
+)
 
 
 def assumed_rates(assume: float, difference: float) -> tuple[float, float]:

@@ -49,7 +49,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 
-from ..intervals.sampling import binomial_variate, bootstrap_mean_interval
+from pytest_probability.extensions.intervals.service import (
+    binomial_variate,
+    bootstrap_mean_interval,
+)
 
 __all__ = [
     "EXACT_BUDGET",

@@ -5,48 +5,14 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from pytest_probability.money import money
 from pytest_probability.untrusted import int_text
 from pytest_probability.visible import visible
 
 from .usage import rounded
-
-#: What an amount beyond the largest float (a sum that overflowed) is shown as.
-OVERFLOW = "overflow"
-#: From this amount on, money is shown in scientific notation (``$1.7e+308``).
-LARGE = 1e15
-
-
-def money(amount: float) -> str:
-    """``$0.0400``: four decimals, half-up on the amount as written, thousands separated;
-    ``$1.7e+308`` from :data:`LARGE` on; :data:`OVERFLOW` for an infinite sum."""
-    number = float(amount)
-    if not math.isfinite(number):
-        return OVERFLOW
-    if abs(number) >= LARGE:
-        return f"${number:.4g}"
-    value = Decimal(repr(number)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
-    return f"${value:,}"
-
-
-def is_overflow(amount: float | None) -> bool:
-    """Whether a cost sum overflowed (``math.inf``, see :func:`.usage.total_cost`)."""
-    return amount is not None and not math.isfinite(amount)
-
-
-#: Why a sum shows :data:`OVERFLOW`.
-OVERFLOW_REASON = (
-    "the recorded amounts add up to more than the largest number a float holds, about 1.8e308"
-)
-
-
-def overflow_note(what: str) -> str:
-    """The report's warning for ``what`` (``"the session's cost"``) when its sum overflowed."""
-    return f"{what} overflowed: {OVERFLOW_REASON}; it is shown as {OVERFLOW!r} and written as null"
 
 
 def tokens(totals: Mapping[str, Any]) -> str:

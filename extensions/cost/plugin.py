@@ -9,18 +9,11 @@ from typing import Any
 
 import pytest
 from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
+from pytest_probability.money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
-from .format import (
-    OVERFLOW,
-    OVERFLOW_REASON,
-    is_overflow,
-    money,
-    overflow_note,
-    round_record,
-    token_lines,
-)
+from .format import round_record, token_lines
 from .recording import LEDGER, SEALED, Ledger, ledger_of, step_spend
 from .service import case_cost, summarize
 from .usage import TokenUsage, merge_usage, read_usage, total_cost

@@ -285,7 +285,7 @@ def total_cost(amounts: Iterable[float | None]) -> float | None:
     Summed exactly (``math.fsum``) and rounded once to 15 significant digits, the precision
     a float holds for certain: thirty runs of ``0.0002`` total ``0.006``, never
     ``0.006000000000000001``. A sum beyond the largest float (two ``record_cost(1.7e308)``)
-    is ``math.inf``: the reports call it an overflow (:func:`.format.money`).
+    is ``math.inf``: the reports call it an overflow (:func:`pytest_probability.money.money`).
     """
     known = [amount for amount in amounts if amount is not None]
     if not known:

@@ -5,6 +5,6 @@ extension, bundled or not, contributes its readings through ``pytest_prob_explai
 PYTEST_DONT_REWRITE
 """
 
-from .readings import Reading
+from pytest_probability.readings import Reading
 
 __all__ = ["Reading"]

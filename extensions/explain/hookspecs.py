@@ -11,10 +11,9 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
+    from pytest_probability.readings import Reading
     from pytest_probability.report import ReportBuilder
     from pytest_probability.results import Results
-
-    from .readings import Reading
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -34,7 +33,7 @@ def pytest_prob_explain(
         extensions left it.
     :param results: the session results.
     :param config: the pytest config.
-    :return: a list of :class:`~pytest_probability.extensions.explain.readings.Reading`
+    :return: a list of :class:`~pytest_probability.readings.Reading`
         (what the numbers say, what they assume, and the next step), or ``None``. A
         reading's ``target`` (a JSON object of the report) gets its text as an
         ``explanation`` field. An implementation that raises is reported as a warning and

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
+from pytest_probability.readings import Reading, glossary_for, render
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 from pytest_probability.values import parse_bool
-
-from .readings import Reading, glossary_for, render
 
 SECTION_ORDER = 9000
 HINT_ORDER = 950

@@ -7,3 +7,16 @@ they failed, and the short test summary has one line per case. The grouping rule
 
 PYTEST_DONT_REWRITE
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_probability.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .lines import runs_text
+
+#: what another extension may use (the HTML page lists a group's runs the same way)
+__getattr__, __dir__ = lazy_exports(__name__, {"runs_text": ".lines"})
+__all__ = ["runs_text"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.readings import Reading, percent
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 

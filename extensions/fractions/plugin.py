@@ -6,10 +6,9 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import pytest
+from pytest_probability.fraction_text import fraction, whole_percent
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results, row_status
-
-from .format import fraction, whole_percent
 
 FRACTION_ORDER = 100
 STATUS_ORDER = 900

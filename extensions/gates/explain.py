@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.readings import Reading, percent
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 

@@ -14,11 +14,11 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from pytest_probability.extensions.intervals.formatting import interval_cells
 from pytest_probability.extensions.intervals.service import Settings, interval_methods, settings
-from pytest_probability.extensions.intervals.special import binom_cdf, binom_sf
 from pytest_probability.kernel import kernel_of
+from pytest_probability.percentages import interval_cells
 from pytest_probability.results import CaseResult
+from pytest_probability.special import binom_cdf, binom_sf
 
 from .registry import FAIL, PASS, UNDECIDED, WORDS, GateResult
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_probability.document import integer, objects, text
-from pytest_probability.extensions.failures.lines import runs_text
+from pytest_probability.extensions.failures import runs_text
 
 from .markup import escape
 

@@ -14,12 +14,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pytest_probability.document import fraction, integer, num
-from pytest_probability.extensions.cost.format import money as _money
-from pytest_probability.extensions.intervals.formatting import percent as _percent
-from pytest_probability.extensions.intervals.formatting import percent1 as _percent1
-from pytest_probability.extensions.latency.format import duration as _duration
-from pytest_probability.extensions.latency.format import limit as _limit
-from pytest_probability.extensions.latency.format import quantile_label as _quantile_label
+from pytest_probability.durations import duration as _duration
+from pytest_probability.durations import limit as _limit
+from pytest_probability.durations import quantile_label as _quantile_label
+from pytest_probability.money import money as _money
+from pytest_probability.percentages import percent as _percent
+from pytest_probability.percentages import percent1 as _percent1
 from pytest_probability.rounding import percent_of
 
 MISSING = "\u2014"

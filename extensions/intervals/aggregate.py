@@ -11,9 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_probability.extensions.cost.format import money
-
-from .formatting import interval_cells, percent1, signed_percent
+from pytest_probability.money import money
+from pytest_probability.percentages import interval_cells, percent1, signed_percent
 
 EN_DASH = "\u2013"
 INPUTS_X2 = 1 / math.sqrt(2) - 1

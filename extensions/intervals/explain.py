@@ -5,7 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from pytest_probability.extensions.explain.readings import Reading, percent
+from pytest_probability.readings import Reading, percent
 from pytest_probability.report import ReportBuilder
 
 #: ρ below which runs vary enough that more runs help most, and above which inputs do

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionRegistry
+from pytest_probability.percentages import interval_cells
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import CaseResult, Results
 from pytest_probability.values import (
@@ -20,7 +21,6 @@ from pytest_probability.values import (
 )
 
 from . import aggregate
-from .formatting import interval_cells
 from .methods import bayes, clopper_pearson, wilson
 from .service import interval_methods, settings
 

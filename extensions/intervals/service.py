@@ -16,20 +16,39 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_probability.kernel import kernel_of
 from pytest_probability.lazy import lazy_exports
+from pytest_probability.special import (
+    beta_ppf,
+    betainc,
+    betaincc,
+    binom_cdf,
+    binom_pmf,
+    binom_sf,
+    norm_ppf,
+)
 
 from .methods import Interval, bayes, clopper_pearson, wilson
 from .registry import IntervalMethods
-from .special import beta_ppf, betainc, betaincc, binom_cdf, binom_pmf, binom_sf, norm_ppf
 
 if TYPE_CHECKING:
-    from .sampling import bootstrap_mean_interval, bootstrap_means, quantile_type7
+    from .sampling import (
+        bootstrap_mean_interval,
+        bootstrap_means,
+        quantile_type7,
+    )
 
 METHODS_KEY = pytest.StashKey[IntervalMethods]()
 #: the bootstrap's functions, re-exported here and imported on first use
 __getattr__, _ = lazy_exports(
     __name__,
     dict.fromkeys(
-        ("bootstrap_mean_interval", "bootstrap_means", "quantile_type7"),
+        (
+            "binomial_variate",
+            "bootstrap_mean_interval",
+            "bootstrap_means",
+            "case_bootstrap_interval",
+            "case_mean",
+            "quantile_type7",
+        ),
         "pytest_probability.extensions.intervals.sampling",
     ),
 )

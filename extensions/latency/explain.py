@@ -5,11 +5,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from pytest_probability.extensions.explain.readings import Reading
+from pytest_probability.durations import duration, limit, quantile_label
+from pytest_probability.readings import Reading
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results
 
-from .format import duration, limit, quantile_label
 from .quantiles import min_runs_for_upper
 
 

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from pytest_probability.cases import Case
 from pytest_probability.collect import CONTEXT_KEY
-from pytest_probability.extensions.gates.registry import GateResult
+from pytest_probability.durations import MISSING, duration, limit, quantile_label
+from pytest_probability.extensions.gates import GateResult
 from pytest_probability.kernel import kernel_of
 from pytest_probability.options import OptionError, OptionRegistry
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import SKIP, Results
 from pytest_probability.values import parse_bool, parse_fraction
 
-from .format import MISSING, duration, limit, quantile_label
 from .methods import ORDER_STATISTIC, order_statistic
 from .quantiles import min_runs_for_upper
 from .recording import RECORDED

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..intervals.special import binom_cdf, binom_sf
+from pytest_probability.special import binom_cdf, binom_sf
 
 __all__ = [
     "LatencyQuantile",

@@ -20,13 +20,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pytest_probability.document import count_text, integer, num, obj, objects, text
-from pytest_probability.extensions.cost.format import money as _money
-from pytest_probability.extensions.fractions.format import whole_percent
-from pytest_probability.extensions.intervals.formatting import percent as _percent
-from pytest_probability.extensions.intervals.formatting import percent1 as _percent1
-from pytest_probability.extensions.latency.format import duration as _duration
-from pytest_probability.extensions.latency.format import limit as _limit
-from pytest_probability.extensions.latency.format import quantile_label as _quantile_label
+from pytest_probability.durations import duration as _duration
+from pytest_probability.durations import limit as _limit
+from pytest_probability.durations import quantile_label as _quantile_label
+from pytest_probability.fraction_text import whole_percent
+from pytest_probability.money import money as _money
+from pytest_probability.percentages import percent as _percent
+from pytest_probability.percentages import percent1 as _percent1
 from pytest_probability.results import row_status
 
 from .markup import Markdown, MarkdownSection, escape, render_section, table

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..intervals.formatting import percent1
+from pytest_probability.percentages import percent1
+
 from .registry import ChosenMetric, MetricCase
 
 OVERALL = "Overall"
@@ -81,7 +82,10 @@ def summarize(
     (:func:`~..intervals.sampling.case_bootstrap_interval`, cases in case-id order), so
     ``pass^1`` has exactly their interval.
     """
-    from ..intervals.sampling import case_bootstrap_interval, case_mean  # only when used
+    from pytest_probability.extensions.intervals.service import (  # the bootstrap: when used
+        case_bootstrap_interval,
+        case_mean,
+    )
 
     pairs = [(case, v) for case, v in zip(case_ids, values, strict=True) if v is not None]
     counted = [v for _, v in pairs]

@@ -15,10 +15,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..intervals.special import binom_sf
-from ..stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
-from ..stopping.rules import RATE, sequential_decision
-from ..stopping.sequence import sequence_end
+from pytest_probability.extensions.stopping.service import (
+    FAIL,
+    PASS,
+    RATE,
+    UNDECIDED,
+    Thresholds,
+    sequence_end,
+    sequential_decision,
+)
+from pytest_probability.special import binom_sf
+
 from .sequential import StopOutcome, follow
 
 #: the kinds of a case whose one gate is a rate gate

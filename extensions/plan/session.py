@@ -61,7 +61,7 @@ class PlanSession:
         self.write_error: str | None = None
 
     def _read_costs(self, path: str) -> None:
-        from pytest_probability.extensions.comparisons.baselines import (
+        from pytest_probability.extensions.comparisons.service import (
             BaselineError,
             read_baseline,
         )
@@ -116,9 +116,8 @@ class PlanSession:
         numbers are those of the rule the runtime applies (:mod:`.stopmodel`)."""
         if self.config.pluginmanager.get_plugin("probability.gates") is None:
             return
-        from pytest_probability.extensions.gates.registry import combine
-        from pytest_probability.extensions.gates.state import state_of
-        from pytest_probability.extensions.stopping.curtail import Thresholds
+        from pytest_probability.extensions.gates.service import combine, state_of
+        from pytest_probability.extensions.stopping.service import Thresholds
 
         gates = state_of(self.config).case_gates(case.key, case.mark)
         planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
@@ -207,7 +206,7 @@ class PlanSession:
     ) -> None:
         """Contribute the ``probability: plan`` section and the ``plan`` JSON object.
         Called once; returns nothing."""
-        from pytest_probability.extensions.cost.format import money
+        from pytest_probability.money import money
 
         options = kernel_of(config).options
         lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
@@ -248,6 +247,6 @@ class PlanSession:
 
 
 def _percent_as_written(rate: float) -> str:
-    from pytest_probability.extensions.gates.rate import bar_percent
+    from pytest_probability.extensions.gates.service import bar_percent
 
     return bar_percent(rate)

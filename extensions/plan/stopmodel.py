@@ -41,9 +41,12 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
     decides on. Returns the names of the row's fields it filled (the caller fills the
     others with the fixed-run numbers)."""
     filled: set[str] = set()
-    from pytest_probability.extensions.stopping.curtail import Thresholds
-    from pytest_probability.extensions.stopping.rules import RATE
-    from pytest_probability.extensions.stopping.service import CANNOT_SAY, case_stopping
+    from pytest_probability.extensions.stopping.service import (
+        CANNOT_SAY,
+        RATE,
+        Thresholds,
+        case_stopping,
+    )
 
     seen = case_stopping(config, case)
     if seen is None or not seen.gates:  # (a case only readers stop has no gate to plan)
@@ -97,9 +100,8 @@ def _follower(
 ) -> Callable[[int], StopOutcome]:
     """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
     at every state where the rule would stop (with a hypothetical context), remembered."""
-    from pytest_probability.extensions.gates.registry import combine
-    from pytest_probability.extensions.stopping.rules import sequential_decision
-    from pytest_probability.extensions.stopping.service import StopContext
+    from pytest_probability.extensions.gates.service import combine
+    from pytest_probability.extensions.stopping.service import StopContext, sequential_decision
 
     found: dict[int, StopOutcome] = {}
 

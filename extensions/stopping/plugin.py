@@ -359,7 +359,7 @@ def pytest_prob_build_report(
     word = "case" if stopped_cases == 1 else "cases"
     text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
-        from pytest_probability.extensions.cost.format import money
+        from pytest_probability.money import money
 
         text += f", about {money(avoided)} not spent"
     lines = [text]

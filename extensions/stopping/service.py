@@ -19,10 +19,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_probability.lazy import lazy_exports
+
 from .curtail import FAIL, Thresholds
+from .curtail import PASS as PASS  # re-exported for the planner
+from .curtail import UNDECIDED as UNDECIDED
 
 if TYPE_CHECKING:
     from pytest_probability.cases import Case
+
+
+#: The stopping rule and the confidence sequence, for the planner (which models the rule the
+#: runtime applies); imported on first use.
+__getattr__, _ = lazy_exports(
+    __name__,
+    {
+        "RATE": "pytest_probability.extensions.stopping.rules",
+        "sequential_decision": "pytest_probability.extensions.stopping.rules",
+        "sequence_end": "pytest_probability.extensions.stopping.sequence",
+    },
+)
 
 #: what a reader that cannot say when its verdict is settled keeps a case running for
 CANNOT_SAY = "cannot say when it is settled"
@@ -127,7 +143,7 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     """
     if config.pluginmanager.get_plugin("probability.gates") is None:
         return None
-    from pytest_probability.extensions.gates.state import state_of
+    from pytest_probability.extensions.gates.service import state_of
 
     gates = state_of(config).case_gates(case.key, case.mark)
     monotone = tuple((kind, spec) for kind, spec in gates if kind.verdict_at is not None)

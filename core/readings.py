@@ -97,7 +97,7 @@ def render(readings: Sequence[Reading], width: int) -> list[str]:
 def percent(value: float, places: int = 0) -> str:
     """A fraction as the report prints it: whole percent (or one decimal with
     ``places=1``), half-up, ``100%`` only for exactly 1 (so readings match the rows)."""
-    from ..intervals.formatting import percent as whole
-    from ..intervals.formatting import percent1
+    from pytest_probability.percentages import percent as whole
+    from pytest_probability.percentages import percent1
 
     return percent1(value) if places else whole(value)
