@@ -152,3 +152,16 @@ def parse_fraction(
             hint = f"; did you mean {number / 100:g} ({percent_hint(number)})?"
         raise ValueError(f"expected {expected}, got {value!r}{hint}")
     return number
+
+
+def parse_points(value: Any, *, expected: str) -> float:
+    """A difference in points written as a fraction, at least 0 and below 1 (a margin, a
+    resolution): :func:`parse_fraction` that also takes ``0``, and gives ``2`` a did-you-mean
+    for ``0.02`` (2 points)."""
+    if not isinstance(value, bool):
+        try:
+            if float(value.strip() if isinstance(value, str) else value) == 0.0:
+                return 0.0
+        except (TypeError, ValueError):
+            pass
+    return parse_fraction(value, expected=expected, percent_hint=lambda n: f"{n:g} points")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from pytest_probability.options import OptionRegistry
-from pytest_probability.values import parse_bool, parse_fraction
+from pytest_probability.values import parse_bool, parse_points
 
 from .regression_options import add_options as add_regression_options
 from .sequential_options import add_options as add_sequential_options
@@ -31,16 +31,8 @@ def parse_axis(value: Any) -> str:
 def parse_margin(value: Any) -> float:
     """A margin of at least 0 and below 1; ``2`` gets a did-you-mean for ``0.02``. ``0``
     means "must show no drop": the difference's lower end must be above zero."""
-    if not isinstance(value, bool):
-        try:
-            if float(value.strip() if isinstance(value, str) else value) == 0.0:
-                return 0.0
-        except (TypeError, ValueError):
-            pass
-    return parse_fraction(
-        value,
-        expected="a margin of at least 0 and below 1 such as 0.02 for 2 points",
-        percent_hint=lambda n: f"{n:g} points",
+    return parse_points(
+        value, expected="a margin of at least 0 and below 1 such as 0.02 for 2 points"
     )
 
 

@@ -32,6 +32,7 @@ from pytest_probability.verdicts import VerdictRequest
 from . import render
 from .baselines import Baseline, BaselineCase, BaselineError, read_baseline
 from .engine import Comparison, run_test
+from .items import failing  # one rule for axis and baseline margins
 from .registry import Pair, Side
 from .regression_options import PLUGIN_NAME
 from .session import (
@@ -355,16 +356,6 @@ def _cost_reader(config: pytest.Config) -> Any:
     from pytest_probability.extensions.cost.service import case_cost
 
     return case_cost
-
-
-def failing(comparison: Comparison, config: pytest.Config) -> bool:
-    """Whether a margin verdict fails the session (UNDECIDED per ``--prob-undecided``)."""
-    if comparison.verdict == "fail":
-        return True
-    if comparison.verdict != "undecided":
-        return False
-    options = kernel_of(config).options
-    return "undecided" not in options.specs or options.session_value("undecided") == "fail"
 
 
 def regression_of(config: pytest.Config) -> Regression | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_probability.values import parse_fraction
+from pytest_probability.values import parse_points
 
 #: the default ``prob_compare_resolution``: 5 points
 RESOLUTION = 0.05
@@ -26,16 +26,8 @@ def sequential_mode(config: Any) -> bool:
 
 def parse_resolution(value: Any) -> float:
     """A width of at least 0 and below 1 (``5`` gets a did-you-mean for ``0.05``)."""
-    if not isinstance(value, bool):
-        try:
-            if float(value.strip() if isinstance(value, str) else value) == 0.0:
-                return 0.0
-        except (TypeError, ValueError):
-            pass
-    return parse_fraction(
-        value,
-        expected="a width of at least 0 and below 1 such as 0.05 for 5 points",
-        percent_hint=lambda n: f"{n:g} points",
+    return parse_points(
+        value, expected="a width of at least 0 and below 1 such as 0.05 for 5 points"
     )
 
 
