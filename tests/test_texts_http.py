@@ -141,8 +141,13 @@ def test_bad_credentials_are_an_error_without_retries(
     pytester.makepyfile(bench_t=BENCH)
     result = pytester.runpytest("--prob-runs=1", "--prob-json=r.json")
     assert load_json(pytester.path / "r.json")["records"][0]["outcome"] == "error"
-    # the two question sets of an F1 go out together; neither 401 is retried
-    assert len(chat_server.requests) == 2
+    # the two question sets of an F1 go out together and neither 401 is retried; the second
+    # is not sent at all when the first has already failed for good before it started (a
+    # helper's unstarted calls are dropped), which depends on thread timing: one or two
+    # requests, never the same one twice
+    bodies = [json.dumps(request.body, sort_keys=True) for request in chat_server.requests]
+    assert 1 <= len(bodies) <= 2
+    assert len(set(bodies)) == len(bodies)
     assert any("AuthenticationError" in line and "401" in line for line in result.outlines)
     assert KEY not in "\n".join(result.outlines)
 
