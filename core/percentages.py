@@ -23,6 +23,8 @@ def _rounded_percent(fraction: float, places: int) -> Decimal:
         value = Decimal(100) - step
     elif value <= 0 and fraction > 0:
         value = step
+    elif value == 0:  # a negative change that rounds to nothing prints 0, never -0
+        value = abs(value)
     return value
 
 

@@ -39,6 +39,25 @@ def _import_every_plugin_module() -> None:
 
 _import_every_plugin_module()
 
+
+def _import_hypothesis() -> None:
+    """Import hypothesis, whose pytest plugin loads in every session, before any test runs.
+
+    An in-process session that imports it would otherwise drop it again at its end (as
+    above), so every such session imported hypothesis afresh; and since hypothesis is a
+    ``pytest11`` distribution, pytest's assertion rewriter rewrote its ~75 modules each time
+    (under ``PYTHONDONTWRITEBYTECODE=1``, with no cache to read: 2,835 rewrites in
+    tests/test_gates.py alone, three quarters of its time).
+    """
+    try:
+        import hypothesis
+        import hypothesis.strategies  # noqa: F401
+    except ImportError:  # the plain suite does not need it (tests/property does)
+        pass
+
+
+_import_hypothesis()
+
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
 
 #: The spec's first example, with deterministic outcomes (the run index decides).

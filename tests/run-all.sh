@@ -32,6 +32,10 @@ CONTRIB=()
 for dir in contrib/*/; do
     [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
 done
+# The legs on a second pytest or Python run the suite without its slow simulations and its
+# property-based suite: both are statistics and combinations that do not depend on the pytest
+# or Python version, and the first suite leg runs them in full
+COMPAT=(-m "not slow" --ignore=tests/property)
 # The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly)
 PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
 
@@ -85,19 +89,20 @@ contrib_suites() {
     local python="$1" failed=0
     for dir in contrib/*/; do
         if [ -d "$dir/tests" ]; then
-            (cd "$dir" && run_pytest "$OLDPWD/$python" tests -p pytester -q) || failed=1
+            (cd "$dir" && run_pytest "$OLDPWD/$python" tests -p pytester -n 2 -q) || failed=1
         fi
     done
     return "$failed"
 }
 
 # the coexistence tests with pytest-randomly and pytest-asyncio installed in venv $1 (removed
-# again afterwards: they load themselves into every session)
+# again afterwards: they load themselves into every session); the file's other tests (xdist
+# modes, full devices) run in the suite legs
 plugin_tests() {
     local venv="$1" pin="$2" status=0
     "$venv/bin/python" -m pip install --quiet "${PLUGINS[@]}" "$pin" || return 1
     PROB_NEEDS_PLUGINS=1 run_pytest "$venv/bin/python" tests/test_hardening.py \
-        -p no:randomly -p no:asyncio -q || status=$?
+        -p no:randomly -p no:asyncio -k "randomly or asyncio" -q || status=$?
     "$venv/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio || status=1
     return "$status"
 }
@@ -187,7 +192,7 @@ python313_suite() {
         return 1
     fi
     "$python313" --version && make_venv "$python313" "$VENV-py313" 'pytest>=9' &&
-        core_suite "$VENV-py313/bin/python"
+        core_suite "$VENV-py313/bin/python" "${COMPAT[@]}"
 }
 
 # The tests that run pytest as an unprivileged user (tests/test_hardening.py, marked
@@ -252,7 +257,7 @@ else
     leg "packaging" packaging
     leg "e2e-judge" e2e_judge
     leg "install-pytest74" make_venv "$PYTHON" "$VENV-pytest74" 'pytest==7.4.4'
-    leg "suite-pytest74" core_suite "$VENV-pytest74/bin/python"
+    leg "suite-pytest74" core_suite "$VENV-pytest74/bin/python" "${COMPAT[@]}"
     leg "contrib-pytest74" contrib_suites "$VENV-pytest74/bin/python"
     leg "plugins-pytest74" plugin_tests "$VENV-pytest74" 'pytest==7.4.4'
     leg "suite-py313" python313_suite

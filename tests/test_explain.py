@@ -347,3 +347,104 @@ def test_runs_to_settle_on_the_bar_gives_up_after_a_bounded_search() -> None:
 
     assert runs_to_settle(SimpleNamespace(verdict_at=verdict_at), spec, 1, 2, None) is None  # type: ignore[arg-type]
     assert len(made) <= 25
+
+
+#: counts each extension's notable readings both ways, and how often readings are built
+COUNTING_CONFTEST = """
+import json
+
+import pytest
+import pytest_probability.extensions.gates.explain as gates_explain
+from pytest_probability.readings import Reading
+
+BUILT = {"readings": 0, "runs_to_settle": 0}
+_settle = gates_explain.runs_to_settle
+
+
+def _counted_settle(*args, **kwargs):
+    BUILT["runs_to_settle"] += 1
+    return _settle(*args, **kwargs)
+
+
+gates_explain.runs_to_settle = _counted_settle
+_init = Reading.__init__
+
+
+def _counted_init(self, *args, **kwargs):
+    BUILT["readings"] += 1
+    _init(self, *args, **kwargs)
+
+
+Reading.__init__ = _counted_init
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_build_report(report, results, config):
+    if not config.getoption("prob_opt_explain"):
+        return  # the explain extension counts; nothing is built here
+    hook = config.hook
+    kwargs = dict(report=report, results=results, config=config)
+    counts = {i.plugin_name: i.function(**kwargs) for i in hook.pytest_prob_explain_count.get_hookimpls()}
+    notable = {
+        i.plugin_name: sum(1 for r in i.function(**kwargs) or () if r.notable)
+        for i in hook.pytest_prob_explain.get_hookimpls()
+    }
+    with open("counts.json", "w") as out:
+        json.dump({"counts": counts, "notable": notable}, out)
+
+
+def pytest_unconfigure(config):
+    gates_explain.runs_to_settle = _settle  # the classes outlive this in-process session
+    Reading.__init__ = _init
+    with open("built.json", "w") as out:
+        json.dump(BUILT, out)
+"""
+
+
+def _rich_suite(pytester: pytest.Pytester) -> None:
+    """Every bundled explainer has something notable to read: a failing and an undecided
+    gate, an undecided latency gate, a comparison, metric lines, function-level lines below
+    100% and flaky ungated rows."""
+    from test_metrics import METRICS_BENCH
+
+    pytester.makepyfile(
+        bench_gated=GATED_BENCH.replace("bench_classify", "bench_gated"),
+        bench_api=API_BENCH,
+        bench_triage=TRIAGE_BENCH,
+        bench_items=METRICS_BENCH.replace("bench_classify", "bench_items"),
+    )
+    pytester.makeconftest(COUNTING_CONFTEST)
+
+
+RICH_ARGS = ("--prob-runs=40", "--prob-compare=style", "--prob-metric=pass^3", "-p", "no:randomly")
+
+
+def test_each_explain_count_is_the_number_of_its_notable_readings(
+    pytester: pytest.Pytester,
+) -> None:
+    """The hint's count comes from ``pytest_prob_explain_count``: for every bundled
+    explainer it equals the notable readings ``pytest_prob_explain`` builds on the same
+    data, and each has some here (so the check is not vacuous)."""
+    _rich_suite(pytester)
+    explained = pytester.runpytest(*RICH_ARGS, "--prob-explain")
+    found = load_json(pytester.path / "counts.json")
+    bundled = ("fractions", "gates", "intervals", "metrics", "comparisons", "latency")
+    assert sorted(found["counts"]) == sorted(f"probability.{name}" for name in bundled)
+    assert found["counts"] == {name: found["notable"][name] for name in found["counts"]}
+    assert all(count > 0 for count in found["counts"].values()), found
+    # the hint, without the flag, says the same total
+    hinted = pytester.runpytest(*RICH_ARGS)
+    total = sum(found["notable"].values())
+    assert f"  --prob-explain reads {total} of these results in plain words" in hinted.outlines
+    assert explained.ret == hinted.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_hint_builds_no_reading(pytester: pytest.Pytester) -> None:
+    """Without --prob-explain no reading is built and no "runs that would settle it" search
+    runs (an UNDECIDED gate is in the suite); with it, both happen."""
+    _rich_suite(pytester)
+    pytester.runpytest(*RICH_ARGS)
+    assert load_json(pytester.path / "built.json") == {"readings": 0, "runs_to_settle": 0}
+    pytester.runpytest(*RICH_ARGS, "--prob-explain")
+    built = load_json(pytester.path / "built.json")
+    assert built["readings"] > 0 and built["runs_to_settle"] > 0, built

@@ -307,6 +307,7 @@ class Good:
         runs = [r for r in report["records"] if r["case"] == "classify::half"]
         rows = [(r["run"], r["outcome"]) for r in runs[:2]]
         return [MarkdownSection("Runs <of half>", table(["Run", "Outcome"], rows, "rl")),
+                MarkdownSection("Empty", ""), MarkdownSection("Blank", Markdown("  \\n ")),
                 MarkdownSection("Note", "plain *text*\\nsecond line")]
 
 class Broken:
@@ -324,6 +325,8 @@ def pytest_configure(config):
 
 
 def test_sections_from_extensions(pytester: pytest.Pytester) -> None:
+    """Sections in hook order; a failing extension is named; an empty or blank section is
+    not shown (as in the terminal)."""
     pytester.makeconftest(SECTIONS)
     result = session(pytester, "--prob-markdown=s.md")
     text = (pytester.path / "s.md").read_text(encoding="utf-8")

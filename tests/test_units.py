@@ -76,6 +76,24 @@ def test_whole_percent_half_up(passes: int, total: int, text: str) -> None:
     assert whole_percent(passes, total) == text
 
 
+@pytest.mark.parametrize(
+    ("fraction", "whole", "one_decimal"),
+    [
+        (-0.0, "0%", "0.0%"),
+        (-0.004, "0%", "-0.4%"),
+        (-0.0004, "0%", "0.0%"),
+        (-0.006, "-1%", "-0.6%"),
+    ],
+)
+def test_a_change_that_rounds_to_nothing_has_no_sign(
+    fraction: float, whole: str, one_decimal: str
+) -> None:
+    """The explain reading of an input-only ρ = 1 said "narrow the interval by -0%"."""
+    from pytest_probability.percentages import percent, percent1
+
+    assert (percent(fraction), percent1(fraction)) == (whole, one_decimal)
+
+
 def test_render_aligned_and_free_columns() -> None:
     builder = ReportBuilder(rows=[("a", "classify::solid"), ("b", "classify::weak")])
     builder.add_column("fraction", {"a": "53/53", "b": "45/60"}, order=100)

@@ -148,6 +148,17 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     return readings(report)
 
 
+def pytest_prob_explain_count(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> int:
+    """How many notable readings :func:`pytest_prob_explain` would give, counted without
+    building them. Called once in the aggregating process, only without
+    ``--prob-explain``; returns the count."""
+    from .explain import count
+
+    return count(report)
+
+
 def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     """Under ``--prob-plan``: note on a gated compared case's row that sequential stopping
     would also wait for the comparisons reading it. Called once per planned case in the

@@ -42,3 +42,29 @@ def pytest_prob_explain(
     Implemented by the bundled ``fractions``, ``gates``, ``intervals``, ``metrics``,
     ``comparisons`` and ``latency`` extensions, each for its own numbers.
     """
+
+
+@hookspec
+def pytest_prob_explain_count(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> int | None:
+    """Count your notable readings without building them.
+
+    Called once in the aggregating process when the report is built, only WITHOUT
+    ``--prob-explain``, to print the one-line hint "--prob-explain reads N of these
+    results in plain words". Readings can be expensive to write (a gate's "runs that would
+    settle it" searches run counts), so a session that does not ask for them should not pay
+    for them.
+
+    :param report: the :class:`~pytest_probability.report.ReportBuilder` as the other
+        extensions left it.
+    :param results: the session results.
+    :param config: the pytest config.
+    :return: how many readings with ``notable=True`` your ``pytest_prob_explain`` would
+        return on the same data (``None`` counts as 0). An extension that implements
+        ``pytest_prob_explain`` but not this hook has its readings built to count them.
+        An implementation that raises is reported as a warning and counts 0.
+
+    Implemented by the same bundled extensions as ``pytest_prob_explain``; the test suite
+    checks each count against the readings it stands for.
+    """

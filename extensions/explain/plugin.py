@@ -55,6 +55,34 @@ def collect(report: ReportBuilder, results: Results, config: pytest.Config) -> l
     return found
 
 
+def count(report: ReportBuilder, results: Results, config: pytest.Config) -> int:
+    """How many notable readings the extensions would give, without building them: each
+    extension's ``pytest_prob_explain_count``, and the readings of an extension that only
+    implements ``pytest_prob_explain`` (a third party's), built to be counted."""
+    found = 0
+    counted = set()
+    for impl in config.hook.pytest_prob_explain_count.get_hookimpls():
+        counted.add(impl.plugin_name)
+        try:
+            found += int(impl.function(report=report, results=results, config=config) or 0)
+        except Exception as exc:  # a count is a hint: warn and go on
+            message = f"{impl.plugin_name} failed to count: {type(exc).__name__}: {exc}"
+            warnings.warn(ExplainWarning(message), stacklevel=2)
+            report.warn(message)
+    for impl in config.hook.pytest_prob_explain.get_hookimpls():
+        if impl.plugin_name in counted:
+            continue
+        try:
+            answer = impl.function(report=report, results=results, config=config)
+        except Exception as exc:
+            message = f"{impl.plugin_name} failed to explain: {type(exc).__name__}: {exc}"
+            warnings.warn(ExplainWarning(message), stacklevel=2)
+            report.warn(message)
+            continue
+        found += sum(1 for r in answer or () if isinstance(r, Reading) and r.notable)
+    return found
+
+
 def _width(config: pytest.Config) -> int:
     try:
         return int(config.get_terminal_writer().fullwidth) - 1
@@ -67,13 +95,11 @@ def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
     """Add the ``probability: explained`` section and ``explanation`` fields (with
-    ``--prob-explain``), else a one-line hint when something is worth explaining. Called
-    once in the aggregating process, after every other extension; returns nothing."""
-    readings = collect(report, results, config)
-    if not readings:
-        return
+    ``--prob-explain``), else a one-line hint when something is worth explaining (counted
+    without building the readings). Called once in the aggregating process, after every
+    other extension; returns nothing."""
     if not kernel_of(config).options.session_value("explain"):
-        notable = sum(1 for reading in readings if reading.notable)
+        notable = count(report, results, config)
         if notable:
             report.add_block(
                 [
@@ -83,6 +109,9 @@ def pytest_prob_build_report(
                 ],
                 order=HINT_ORDER,
             )
+        return
+    readings = collect(report, results, config)
+    if not readings:
         return
     for reading in readings:
         if reading.target is not None:  # two readings of one object are both kept

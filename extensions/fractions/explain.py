@@ -23,15 +23,25 @@ def interval_words(ci: dict[str, Any] | None) -> str:
     )
 
 
+def _is_read(report: ReportBuilder, case: Any) -> bool:
+    """Whether an ungated row with failures or errors gets a reading."""
+    if case.total == 0 or (case.fails == 0 and case.errors == 0):
+        return False
+    return report.row_json.get(case.key, {}).get("gate") is None
+
+
+def count(report: ReportBuilder, results: Results) -> int:
+    """How many readings :func:`readings` gives (all notable), without building them."""
+    return sum(1 for case in results.rows() if _is_read(report, case))
+
+
 def readings(report: ReportBuilder, results: Results) -> list[Reading]:
     """A reading per ungated row with failures or errors."""
     found = []
     for case in results.rows():
+        if not _is_read(report, case):
+            continue
         row = report.row_json.setdefault(case.key, {})
-        if row.get("gate") is not None or (case.fails == 0 and case.errors == 0):
-            continue
-        if case.total == 0:
-            continue
         said = f"{case.passes} of {case.total} runs passed"
         if case.errors:
             said += f" and {case.errors} errored (an exception other than a failed check)"

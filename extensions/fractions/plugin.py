@@ -75,3 +75,14 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     from .explain import readings
 
     return readings(report, results)
+
+
+def pytest_prob_explain_count(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> int:
+    """How many notable readings :func:`pytest_prob_explain` would give, counted without
+    building them. Called once in the aggregating process, only without
+    ``--prob-explain``; returns the count."""
+    from .explain import count
+
+    return count(report, results)

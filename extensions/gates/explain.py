@@ -60,13 +60,31 @@ def runs_to_settle(kind: Any, spec: Any, passes: int, n: int, config: pytest.Con
     return high
 
 
+def _says(kind: Any, result: Any) -> bool:
+    """Whether a check's result gets a sentence: a rate gate with an interval, a count."""
+    return (kind.name == "rate" and result.data.get("low") is not None) or kind.name == "count"
+
+
+def count(results: Results, config: pytest.Config) -> int:
+    """How many readings :func:`readings` gives (all notable), without building them (no
+    "runs that would settle it" search)."""
+    state = state_of(config)
+    found = 0
+    for case in results.rows():
+        verdict = state.verdicts.get(case.key)
+        if verdict is not None and verdict.verdict != "pass":
+            checks = zip(state.gates[case.key], verdict.results, strict=True)
+            found += any(_says(kind, result) for (kind, _), result in checks)
+    return found
+
+
 def readings(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Reading]:
-    """A reading per gated case that did not pass, and a short one per passing gate."""
+    """A reading per gated case that did not pass (see :func:`count`)."""
     state = state_of(config)
     found = []
     for case in results.rows():
         verdict = state.verdicts.get(case.key)
-        if verdict is None:
+        if verdict is None or verdict.verdict == "pass":
             continue
         row = report.row_json.setdefault(case.key, {})
         parts = []
@@ -103,7 +121,7 @@ def readings(report: ReportBuilder, results: Results, config: pytest.Config) -> 
                     f"It needs at least {data['min_passes']} passing runs and had "
                     f"{data['passes']}: {result.verdict.upper()}."
                 )
-        if parts and verdict.verdict != "pass":
+        if parts:
             found.append(
                 Reading(
                     case.display,

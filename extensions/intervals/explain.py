@@ -12,6 +12,12 @@ from pytest_probability.report import ReportBuilder
 LOW_RHO, HIGH_RHO = 0.3, 0.6
 
 
+def count(report: ReportBuilder) -> int:
+    """How many notable readings :func:`readings` gives (lines below 100%), without
+    building them."""
+    return sum(1 for line in report.json.get("aggregates", []) if line["estimate"] < 1.0)
+
+
 def readings(report: ReportBuilder) -> list[Reading]:
     """A reading per function-level (and Overall) line."""
     found = []

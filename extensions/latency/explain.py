@@ -5,6 +5,8 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_probability.durations import duration, limit, quantile_label
 from pytest_probability.readings import Reading
 from pytest_probability.report import ReportBuilder
@@ -13,14 +15,28 @@ from pytest_probability.results import Results
 from .quantiles import min_runs_for_upper
 
 
+def _read_rows(
+    report: ReportBuilder, results: Results, show_all: bool
+) -> list[tuple[Any, dict[str, Any]]]:
+    """The cases that get a reading, with their latency data: every gated latency row (and
+    every timed row with ``--prob-latency``)."""
+    found = []
+    for case in results.rows():
+        data = report.row_json.get(case.key, {}).get("latency")
+        if data and (data.get("max_latency") is not None or show_all):
+            found.append((case, data))
+    return found
+
+
+def count(report: ReportBuilder, results: Results, show_all: bool) -> int:
+    """How many readings :func:`readings` gives (all notable), without building them."""
+    return len(_read_rows(report, results, show_all))
+
+
 def readings(report: ReportBuilder, results: Results, show_all: bool) -> list[Reading]:
     """A reading per gated latency row (and every timed row with ``--prob-latency``)."""
     found = []
-    for case in results.rows():
-        row = report.row_json.get(case.key, {})
-        data = row.get("latency")
-        if not data or (data.get("max_latency") is None and not show_all):
-            continue
+    for case, data in _read_rows(report, results, show_all):
         label = quantile_label(data["quantile"])
         share = f"{data['quantile'] * 100:g}%"
         text = (

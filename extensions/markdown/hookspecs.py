@@ -42,7 +42,8 @@ def pytest_prob_markdown_sections(
         ``body``: :class:`~pytest_probability.extensions.markdown.Markdown` built with
         :func:`~pytest_probability.extensions.markdown.table` and
         :func:`~pytest_probability.extensions.markdown.escape` (which escape every text
-        that is not already ``Markdown``), or a plain string, shown as escaped text.
+        that is not already ``Markdown``), or a plain string, shown as escaped text. A
+        section whose body is empty or only whitespace is not shown (as in the terminal).
 
     No bundled extension implements it.
 

@@ -29,7 +29,7 @@ from pytest_probability.percentages import percent as _percent
 from pytest_probability.percentages import percent1 as _percent1
 from pytest_probability.results import row_status
 
-from .markup import Markdown, MarkdownSection, escape, render_section, table
+from .markup import Markdown, MarkdownSection, escape, has_body, render_section, table
 
 #: The summary's heading (level 2: a job summary page holds several steps' summaries).
 TITLE = "pytest-probability"
@@ -530,6 +530,7 @@ def render_markdown(
         _tokens(document),
         _failures(document),
     ]
-    parts += [render_section(section) for section in sections]
+    # a section with nothing in it is not shown, as in the terminal (docs/hooks.rst)
+    parts += [render_section(section) for section in sections if has_body(section)]
     parts.append(_warnings(document))
     return "\n\n".join(part for part in parts if part) + "\n"

@@ -14,12 +14,24 @@ def _inputs(count: int) -> str:
     return f"{count} input{'' if count == 1 else 's'}"
 
 
+def _read_lines(report: ReportBuilder) -> list[dict]:
+    """The metric lines that get a reading (those with a value)."""
+    return [
+        line
+        for line in (report.json.get("metrics") or {}).get("lines", [])
+        if not line.get("error") and line.get("value") is not None
+    ]
+
+
+def count(report: ReportBuilder) -> int:
+    """How many notable readings :func:`readings` gives, without building them."""
+    return len(_read_lines(report))
+
+
 def readings(report: ReportBuilder) -> list[Reading]:
     """A reading per metric line."""
     found = []
-    for line in (report.json.get("metrics") or {}).get("lines", []):
-        if line.get("error") or line.get("value") is None:
-            continue
+    for line in _read_lines(report):
         name = line["metric"]
         if name.startswith("pass^"):
             meaning = f"the chance that {name[5:]} runs of the same input all pass"
