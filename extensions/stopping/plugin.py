@@ -175,10 +175,8 @@ class StopCase:
 
     seen: CaseStopping
     gates: tuple[Thresholds, ...]
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        return tuple(kind.name for kind, _ in self.seen.gates)
+    #: each gate's kind name, in the order of ``gates`` (worked out once: asked every run)
+    kinds: tuple[str, ...]
 
 
 @dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
@@ -205,7 +203,10 @@ class Stopper:
         if case.key in self._cases:
             return self._cases[case.key]
         seen = case_stopping(self.config, case)
-        found = None if seen is None else StopCase(seen, self._gate_thresholds(seen))
+        found = None
+        if seen is not None:
+            kinds = tuple(kind.name for kind, _ in seen.gates)
+            found = StopCase(seen, self._gate_thresholds(seen), kinds)
         self._cases[case.key] = found
         return found
 
