@@ -3,9 +3,10 @@
 # leg: lint; the suite and every contrib package's suite on the newest pytest; the suite with
 # pytest-randomly and pytest-asyncio installed (tests/test_hardening.py); the docs build (-W);
 # the packaging smoke run; the texts helpers against a real llama.cpp judge (a venv of its
-# own); the same suites on pytest 7.4; the suite on Python 3.13 (found on PATH, through pyenv,
-# or given as PYTHON313=/path/to/python3.13); and, when run as root, the tests that need an
-# unprivileged user, from a virtualenv that user can read.
+# own); the same suites in the compatibility environment, the other corner of the support
+# matrix: Python 3.13 (found on PATH, through pyenv, or given as
+# PYTHON313=/path/to/python3.13) with the oldest supported pytest, 7.4.4; and, when run as
+# root, the tests that need an unprivileged user, from a virtualenv that user can read.
 #
 # Every leg runs even after one fails; the run ends with a table (leg, status, passed, failed,
 # skipped, seconds) and exits non-zero if any leg failed, including a pytest run that
@@ -32,9 +33,9 @@ CONTRIB=()
 for dir in contrib/*/; do
     [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
 done
-# The legs on a second pytest or Python run the suite without its slow simulations and its
-# property-based suite: both are statistics and combinations that do not depend on the pytest
-# or Python version, and the first suite leg runs them in full
+# The compatibility legs (Python 3.13, pytest 7.4.4) run the suite without its slow
+# simulations and its property-based suite: both are statistics and combinations that do not
+# depend on the pytest or Python version, and the first suite leg runs them in full
 COMPAT=(-m "not slow" --ignore=tests/property)
 # The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly)
 PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
@@ -185,14 +186,15 @@ find_python313() {
     return 1
 }
 
-python313_suite() {
+# the compatibility environment: Python 3.13 with pytest 7.4.4 (one environment for both
+# corners of the matrix that the first legs, Python 3.11 with the newest pytest, leave out)
+compat_venv() {
     local python313
     if ! python313="$(find_python313)"; then
         echo "ERROR: no Python 3.13 interpreter found (set PYTHON313=/path/to/python3.13)" >&2
         return 1
     fi
-    "$python313" --version && make_venv "$python313" "$VENV-py313" 'pytest>=9' &&
-        core_suite "$VENV-py313/bin/python" "${COMPAT[@]}"
+    "$python313" --version && make_venv "$python313" "$VENV-compat" 'pytest==7.4.4'
 }
 
 # The tests that run pytest as an unprivileged user (tests/test_hardening.py, marked
@@ -256,11 +258,10 @@ else
     leg "docs" docs
     leg "packaging" packaging
     leg "e2e-judge" e2e_judge
-    leg "install-pytest74" make_venv "$PYTHON" "$VENV-pytest74" 'pytest==7.4.4'
-    leg "suite-pytest74" core_suite "$VENV-pytest74/bin/python" "${COMPAT[@]}"
-    leg "contrib-pytest74" contrib_suites "$VENV-pytest74/bin/python"
-    leg "plugins-pytest74" plugin_tests "$VENV-pytest74" 'pytest==7.4.4'
-    leg "suite-py313" python313_suite
+    leg "install-compat" compat_venv
+    leg "suite-compat" core_suite "$VENV-compat/bin/python" "${COMPAT[@]}"
+    leg "contrib-compat" contrib_suites "$VENV-compat/bin/python"
+    leg "plugins-compat" plugin_tests "$VENV-compat" 'pytest==7.4.4'
     if [ "$(id -u)" -eq 0 ]; then
         leg "unprivileged" unprivileged_tests
     fi

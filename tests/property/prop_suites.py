@@ -39,6 +39,58 @@ ARM_VALUES = ("arm0", "arm1", "arm2")
 RATES = (0.3, 0.5, 0.55, 0.72, 0.85)
 MARGINS = (0.15, 0.35, 0.6)
 
+#: gate kinds a third party registers (:data:`THIRD_PARTY_CONFTEST`), both count-like (their
+#: verdict depends only on the pass count, monotone, so ``--prob-stop`` can curtail them):
+#: ``max_fails=L`` passes with at most ``L`` non-passing judged runs and fails otherwise;
+#: ``fail_band=K`` passes with at most ``K``, fails with more than ``2K``, and is undecided
+#: between. A case of the same function may so carry a rate or count gate and a third-party
+#: one: the only way two count-like checks meet on one case (docs/gates.rst: ``min_rate`` and
+#: ``min_passes`` are one choice, the closest mark's).
+THIRD_PARTY = ("max_fails", "fail_band")
+THIRD_PARTY_CONFTEST = """\
+from pytest_probability.extensions.gates.registry import GateResult
+
+
+def _limit(value, config=None):
+    return int(value)
+
+
+def pytest_prob_addoption(options):
+    options.add("max_fails", parse=_limit, mark=True, help="at most this many failing runs",
+                owner="prop-third-party")
+    options.add("fail_band", parse=_limit, mark=True, help="pass at most K, fail over 2K",
+                owner="prop-third-party")
+
+
+def _max_fails(limit, passes, n, config):
+    return "fail" if n - passes > limit else "pass"
+
+
+def _fail_band(k, passes, n, config):
+    fails = n - passes
+    return "pass" if fails <= k else "fail" if fails > 2 * k else "undecided"
+
+
+def _judge(name, verdict_at):
+    def judge(limit, case, config):
+        n = case.passes + case.fails + case.errors
+        if (config.getini("prob_errors") or "").strip().lower() == "exclude":
+            n -= case.errors
+        verdict = verdict_at(limit, case.passes, n, config)
+        return GateResult(name, verdict, f"{n - case.passes} not passed  {name}={limit}  "
+                          f"{verdict.upper()}", {"limit": limit, "passes": case.passes, "n": n})
+    return judge
+
+
+def pytest_prob_register_gates(register, config):
+    register("max_fails", configure=lambda mark, config: mark.get("max_fails"),
+             judge=_judge("max_fails", _max_fails),
+             describe=lambda limit: f"max_fails={limit}", verdict_at=_max_fails)
+    register("fail_band", configure=lambda mark, config: mark.get("fail_band"),
+             judge=_judge("fail_band", _fail_band),
+             describe=lambda k: f"fail_band={k}", verdict_at=_fail_band)
+"""
+
 
 def _mark_source(kwargs: Mapping[str, Any]) -> str:
     inner = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
@@ -188,7 +240,22 @@ class Suite:
             if self.module_mark and path == "bench_0.py":
                 head += f"\npytestmark = {_mark_source(dict(self.module_mark))}\n"
             out[path] = head + "\n\n" + "\n\n\n".join(bodies) + "\n"
+        if self.third_party():
+            out["conftest.py"] = THIRD_PARTY_CONFTEST
         return out
+
+    def marks(self) -> Iterator[dict[str, Any]]:
+        """Every ``probability`` mark of the suite (module, functions, single cases)."""
+        yield dict(self.module_mark)
+        for function in self.functions:
+            yield dict(function.mark)
+            for axis in function.axes:
+                for _, kwargs in axis.marks:
+                    yield dict(kwargs)
+
+    def third_party(self) -> bool:
+        """Whether a mark sets a third-party gate (the suite then writes its conftest)."""
+        return any(key in mark for mark in self.marks() for key in THIRD_PARTY)
 
     def cases(self) -> Iterator[tuple[Function, str]]:
         for function in self.functions:
