@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
-from prop_suites import Example, Flags, baseline_json
+from prop_suites import PRICE_TABLE, Example, Flags, baseline_json, costs_json
 
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
 SUMMARY = re.compile(r"^=+ (?P<counts>.*) in [0-9.]+s(?: \([0-9:]+\))? =+$")
@@ -159,6 +159,7 @@ class Runner:
         self.pytester = pytester
         self.monkeypatch = monkeypatch
         self.directory = pytester.path
+        self.suite: Any = None
 
     def prepare(
         self,
@@ -174,11 +175,13 @@ class Runner:
         if files is None:
             assert example is not None
             files = example.suite.files()
+        files = dict(files)
+        if conftest:  # after the suite's own (a third-party gate's registration)
+            files["conftest.py"] = files.get("conftest.py", "") + "\n\n" + conftest
         for name, text in files.items():
             (directory / name).write_text(text, encoding="utf-8")
-        if conftest:
-            (directory / "conftest.py").write_text(conftest, encoding="utf-8")
         self.directory = directory
+        self.suite = example.suite if example is not None else None
         return directory
 
     def run(self, name: str, flags: Flags, workers: int = 0) -> Session:
@@ -191,8 +194,12 @@ class Runner:
             (directory / "earlier.json").write_text(earlier, encoding="utf-8")
         if flags.writer_dir:  # a directory that does not exist yet
             shutil.rmtree(directory / flags.writer_dir.split("/")[0], ignore_errors=True)
-        for stale in ("report.json", "report.html", "report.md", "saved.toml"):
+        for stale in ("report.json", "report.html", "report.md", "saved.toml", "plan.toml"):
             (directory / stale).unlink(missing_ok=True)
+        if flags.price_table:
+            (directory / "prices.toml").write_text(PRICE_TABLE, encoding="utf-8")
+        if flags.plan_report and self.suite is not None:
+            (directory / "costs.json").write_text(costs_json(self.suite), encoding="utf-8")
         cache = [] if flags.cache else ["-p", "no:cacheprovider"]
         args = [*cache, "-rfE", "--tb=line", *flags.args()]
         if workers:
@@ -224,6 +231,7 @@ class Runner:
                 session.report_error = str(exc)
         elif flags.json and session.ret in (0, 1):
             session.report_error = "no JSON report was written"
+        session.suite = self.suite
         return session
 
 
@@ -257,9 +265,19 @@ class Relation:
         reproduction, so the exclusion is removed when the seam is fixed.
     :ivar examples: examples in the ci profile (ten times as many in the slow one).
     :ivar max_functions: the most bench functions a drawn suite has.
-    :ivar budget: whether ``--prob-budget-runs`` may be drawn (it makes which runs are
-        made depend on order and on earlier sessions: most relations do not hold with it).
-    :ivar conftest: a ``conftest.py`` written beside the bench files.
+    :ivar budget: whether the options no comparison of sessions survives may be drawn:
+        ``--prob-budget-runs`` and ``--prob-budget`` (which runs are made depends on order
+        and spend), ``--prob-plan`` (nothing runs), ``--prob-slowest`` (measured times).
+    :ivar conftest: a ``conftest.py`` written beside the bench files (after the suite's
+        own, when it registers a third-party gate).
+    :ivar bias: what the drawn examples are for (``prop_suites.BIASES``): ``"stopping"``
+        draws more gates, runs and steady outcomes, ``"combined"`` two or three checks on
+        every function.
+    :ivar min_stopped: the share of examples whose sessions must stop at least one case
+        (the property test fails otherwise): a stopping relation that stops nothing checks
+        nothing.
+    :ivar min_combined: the share of examples in which the exact replay of the stopping
+        rule (``prop_replay``) must have followed a case with two or more checks.
     """
 
     name: str
@@ -271,6 +289,9 @@ class Relation:
     budget: bool = False
     conftest: str = ""
     doc: str = ""
+    bias: str = ""
+    min_stopped: float = 0.0
+    min_combined: float = 0.0
 
 
 SESSION_CHECKS: list[SessionCheck] = []
@@ -308,24 +329,46 @@ def run_relation(runner: Runner, item: Relation, example: Example) -> dict[str, 
             directories[suite] = runner.prepare(
                 example, files=suite.files(), conftest=item.conftest
             )
-        runner.directory = directories[suite]
+        runner.directory, runner.suite = directories[suite], suite
         sessions[name] = runner.run(name, flags, workers)
-        sessions[name].suite = suite
-    log = os.environ.get("PROB_PROPERTY_LOG")
-    if log:  # one line per example: what the suite explored
-        with open(log, "a", encoding="utf-8") as handle:
-            cases = len(list(example.suite.cases()))
-            exits = ",".join(str(s.ret) for s in sessions.values())
-            stopped = ",".join(
-                str(((s.report or {}).get("stopping") or {}).get("stopped_cases", "-"))
-                for s in sessions.values()
-            )
-            exits += f"\tstopped {stopped}"
-            print(
-                f"{item.name}\t{cases} cases\texit {exits}\t{example.flags.command()}", file=handle
-            )
-    check_sessions(example, sessions, item)
+    try:
+        check_sessions(example, sessions, item)
+    finally:
+        log = os.environ.get("PROB_PROPERTY_LOG")
+        if log:  # one line per example: what the suite explored
+            _log(log, item, example, sessions)
     return sessions
+
+
+def _log(path: str, item: Relation, example: Example, sessions: Mapping[str, Session]) -> None:
+    cases = len(list(example.suite.cases()))
+    exits = ",".join(str(s.ret) for s in sessions.values())
+    stopped = ",".join(
+        str(((s.report or {}).get("stopping") or {}).get("stopped_cases", "-"))
+        for s in sessions.values()
+    )
+    replayed = ",".join(
+        "-" if s.extra.get("replay") is None else _replayed(s.extra["replay"])
+        for s in sessions.values()
+    )
+    kinds = ",".join(
+        f"{kind}:{'/'.join(map(str, counts))}"
+        for s in sessions.values()
+        for kind, counts in getattr(s.extra.get("replay"), "kinds", {}).items()
+    )
+    with open(path, "a", encoding="utf-8") as handle:
+        print(
+            f"{item.name}\t{cases} cases\texit {exits}\tstopped {stopped}\treplayed {replayed}"
+            f"\t{example.flags.command()}\tchecks {kinds or '-'}",
+            file=handle,
+        )
+
+
+def _replayed(stats: Any) -> str:
+    """``modeled/combined/stopped/combined stopped/held/unmodeled`` cases of the replay (and,
+    in the last column, per combination of checks: ``cases/stopped/held``)."""
+    fields = ("modeled", "combined", "stopped", "combined_stopped", "held", "unmodeled")
+    return "/".join(str(getattr(stats, name)) for name in fields)
 
 
 def check_sessions(example: Example, sessions: Mapping[str, Session], item: Relation) -> None:

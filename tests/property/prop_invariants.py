@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import replace
@@ -330,8 +331,8 @@ def stopped_line(example: Example, session: Session) -> None:
     they skipped (the records skipped by the rule), out of the planned runs, and the money
     not spent is each stopped case's cost per run made times its skipped runs."""
     report = session.report
-    if report is None or not session.flags.stop:
-        return
+    if report is None or not session.flags.stop or session.flags.plan:
+        return  # (--prob-plan runs nothing, so nothing stops: no Stopped: line)
     match = summary_line(session, STOPPED)
     assert match, "no Stopped: line under --prob-stop"
     stopped_rows = [row for row in report["rows"] if row.get("stopped")]
@@ -357,6 +358,53 @@ def stopped_line(example: Example, session: Session) -> None:
         )
     else:
         assert avoided < 0.00005, f"{match.group(0)}: ${avoided:.4f} not spent is not printed"
+
+
+@session_check("no empty sections")
+def no_empty_sections(example: Example, session: Session) -> None:
+    """Every ``probability`` section the session prints has something under its header."""
+    for title, lines in session.sections().items():
+        assert any(line.strip() for line in lines), f"the section {title!r} is empty"
+
+
+PLANNED = re.compile(r"^  (?P<runs>[\d,]+) runs? planned")
+
+
+@session_check("a plan runs nothing")
+def plan_runs_nothing(example: Example, session: Session) -> None:
+    """Under ``--prob-plan`` nothing runs and the session exits 0 (docs/plan.rst: "exit
+    without running"), whatever else the flags say (a budget, ``--prob-stop``, writers): no
+    run is reported, the JSON report (when written) has no rows and carries the plan, the
+    plan lists every selected case once and its total is the sum of their planned runs, as
+    the ``N runs planned`` line says, and ``--prob-plan-write`` writes TOML holding the same
+    cases and runs."""
+    if not session.flags.plan:
+        return
+    assert session.ret == 0, f"a plan session exited {session.ret}"
+    ran = {k: v for k, v in session.outcomes().items() if k in ("passed", "failed", "error")}
+    assert not ran, f"a plan session ran items: {ran}"
+    assert "probability: plan" in session.sections(), "no probability: plan section"
+    report = session.report
+    if report is None:
+        return
+    assert report["rows"] == [] and report["records"] == [], "a plan session has rows"
+    plan = report["plan"]
+    cases = [case["case"] for case in plan["cases"]]
+    assert len(cases) == len(set(cases)), f"a case planned twice: {cases}"
+    if not session.flags.keyword:
+        expected = set((session.suite or example.suite).case_ids())
+        assert set(cases) == expected, f"planned {sorted(cases)}, the suite has {sorted(expected)}"
+    assert plan["total_runs"] == sum(case["runs"] for case in plan["cases"]), plan["total_runs"]
+    line = next((m for m in map(PLANNED.match, session.sections()["probability: plan"]) if m), None)
+    assert line, "no 'N runs planned' line"
+    assert int(line["runs"].replace(",", "")) == plan["total_runs"], line.group(0)
+    if session.flags.plan_write:
+        path = session.directory / session.flags.writer_dir / "plan.toml"
+        written = tomllib.loads(path.read_text(encoding="utf-8"))
+        assert [(c["case"], c["runs"]) for c in written.get("cases", [])] == [
+            (c["case"], c["runs"]) for c in plan["cases"]
+        ], "plan.toml and the JSON plan differ"
+        assert written["total_runs"] == plan["total_runs"]
 
 
 @session_check("--runxfail keeps pytest's meaning")
@@ -503,7 +551,7 @@ def _stopping_sessions(mode: str) -> Any:
         flags = replace(example.flags, stop=None, budget_runs=None)
         if flags.min_rate is None and not flags.seed:
             # only gated cases stop: most examples without a session-wide bar get one
-            flags = replace(flags, min_rate=0.55, runs=flags.runs or 5)
+            flags = replace(flags, min_rate=0.55, runs=flags.runs or 8)
         return {"off": (flags, 0), mode: (replace(flags, stop=mode), 0)}
 
     return sessions
@@ -619,7 +667,8 @@ def sequential_comparisons(example: Example, session: Session) -> None:
     always settles by its last look), its always-valid p is at most α whenever its interval
     leaves out zero, and a comparison whose cases were stopped had settled. The
     ``comparisons_stopped`` counts (the ``Stopped:`` line's continuation) are the pairs
-    planned and made of those comparisons."""
+    planned and made of those comparisons. (A budget may cut the runs before a margin's
+    last look: one that never settled is then judged on the pairs made.)"""
     report = session.report
     if report is None or session.flags.stop != "sequential":
         return
@@ -638,7 +687,11 @@ def sequential_comparisons(example: Example, session: Session) -> None:
         assert detail["pairs"] <= sum(made), (line["label"], detail, made)
         if line["low"] > 0 or line["high"] < 0:
             assert line["p"] <= 1 - line["level"] + 1e-12, line
-        if line["margin"] is not None:
+        # a budget (docs/budget.rst) skips every run after it is reached, so the planned
+        # runs may never all be made and a margin's last look never come: unsettled, it is
+        # judged at the last look made
+        cut = session.flags.budget is not None or session.flags.budget_runs is not None
+        if line["margin"] is not None and not (cut and detail["settled"] is None):
             assert detail["settled"] == line["verdict"], (line["label"], detail, line["verdict"])
         keys = [pair[side]["key"] for pair in line["pairs"] for side in ("arm", "baseline")]
         stops = [(by_key.get(key) or {}).get("stopped") for key in keys]
@@ -668,6 +721,8 @@ relation(
         sessions=_stopping_sessions("curtail"),
         check=check_curtail,
         examples=40,
+        bias="stopping",
+        min_stopped=0.5,
     )
 )
 relation(
@@ -679,6 +734,8 @@ relation(
         sessions=_stopping_sessions("sequential"),
         check=check_sequential,
         examples=30,
+        bias="stopping",
+        min_stopped=0.5,
     )
 )
 
@@ -921,7 +978,7 @@ relation(
         doc="one session with any flag set, --prob-budget-runs included: the session checks",
         sessions=_one_session,
         check=lambda example, sessions: None,
-        examples=30,
+        examples=40,
         budget=True,
     )
 )

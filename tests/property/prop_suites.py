@@ -19,6 +19,7 @@ select whole cases.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shlex
 import textwrap
@@ -138,6 +139,8 @@ class Function:
     steps: bool = False
     cost: float | None = None
     usage: str | None = None
+    #: whether the usage carries its cost (else ``--prob-price-table`` may price it)
+    usage_cost: bool = True
     latency: float = 0.01
 
     @property
@@ -189,9 +192,10 @@ class Function:
             if self.cost is not None:
                 first["cost"] = self.cost
             lines.append(f"    yield {first!r}")
+            priced = ", 'cost': 0.0001" if self.usage_cost else ""
             usage = (
                 f", 'usage': [{{'model': {self.usage!r}, 'input_tokens': 12, "
-                "'output_tokens': 3, 'cost': 0.0001}]"
+                f"'output_tokens': 3{priced}}}]"
                 if self.usage
                 else ""
             )
@@ -204,9 +208,10 @@ class Function:
             if self.cost is not None:
                 lines.append(f"    record_cost({self.cost!r})")
             if self.usage:
+                priced = ", cost=0.0001" if self.usage_cost else ""
                 lines.append(
                     f"    record_usage(model={self.usage!r}, input_tokens=10 * run, "
-                    "output_tokens=2, cost=0.0001)"
+                    f"output_tokens=2{priced})"
                 )
             lines.append("    if outcome == 's':")
             lines.append("        pytest.skip(f'not run {run}')")
@@ -335,6 +340,27 @@ class Flags:
     keep_nodeid: bool = True
     margin: float | None = None
     budget_runs: int | None = None
+    #: ``--prob-budget=AMOUNT`` and ``--prob-budget-ok``
+    budget: float | None = None
+    budget_ok: bool = False
+    delay: float | None = None
+    failures: str | None = None
+    compare_resolution: float | None = None
+    #: ini ``prob_latency_method`` and ``prob_compare_test`` (each has one bundled value)
+    latency_method: str | None = None
+    compare_test: str | None = None
+    #: ``--prob-plan`` (nothing runs) and its options; ``plan_report``: the harness writes
+    #: an earlier report with a cost per case (``costs.json``); ``plan_write``: ``plan.toml``
+    plan: bool = False
+    plan_assume: float | None = None
+    plan_assume_diff: float | None = None
+    plan_flake: str | None = None
+    plan_report: bool = False
+    plan_write: bool = False
+    #: the contrib extensions' options (drawn only where installed): a price table the
+    #: harness writes (``prices.toml``), and ``--prob-slowest=N``
+    price_table: bool = False
+    slowest: int | None = None
     writer_dir: str = ""
     runxfail: bool = False
     keyword: str | None = None
@@ -400,6 +426,36 @@ class Flags:
                 out.append(f"--prob-margin={self.margin}")
         if self.budget_runs is not None:
             out.append(f"--prob-budget-runs={self.budget_runs}")
+        if self.budget is not None:
+            out.append(f"--prob-budget={self.budget}")
+        if self.budget_ok:
+            out.append("--prob-budget-ok")
+        if self.delay is not None:
+            out.append(f"--prob-delay={self.delay}")
+        if self.failures:
+            out.append(f"--prob-failures={self.failures}")
+        if self.compare_resolution is not None:
+            out.append(f"--prob-compare-resolution={self.compare_resolution}")
+        if self.latency_method:
+            out += ["-o", f"prob_latency_method={self.latency_method}"]
+        if self.compare_test:
+            out += ["-o", f"prob_compare_test={self.compare_test}"]
+        if self.plan:
+            out.append("--prob-plan")
+            if self.plan_assume is not None:
+                out.append(f"--prob-plan-assume={self.plan_assume}")
+            if self.plan_assume_diff is not None:
+                out.append(f"--prob-plan-assume-diff={self.plan_assume_diff}")
+            if self.plan_flake:
+                out.append(f"--prob-plan-flake={self.plan_flake}")
+            if self.plan_report:
+                out.append("--prob-plan-report=costs.json")
+            if self.plan_write:
+                out.append(f"--prob-plan-write={where}plan.toml")
+        if self.price_table:
+            out.append("--prob-price-table=prices.toml")
+        if self.slowest is not None:
+            out.append(f"--prob-slowest={self.slowest}")
         if self.runxfail:
             out.append("--runxfail")
         if self.keyword:
@@ -429,36 +485,91 @@ def baseline_json(flags: Flags) -> str | None:
 
 # -- strategies --------------------------------------------------------------------------
 
+#: What a drawn example is for. ``""``: any relation. ``"stopping"``: the stopping relations,
+#: where most examples must stop some case — more gates, more runs (at most 20, so the exact
+#: replay's brute force stays cheap), steadier outcomes. ``"combined"``: every function
+#: carries two or three checks (a rate or count gate with a latency or a third-party gate).
+BIASES = ("", "stopping", "combined")
+
 OUTCOME = st.sampled_from("ppppffes")
 #: a case's outcome sequence: often steady (every run passes, or one run in four fails),
 #: else any mix of passes, fails, errors and skips
 SEQUENCE = st.one_of(
     st.sampled_from(["p", "pppf", "fppp", "f"]), st.text(alphabet=OUTCOME, min_size=1, max_size=5)
 )
+#: the same for stopping: steady sequences settle a gate early more often
+STOPPING_SEQUENCE = st.one_of(
+    st.sampled_from(["p", "f", "p", "f", "pppf", "fppp", "ffp", "pfff", "ppppf", "fs", "pe"]),
+    st.text(alphabet=OUTCOME, min_size=1, max_size=5),
+)
+#: how much rarer comparisons and baselines are under each bias (a compared function one in
+#: ``1 + RARER``, ``--prob-compare`` and ``--prob-baseline`` one in ``2 + RARER``): under
+#: ``sequential`` a monitored comparison or baseline margin decides when the cases it reads
+#: stop, which the exact replay (prop_replay.py) leaves out
+RARER = {"": 1, "stopping": 3, "combined": 7}
+#: run counts of a mark under the stopping biases (at most 20)
+STOPPING_RUNS = (4, 6, 8, 8, 10, 10, 12, 16, 20)
+#: the checks a function's mark combines under the ``combined`` bias: a rate or count gate
+#: (or none: then the session's ``--prob-min-rate``, which the stopping relations set) and
+#: a latency or third-party gate, sometimes both
+COMBINATIONS = (
+    ("min_rate", "max_latency"),
+    ("min_passes", "max_latency"),
+    ("min_rate", "third_party"),
+    ("min_passes", "third_party"),
+    (None, "third_party"),
+    ("min_rate", "third_party", "max_latency"),
+    ("min_passes", "third_party", "max_latency"),
+)
 
 
 @st.composite
 def gate_marks(
-    draw: Any, *, case_level: bool, arms: tuple[str, ...] | None, gates: bool = True
+    draw: Any,
+    *,
+    case_level: bool,
+    arms: tuple[str, ...] | None,
+    gates: bool = True,
+    bias: str = "",
 ) -> dict[str, Any]:
     """``probability`` mark keys for a function (``case_level=False``) or one case.
 
     One mark never sets both ``min_rate`` and ``min_passes`` (the spec: "min_rate or
-    min_passes"; issue 20 §3 makes that a collection error)."""
+    min_passes"; issue 20 §3 makes that a collection error). A third-party gate
+    (:data:`THIRD_PARTY`) goes with the gate kinds: on the function, or on the cases of one
+    axis."""
     mark: dict[str, Any] = {}
-    gate = draw(st.sampled_from([None, None, "min_rate", "min_passes"])) if gates else None
-    if gate == "min_rate":
+    stopping = bias in ("stopping", "combined")
+    if bias == "combined" and not case_level and gates:
+        chosen = set(draw(st.sampled_from(COMBINATIONS)))
+    else:
+        kinds = [None, "min_rate", "min_passes", "min_passes"] if stopping else None
+        gate = draw(st.sampled_from(kinds or [None, None, "min_rate", "min_passes"]))
+        chosen = {gate} if gates else set()
+        third = [False, True] if stopping else [False, False, False, False, False, True]
+        if gates and draw(st.sampled_from(third)):
+            chosen.add("third_party")
+        latency = [False, False, True] if stopping else [False, False, False, True]
+        if draw(st.sampled_from(latency)):
+            chosen.add("max_latency")
+    if "min_rate" in chosen:
         mark["min_rate"] = draw(st.sampled_from(RATES))
-    elif gate == "min_passes":
-        mark["min_passes"] = draw(st.integers(1, 3))
-        mark["runs"] = draw(st.integers(mark["min_passes"], 6))
+    elif "min_passes" in chosen:
+        mark["min_passes"] = draw(st.integers(1, 4 if stopping else 3))
+        runs = [r for r in STOPPING_RUNS if r >= mark["min_passes"]] if stopping else None
+        mark["runs"] = draw(st.sampled_from(runs) if runs else st.integers(mark["min_passes"], 6))
     if "runs" not in mark and draw(st.booleans()):
-        mark["runs"] = draw(st.integers(1, 6))
-    if draw(st.sampled_from([False, False, False, True])):
+        mark["runs"] = draw(st.sampled_from(STOPPING_RUNS) if stopping else st.integers(1, 6))
+    if "third_party" in chosen:
+        key = draw(st.sampled_from(THIRD_PARTY))
+        mark[key] = draw(st.integers(0, 3) if key == "max_fails" else st.integers(1, 2))
+    if "max_latency" in chosen:
         mark["max_latency"] = draw(st.sampled_from((0.015, 0.04)))
         if draw(st.booleans()):
             mark["latency_quantile"] = 0.5
-    if not case_level and arms is not None and len(arms) > 1 and draw(st.booleans()):
+    # (a comparison decides when its cases stop under sequential: the replay leaves them out)
+    compared = [*[False] * RARER[bias], True]
+    if not case_level and arms is not None and len(arms) > 1 and draw(st.sampled_from(compared)):
         mark["compare"] = ARM_AXIS
         if draw(st.booleans()):
             mark["margin"] = draw(st.sampled_from(MARGINS))
@@ -472,7 +583,7 @@ def gate_marks(
 
 
 @st.composite
-def axes(draw: Any) -> tuple[Axis, ...]:
+def axes(draw: Any, bias: str = "") -> tuple[Axis, ...]:
     layout = draw(st.sampled_from([(), (INPUT_AXIS,), (ARM_AXIS,), (INPUT_AXIS, ARM_AXIS)]))
     if len(layout) == 2 and draw(st.booleans()):
         layout = tuple(reversed(layout))
@@ -490,8 +601,8 @@ def axes(draw: Any) -> tuple[Axis, ...]:
             # from one axis's pytest.param and a min_passes from another's is a collection
             # error today (two marks at one level; see the report in CHANGELOG "Seams")
             gates = not gated
-            mark = draw(gate_marks(case_level=True, arms=None, gates=gates))
-            gated = gated or any(k in mark for k in ("min_rate", "min_passes"))
+            mark = draw(gate_marks(case_level=True, arms=None, gates=gates, bias=bias))
+            gated = gated or any(k in mark for k in ("min_rate", "min_passes", *THIRD_PARTY))
             if mark:
                 marks.append((at, tuple(mark.items())))
         found.append(Axis(name, values, tuple(marks)))
@@ -499,32 +610,37 @@ def axes(draw: Any) -> tuple[Axis, ...]:
 
 
 @st.composite
-def functions(draw: Any, name: str, file: int) -> Function:
-    found_axes = draw(axes())
+def functions(draw: Any, name: str, file: int, bias: str = "") -> Function:
+    found_axes = draw(axes(bias=bias))
     arms = next((a.values for a in found_axes if a.name == ARM_AXIS), None)
-    mark = draw(gate_marks(case_level=False, arms=arms))
+    mark = draw(gate_marks(case_level=False, arms=arms, bias=bias))
     function = Function(name=name, file=file, axes=found_axes, mark=tuple(mark.items()))
-    outcomes = tuple((suffix, draw(SEQUENCE)) for suffix in function.suffixes())
+    sequence = STOPPING_SEQUENCE if bias else SEQUENCE
+    outcomes = tuple((suffix, draw(sequence)) for suffix in function.suffixes())
+    usage = draw(st.sampled_from([None, "m-small", "m-large"]))
     return replace(
         function,
         outcomes=outcomes,
         steps=draw(st.sampled_from([False, False, True])),
         cost=draw(st.sampled_from([None, 0.001, 0.0025])),
-        usage=draw(st.sampled_from([None, "m-small", "m-large"])),
+        usage=usage,
+        usage_cost=usage is None or draw(st.sampled_from([True, True, False])),
         latency=draw(st.sampled_from([0.01, 0.02])),
     )
 
 
 @st.composite
-def suites(draw: Any, max_functions: int = 3) -> Suite:
+def suites(draw: Any, max_functions: int = 3, bias: str = "") -> Suite:
     count = draw(st.integers(1, max_functions))
     two_files = draw(st.booleans()) and count > 1
     found = tuple(
-        draw(functions(f"f{index}", file=(index % 2 if two_files else 0))) for index in range(count)
+        draw(functions(f"f{index}", file=(index % 2 if two_files else 0), bias=bias))
+        for index in range(count)
     )
     module = {}
     if draw(st.sampled_from([False, False, False, True])):
-        module = {"runs": draw(st.integers(1, 5))}
+        runs = st.sampled_from(STOPPING_RUNS) if bias else st.integers(1, 5)
+        module = {"runs": draw(runs)}
     return Suite(found, tuple(module.items()))
 
 
@@ -563,12 +679,25 @@ def baseline_rows(draw: Any, suite: Suite) -> tuple[tuple[tuple[str, Any], ...],
     return tuple(rows)
 
 
+#: whether the contrib extensions whose options the generator draws are installed
+#: (tests/run-all.sh installs every contrib package with the suite; a bare checkout may not)
+CONTRIB = {
+    entry.name for entry in importlib.metadata.entry_points(group="pytest_probability.extensions")
+}
+
+
 @st.composite
-def flag_sets(draw: Any, suite: Suite, budget: bool = False) -> Flags:
-    """A random session: every bundled option is drawn, most of them usually off."""
+def flag_sets(draw: Any, suite: Suite, budget: bool = False, bias: str = "") -> Flags:
+    """A random session: every bundled option is drawn, most of them usually off.
+
+    ``budget`` allows the options after which no two sessions compare: the budgets (which
+    runs are made depends on the order and on the spend), ``--prob-plan`` (nothing runs) and
+    ``--prob-slowest`` (prints measured run times)."""
     maybe = st.sampled_from([False, False, True])
+    rarely = st.sampled_from([False, False, False, True])
+    runs = [None, 6, 8, 10, 12] if bias else [None, 2, 3, 4, 5, 6]
     flags = Flags(
-        runs=draw(st.sampled_from([None, 2, 3, 4, 5, 6])),
+        runs=draw(st.sampled_from(runs)),
         method=draw(st.sampled_from([None, None, "exact", "wilson", "bayes", "seq"])),
         confidence=draw(st.sampled_from([None, None, 0.8, 0.9])),
         min_rate=draw(st.sampled_from([None, None, *RATES])),
@@ -577,7 +706,7 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False) -> Flags:
         bootstrap=draw(st.sampled_from([50, 200])),
         seed=draw(st.sampled_from([None, 1, 7])),
         min_inputs=draw(st.sampled_from([None, 2, 3])),
-        compare=draw(st.sampled_from([None, None, ARM_AXIS])),
+        compare=draw(st.sampled_from([*[None] * (RARER[bias] + 1), ARM_AXIS])),
         adjust=draw(st.sampled_from([None, None, "holm", "bonferroni", "bh"])),
         metric=draw(st.sampled_from([(), (), ("pass^1",), ("pass^2", "pass@2"), ("pass@3",)])),
         latency=draw(maybe),
@@ -586,13 +715,22 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False) -> Flags:
         transpose=draw(maybe),
         explain=draw(maybe),
         html=draw(maybe),
-        markdown=draw(st.sampled_from([False, False, False, True])),
-        save_baseline=draw(st.sampled_from([False, False, False, True])),
+        markdown=draw(rarely),
+        save_baseline=draw(rarely),
         no_gate_items=draw(maybe),
-        no_intervals=draw(st.sampled_from([False, False, False, True])),
+        no_intervals=draw(rarely),
         prior=draw(st.sampled_from([None, None, None, "0.5,0.5"])),
+        # (a tiny delay: the option is exercised, the sessions stay fast)
+        delay=draw(st.sampled_from([None, None, None, 0, 0.001])),
+        failures=draw(st.sampled_from([None, None, "grouped", "first", "all"])),
+        compare_resolution=draw(st.sampled_from([None, None, None, 0, 0.1, 0.3])),
+        latency_method=draw(st.sampled_from([None, None, None, "order-statistic"])),
+        compare_test=draw(st.sampled_from([None, None, None, "paired"])),
+        price_table="price-table" in CONTRIB and draw(rarely),
     )
-    if draw(st.sampled_from([False, False, True])):
+    # (rarer under the stopping biases: a baseline margin reads every case it pairs, which
+    # then runs every run under curtail, and decides its stops under sequential)
+    if draw(st.sampled_from([*[False] * (RARER[bias] + 1), True])):
         flags = replace(
             flags,
             baseline=draw(baseline_rows(suite)),
@@ -601,12 +739,31 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False) -> Flags:
             # a report written by another tool: rows paired by case id
             keep_nodeid=draw(st.sampled_from([True, True, False])),
         )
-    if draw(st.sampled_from([False, False, False, True])):
+    if draw(rarely):
         flags = replace(flags, writer_dir="out/new")  # writers create missing directories
     if draw(st.sampled_from([False, False, False, False, True])):
         flags = replace(flags, runxfail=True)
     if budget and draw(maybe):
         flags = replace(flags, budget_runs=draw(st.integers(1, 12)))
+    if budget and draw(st.sampled_from([False, False, False, True])):
+        # cost is recorded by some functions: an amount a few runs reach
+        flags = replace(
+            flags,
+            budget=draw(st.sampled_from([0.002, 0.005, 0.02])),
+            budget_ok=draw(st.booleans()),
+        )
+    if budget and "slowest" in CONTRIB and draw(rarely):
+        flags = replace(flags, slowest=draw(st.integers(1, 3)))
+    if budget and draw(rarely):
+        flags = replace(
+            flags,
+            plan=True,
+            plan_assume=draw(st.sampled_from([None, 0.8, 0.97])),
+            plan_assume_diff=draw(st.sampled_from([None, 0.1, -0.05])),
+            plan_flake=draw(st.sampled_from([None, "0.2", "0.1,0.01"])),
+            plan_report=draw(st.sampled_from([True, True, False])),
+            plan_write=draw(st.sampled_from([True, True, False])),
+        )
     return flags
 
 
@@ -622,9 +779,41 @@ class Example:
 
 
 @st.composite
-def examples(draw: Any, budget: bool = False, max_functions: int = 3) -> Example:
-    suite = draw(suites(max_functions=max_functions))
-    return Example(suite, draw(flag_sets(suite, budget=budget)))
+def examples(draw: Any, budget: bool = False, max_functions: int = 3, bias: str = "") -> Example:
+    suite = draw(suites(max_functions=max_functions, bias=bias))
+    return Example(suite, draw(flag_sets(suite, budget=budget, bias=bias)))
+
+
+PRICE_TABLE = """\
+per = 1000000
+
+[models."m-small"]
+input = 0.5
+output = 1.5
+
+[models."m-large"]
+input = 5
+output = 15
+"""
+
+
+def costs_json(suite: Suite) -> str:
+    """An earlier JSON report with each case's cost per run, for ``--prob-plan-report``."""
+    rows = []
+    for function, suffix in suite.cases():
+        rows.append(
+            {
+                "case": function.case_id(suffix),
+                "label": function.label,
+                "nodeid": function.nodeid(suffix),
+                "passes": 2,
+                "fails": 0,
+                "errors": 0,
+                "total": 2,
+                "cost": None if function.cost is None else 2 * function.cost,
+            }
+        )
+    return json.dumps({"schema_version": 1, "runs": 2, "exit_status": 0, "rows": rows}, indent=1)
 
 
 def dedent(text: str) -> str:

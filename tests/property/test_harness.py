@@ -4,12 +4,26 @@ the invariants fail when they should (each is shown a session that breaks it).""
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prop_harness import RELATIONS, SESSION_CHECKS, Runner, Session
 from prop_invariants import check_same_everything, stopped_line, verdicts_follow_numbers
-from prop_suites import ARM_AXIS, INPUT_AXIS, Axis, Example, Flags, Function, Suite
+from prop_replay import OUTCOMES, CaseModel, Check, replay, stops_where_the_replay_says
+from prop_suites import (
+    ARM_AXIS,
+    INPUT_AXIS,
+    Axis,
+    Example,
+    Flags,
+    Function,
+    Suite,
+    flag_sets,
+    suites,
+)
 
 pytestmark = [pytest.mark.property]
 
@@ -119,3 +133,90 @@ def test_every_relation_has_a_name_and_a_description() -> None:
     assert len(set(names)) == len(names)
     assert all(item.doc for item in RELATIONS)
     assert all(check.doc.strip() for check in SESSION_CHECKS)
+
+
+# -- the exact replay of --prob-stop (prop_replay) ------------------------------------------
+
+
+def _model(checks: tuple[Check, ...], runs: str, *, latency: bool = False) -> CaseModel:
+    outcomes = tuple(OUTCOMES[o] for o in runs)
+    holders = ("latency",) if latency else ()
+    return CaseModel("c", checks, latency, len(runs), outcomes, holders)
+
+
+def test_the_replay_stops_the_documented_examples() -> None:
+    """The worked examples of docs/stopping.rst and tests/test_stopping.py, replayed."""
+    rate = Check("rate", 0.5)
+    # min_rate=0.5 with a third party's max_fails=3, every run failing, 10 planned: the
+    # third-party gate is certainly FAIL after 4 failures (the rate gate could still end
+    # UNDECIDED), so the case stops then
+    found = replay(
+        _model((rate, Check("max_fails", 3)), "f" * 10), exclude_errors=False, sequential=False
+    )
+    assert found.stopped == {"verdict": "fail", "after": 4, "planned": 10, "skipped": 6}
+    # min_rate=0.5 and max_latency=10, every run failing: FAIL after 9 of 10 ("timed 0/9")
+    found = replay(_model((rate,), "f" * 10, latency=True), exclude_errors=False, sequential=False)
+    assert found.stopped == {"verdict": "fail", "after": 9, "planned": 10, "skipped": 1}
+    # the same case passing every run keeps running after 9/10: PASS needs the latency gate
+    found = replay(_model((rate,), "p" * 10, latency=True), exclude_errors=False, sequential=False)
+    assert found.stopped is None and found.kept(10) == {"after": 9, "planned": 10, "runs": 1}
+    # min_passes=3 of 10, every run passing: decided after 3/10
+    found = replay(_model((Check("count", 3),), "p" * 10), exclude_errors=False, sequential=False)
+    assert found.stopped == {"verdict": "pass", "after": 3, "planned": 10, "skipped": 7}
+    # the spec's "never" (passes runs 1-3 of 40, min_rate=0.9): decided after 12/40
+    never = "ppp" + "f" * 37
+    found = replay(_model((Check("rate", 0.9),), never), exclude_errors=False, sequential=False)
+    assert found.stopped == {"verdict": "fail", "after": 12, "planned": 40, "skipped": 28}
+    # and "identify_pii" (fails run 38 only): UNDECIDED after 38/40
+    pii = "p" * 37 + "f" + "pp"
+    found = replay(_model((Check("rate", 0.9),), pii), exclude_errors=False, sequential=False)
+    assert found.stopped == {"verdict": "undecided", "after": 38, "planned": 40, "skipped": 2}
+    # no judged run yet (every run so far skipped): never stopped
+    found = replay(_model((rate,), "ss"), exclude_errors=False, sequential=False)
+    assert found.stopped is None
+
+
+def test_the_replay_stops_the_documented_sequential_example() -> None:
+    """docs/stopping.rst, "Sequential stopping": ``solid`` (every run passes, min_rate=0.9)
+    stops after 53 of 100 runs, on the confidence sequence."""
+    solid = Check("rate", 0.9, method="seq")
+    found = replay(_model((solid,), "p" * 100), exclude_errors=False, sequential=True)
+    assert found.stopped == {"verdict": "pass", "after": 53, "planned": 100, "skipped": 47}
+
+
+def test_the_replay_check_sees_a_wrong_stop(runner: Runner) -> None:
+    """The session check fails when a stopped case's stop is not the replay's."""
+    session = run(runner, Flags(runs=4, stop="curtail", min_rate=0.85))
+    example = Example(SUITE, session.flags)
+    stops_where_the_replay_says(example, session)
+    assert session.extra["replay"].stopped >= 1
+    doctored = replace(session, report=copy.deepcopy(session.report), extra={})
+    assert doctored.report is not None
+    row = next(row for row in doctored.report["rows"] if row.get("stopped"))
+    row["stopped"]["after"] += 1
+    with pytest.raises(AssertionError, match="the replay"):
+        stops_where_the_replay_says(example, doctored)
+
+
+def test_the_flag_generator_draws_every_option(pytester: pytest.Pytester) -> None:
+    """Every ``--prob-*`` option of ``pytest --help`` (the bundled extensions' and the
+    installed contrib ones') and every ini-only key but ``prob_pattern`` is drawn by
+    ``prop_suites.flag_sets`` for the any-flags relation."""
+    result = pytester.runpytest("--help")
+    text = "\n".join(result.outlines)
+    options = set(re.findall(r"(?<![\w-])--prob-[a-z-]+", text))
+    drawn: set[str] = set()
+
+    @settings(max_examples=400, derandomize=True, database=None, deadline=None)
+    @given(data=st.data())
+    def draw(data: st.DataObject) -> None:
+        suite = data.draw(suites())
+        flags = data.draw(flag_sets(suite, budget=True))
+        for arg in flags.args():
+            drawn.add(arg.split("=")[0])
+
+    draw()
+    assert options - drawn == set(), f"never drawn: {sorted(options - drawn)}"
+    ini_only = {"prob_errors", "prob_min_inputs", "prob_prior", "prob_latency_quantile"}
+    ini_only |= {"prob_latency_method", "prob_compare_test"}
+    assert ini_only <= drawn, f"never drawn: {sorted(ini_only - drawn)}"
