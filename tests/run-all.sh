@@ -34,9 +34,15 @@ for dir in contrib/*/; do
     [ -f "$dir/pyproject.toml" ] && CONTRIB+=(-e "$dir")
 done
 # The compatibility legs (Python 3.13, pytest 7.4.4) run the suite without its slow
-# simulations and its property-based suite: both are statistics and combinations that do not
-# depend on the pytest or Python version, and the first suite leg runs them in full
+# simulations, its property-based suite, and the test files that never start a pytest session
+# (statistics against references, the source guards): none depends on the pytest or Python
+# version, and the first suite leg runs them all
 COMPAT=(-m "not slow" --ignore=tests/property)
+for pure in comparisons_math comparisons_sequence comparisons_sequential_sim \
+    comparisons_simulation import_graph latency_math stats_reference stats_simulation \
+    stopping_combined suite_rules units; do
+    COMPAT+=(--ignore="tests/test_$pure.py")
+done
 # The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly)
 PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
 
