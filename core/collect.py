@@ -10,6 +10,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Iterable
 from time import perf_counter
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from _pytest import fixtures as pytest_fixtures
 from _pytest import python as pytest_python
+from _pytest.mark.structures import NodeKeywords
 
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
@@ -126,6 +128,55 @@ class BenchRun(pytest.Function):
         if isinstance(excinfo.value, (StepFailed, StepErrored)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+
+class RunCopier:
+    """The other runs of a case, copied from its first run instead of built again.
+
+    pytest builds every ``Function`` from nothing: it unpacks the function's marks, fills
+    its keywords and creates its fixture request, and all of that is the same for every run
+    of a case. A run is a shallow copy of the first (sharing the function, its parameters,
+    its fixture closure, the parent, config and session, as pytest's items of one function
+    already share the closure) in which everything an item owns alone is renewed: name and
+    id, location, keywords, markers, keyword matches, stash, report sections, user
+    properties, arguments and fixture request. ``tests/test_collect_copies.py`` checks a
+    copy against an item built by pytest, attribute by attribute, on every pytest the
+    project supports.
+    """
+
+    def __init__(self, first: BenchRun) -> None:
+        self.first = first
+        # the first run's own keywords, less its name (each copy gets its own)
+        self.keywords = _own_keywords(first)
+
+    def run(self, run: int) -> BenchRun:
+        """Run ``run`` of the case, a renewed copy of the first run."""
+        first = self.first
+        item = copy.copy(first)
+        name = first.case.run_item_name(run)
+        item.name = name
+        item.run = run
+        item.keywords = NodeKeywords(item)
+        item.keywords.update(self.keywords)
+        item.own_markers = list(first.own_markers)
+        item.extra_keyword_matches = set(first.extra_keyword_matches)
+        item.stash = pytest.Stash()
+        if hasattr(first, "_store"):  # pytest's old name for the stash
+            item._store = item.stash
+        item._report_sections = []
+        item.user_properties = []
+        item._initrequest()
+        nodeid = f"{first.parent.nodeid}::{name}"
+        _set_nodeid(item, nodeid)
+        item.location = (first.location[0], first.location[1], nodeid.split("::", 1)[1])
+        return item
+
+
+def _own_keywords(item: pytest.Item) -> dict[str, Any]:
+    """The keywords ``item`` holds itself (not through its parents), less its own name."""
+    own = dict(item.keywords._markers)  # type: ignore[attr-defined]
+    own.pop(item.name, None)
+    return own
 
 
 class VerdictItem(pytest.Item):
@@ -278,22 +329,23 @@ def make_case_items(
     direct = direct_arguments(generated)
     place = _place(generated)
     hooks = parent.session.gethookproxy(parent.path)
-    items: list[pytest.Item] = [
-        BenchRun.from_parent(
-            parent,
-            name=case.run_item_name(run),
-            callspec=callspec,
-            callobj=generated.obj,
-            fixtureinfo=generated._fixtureinfo,
-            originalname=case.function,
-            case=case,
-            run=run,
-            place=place,
-            hooks=hooks,
-            direct_arguments=direct,
-        )
-        for run in range(1, case.runs + 1)
-    ]
+    first = BenchRun.from_parent(
+        parent,
+        name=case.run_item_name(1),
+        callspec=callspec,
+        callobj=generated.obj,
+        fixtureinfo=generated._fixtureinfo,
+        originalname=case.function,
+        case=case,
+        run=1,
+        place=place,
+        hooks=hooks,
+        direct_arguments=direct,
+    )
+    items: list[pytest.Item] = [first]
+    if case.runs > 1:
+        copier = RunCopier(first)
+        items.extend(copier.run(run) for run in range(2, case.runs + 1))
     try:
         requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
     except OptionError as exc:  # an extension refused the case's settings: name the case

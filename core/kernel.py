@@ -450,6 +450,18 @@ class Kernel:
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Give the session an exit status when whoever started it did not.
+
+        Called once per process when the session starts. ``pytest.main`` sets
+        ``session.exitstatus`` before this hook, but pytester's ``getitems``/``getnode``
+        (used by people testing their own plugins beside this one) start a session
+        without one, and every extension that adjusts the exit status at the end reads it.
+        Returns nothing.
+        """
+        if not hasattr(session, "exitstatus"):
+            session.exitstatus = pytest.ExitCode.OK
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Build the report and write the JSON (aggregating process only).
