@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.options import OptionRegistry
@@ -23,9 +23,10 @@ from pytest_probability.report import ReportBuilder
 from pytest_probability.results import ERROR, FAIL, PASS, CaseResult, Results
 
 from . import hookspecs
-from .grouping import FailureGroup, group_failures, shape_key
-from .lines import more_line, others_line, passed_message, summary_message
-from .terminal import Builder, RunReport, as_case, regroup, with_line
+
+if TYPE_CHECKING:  # the machinery loads when a session has failures to show
+    from .grouping import FailureGroup
+    from .terminal import Builder, RunReport
 
 PLUGIN_NAME = "probability.failures"
 KERNEL_NAME = "probability.kernel"
@@ -109,6 +110,8 @@ def _mode(config: pytest.Config) -> str:
 def pytest_prob_failure_key(record: dict[str, Any], config: pytest.Config) -> str:
     """The bundled grouping rule (:func:`~.grouping.shape_key`). Called in the aggregating
     process when no other implementation answered; returns the run's group key."""
+    from .grouping import shape_key
+
     return shape_key(record)
 
 
@@ -131,6 +134,8 @@ def failure_key(config: pytest.Config, record: dict[str, Any]) -> str:
         except Exception as exc:  # a conftest's bug costs its grouping, not the report
             state.custom = False
             state.hook_error = f"{type(exc).__name__}: {exc}"
+    from .grouping import shape_key
+
     found = shape_key(record) if key is None else str(key) if not isinstance(key, str) else key
     state.keys[cached] = found
     return found
@@ -140,6 +145,8 @@ def case_groups(
     config: pytest.Config, runs: list[tuple[int, dict[str, Any]]]
 ) -> list[FailureGroup]:
     """The failure groups of ``(run, record)`` pairs of one case."""
+    from .grouping import group_failures
+
     return group_failures((run, record, failure_key(config, record)) for run, record in runs)
 
 
@@ -186,6 +193,9 @@ def _section_builder(config: pytest.Config, verb: str, grouped: bool) -> Builder
         if len(runs) == 1 or line_style:
             return [first]
         groups = _groups_of(config, runs[1:])
+        from .lines import more_line
+        from .terminal import with_line
+
         line = more_line(case.display, groups, verb=verb, grouped=grouped)
         return [with_line(first, line, _showcapture(config))]
 
@@ -201,6 +211,9 @@ def _passes_builder(config: pytest.Config) -> Builder:
             return [runs[0].report]
         shown = next((located for located in runs if located.report.sections), runs[0])
         others = [located.run for located in runs if located is not shown]
+        from .lines import others_line
+        from .terminal import with_line
+
         line = others_line(case.display, others, "passing")
         return [with_line(shown.report, line, _showcapture(config))]
 
@@ -213,6 +226,9 @@ def _summary_builder(config: pytest.Config, verb: str, grouped: bool, failing: s
         if len(runs) == 1 and case.planned == 1:
             return [runs[0].report]  # a single-run case: pytest's own line
         groups = _groups_of(config, runs) if grouped else []
+        from .lines import summary_message
+        from .terminal import as_case
+
         message = summary_message(
             len(runs), case.total, case.planned, groups, verb=verb, grouped=grouped
         )
@@ -227,6 +243,9 @@ def _passed_builder(failing: set[str]) -> Builder:
             return []  # the case's FAILED or ERROR line speaks for it
         if len(runs) == 1 and case.planned == 1:
             return [runs[0].report]
+        from .lines import passed_message
+        from .terminal import as_case
+
         message = passed_message(len(runs), case.total, case.planned)
         return [as_case(runs[0].report, case.key, message)]
 
@@ -238,6 +257,8 @@ def _prepare(
 ) -> None:
     """Work out the stand-in lists of the sections and of the short summary (``chars``:
     the reporter's ``-r`` characters)."""
+    from .terminal import regroup
+
     state = _state(config)
     grouped = _mode(config) == "grouped"
     results.cases()  # (assigns the displayed ids)
