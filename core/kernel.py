@@ -9,51 +9,18 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import gc
+import sys
 import warnings
 from collections.abc import Generator
 from pathlib import Path
 from time import sleep
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import bus, jsonreport, signals, writing
-from .collect import (
-    CONTEXT_KEY,
-    ELAPSED_KEY,
-    STEP_RECORDS_KEY,
-    STEPS_KEY,
-    BenchModule,
-    BenchRun,
-    VerdictItem,
-)
-from .context import RunContext, enter_run, leave_run
-from .distribution import REPLACED, make_scheduler
+from . import signals
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
-from .ordering import transposed, verdicts_after_runs, with_verdict_runs
-from .outputs import claim_output
-from .records import (
-    CLASSIFIER_FAILED,
-    UNKNOWN_OUTCOME,
-    checked_outcome,
-    classifier_of,
-    crash_record,
-    default_classify,
-    failed_classifier,
-    make_record,
-    unknown_outcome,
-)
-from .report import ReportBuilder, render_main
-from .results import ERROR, Results
-from .safecall import (
-    FailureLog,
-    HookPlans,
-    ProbabilityExtensionWarning,
-    build_report,
-    call_each,
-)
-from .steps import truncate
 from .values import (
     parse_bool,
     parse_delay,
@@ -61,6 +28,16 @@ from .values import (
     parse_runs,
     parse_text,
 )
+
+if TYPE_CHECKING:
+    from .report import ReportBuilder
+    from .results import Results
+    from .safecall import FailureLog, HookPlans
+
+#: The collection module: imported when the first bench file is collected (or a bench
+#: item arrives from elsewhere), so a session without bench files never loads it, and
+#: while it is not imported no item can be one of its items.
+COLLECT_MODULE = f"{__package__}.collect"
 
 KERNEL_NAME = "probability.kernel"
 TOKEN_KEY = pytest.StashKey[object]()
@@ -82,13 +59,20 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def _bench_item_types() -> tuple[type, ...]:
+    """The run and verdict item classes, or ``()`` while no bench file was collected (the
+    collection module is then not even imported, so no item can be one)."""
+    collect = sys.modules.get(COLLECT_MODULE)
+    return () if collect is None else (collect.BenchRun, collect.VerdictItem)
+
+
 class Kernel:
     """Hook implementations of the kernel, with the per-session state they share."""
 
     def __init__(self) -> None:
         self.options: OptionRegistry = OptionRegistry()
         self.config: pytest.Config | None = None
-        self.results = Results()
+        self._results: Results | None = None
         self.case_order: dict[str, int] = {}
         self._case_sequence = 0
         #: whether this kernel paused the garbage collector at the end of the run loop
@@ -99,16 +83,56 @@ class Kernel:
         #: ``--prob-json`` as given and as resolved at start (a test may change directory)
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
-        self.failures = FailureLog()
+        self._failures: FailureLog | None = None
         #: whether an implementation outside the bundled extensions adds to run records
         #: (their values are then made JSON-able; bundled extensions add JSON values only)
         self.foreign_run_data: bool | None = None
-        self.plans = HookPlans()
+        self._plans: HookPlans | None = None
         #: how pytest-xdist distributed the runs (controller), for the report
         self.distribution: str | None = None
         #: whether the session ended before running everything it selected (``-x``,
         #: ``--maxfail``, Ctrl-C), known at ``pytest_sessionfinish`` in the aggregating process
         self.stopped_early = False
+
+    # The results, the extension failure log and the hook plans are made on first use: a
+    # session without bench items never needs them (nor the modules defining them).
+    @property
+    def results(self) -> Results:
+        """Every run record of the session, by case."""
+        found = self._results
+        if found is None:
+            from .results import Results
+
+            found = self._results = Results()
+        return found
+
+    @results.setter
+    def results(self, value: Results) -> None:
+        self._results = value
+
+    @property
+    def failures(self) -> FailureLog:
+        """The extension hooks that raised, and the warnings they gave."""
+        found = self._failures
+        if found is None:
+            from .safecall import FailureLog
+
+            found = self._failures = FailureLog()
+        return found
+
+    @property
+    def plans(self) -> HookPlans:
+        """The cached hook implementation lists of the guarded extension hooks."""
+        found = self._plans
+        if found is None:
+            from .safecall import HookPlans
+
+            found = self._plans = HookPlans()
+        return found
+
+    def _recorded(self) -> int:
+        """How many run records the session holds, without making the results."""
+        return 0 if self._results is None else len(self._results)
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
         """Forget the cached hook implementation lists (a conftest or an extension arrived).
@@ -116,7 +140,8 @@ class Kernel:
         Called for every plugin registered after the kernel, in every process; returns
         nothing.
         """
-        self.plans.clear()
+        if self._plans is not None:
+            self._plans.clear()
         self.foreign_run_data = None
 
     # -- options ---------------------------------------------------------------------------
@@ -194,6 +219,8 @@ class Kernel:
             config.addinivalue_line("python_files", pattern)
         path = self.options.session_value("json")
         if path is not None and not _is_worker(config):
+            from .outputs import claim_output
+
             target = claim_output(config, "--prob-json", path)
             self.json_path = (Path(target.shown), target.path)
         if not _is_worker(config):  # SIGTERM ends the session as Ctrl-C does: with a report
@@ -202,7 +229,7 @@ class Kernel:
     def has_report(self) -> bool:
         """Whether the session has something to report: records, collected cases, or a
         ``--prob-json`` path (written even for an empty session)."""
-        return bool(len(self.results) or self.case_order or self.json_path is not None)
+        return bool(self._recorded() or self.case_order or self.json_path is not None)
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -213,6 +240,8 @@ class Kernel:
         result wins) or ``None`` for other files.
         """
         if any(module_path.match(pattern) for pattern in self.patterns):
+            from .collect import BenchModule
+
             return BenchModule.from_parent(parent, path=module_path)
         return None
 
@@ -225,9 +254,14 @@ class Kernel:
         Called once after collection in collecting processes; reorders ``items`` in place.
         """
         self.case_order = {}
+        bench = _bench_item_types()
+        if not bench:
+            return  # no bench file was collected: nothing to order
         for item in items:
-            if isinstance(item, (BenchRun, VerdictItem)):
+            if isinstance(item, bench):
                 self.case_order.setdefault(item.case.key, len(self.case_order))
+        from .ordering import transposed, verdicts_after_runs
+
         if self.options.session_value("transpose"):
             items[:] = transposed(items, self.case_order)
         else:  # a reordering plugin (pytest-randomly) may have put a verdict before its runs
@@ -249,6 +283,12 @@ class Kernel:
         the collection to the controller; changes ``session.items`` in place, returns
         nothing.
         """
+        bench = _bench_item_types()
+        if not bench:
+            return  # no bench file was collected
+        from .collect import BenchRun
+        from .ordering import verdicts_after_runs, with_verdict_runs
+
         # after every plugin's reordering (--ff, --nf, pytest-randomly wrap or follow
         # pytest_collection_modifyitems): a verdict item always runs after its runs
         session.items[:] = verdicts_after_runs(with_verdict_runs(session.items, session.config))
@@ -256,7 +296,7 @@ class Kernel:
         # brought back), not the order a plugin such as pytest-randomly runs them in
         sequence: dict[str, int] = {}
         for item in session.items:
-            if isinstance(item, (BenchRun, VerdictItem)):
+            if isinstance(item, bench):
                 sequence.setdefault(item.case.key, item.case.sequence)
         ordered = sorted(sequence, key=sequence.__getitem__)
         self.case_order = {key: index for index, key in enumerate(ordered)}
@@ -276,9 +316,13 @@ class Kernel:
 
         Called before every item's setup in the executing process; returns nothing.
         """
-        if not isinstance(item, BenchRun):
+        collect = sys.modules.get(COLLECT_MODULE)
+        if collect is None or not isinstance(item, collect.BenchRun):
             return
-        item.stash[CONTEXT_KEY] = RunContext(
+        from .context import RunContext, enter_run
+
+        context_key = collect.CONTEXT_KEY
+        item.stash[context_key] = RunContext(
             case_id=item.case.case_id, run=item.run, config=item.config
         )
         if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
@@ -290,7 +334,7 @@ class Kernel:
             sleep(delay)
         self.runs_started += 1
         # current from fixture setup through the body to fixture teardown
-        item.stash[TOKEN_KEY] = enter_run(item.stash[CONTEXT_KEY])
+        item.stash[TOKEN_KEY] = enter_run(item.stash[context_key])
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -302,12 +346,16 @@ class Kernel:
         try:
             return (yield)
         finally:
-            token = item.stash.get(TOKEN_KEY, None)
-            if token is not None:
-                del item.stash[TOKEN_KEY]
-                leave_run(token)
-            if CONTEXT_KEY in item.stash:  # keep no per-run objects alive past the run
-                del item.stash[CONTEXT_KEY]
+            collect = sys.modules.get(COLLECT_MODULE)
+            if collect is not None:
+                token = item.stash.get(TOKEN_KEY, None)
+                if token is not None:
+                    from .context import leave_run
+
+                    del item.stash[TOKEN_KEY]
+                    leave_run(token)
+                if collect.CONTEXT_KEY in item.stash:  # keep no per-run objects past the run
+                    del item.stash[collect.CONTEXT_KEY]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -319,9 +367,22 @@ class Kernel:
         except for one ``user_properties`` entry carrying the record.
         """
         report = yield
-        if isinstance(item, BenchRun) and (
-            call.when == "call" or (call.when == "setup" and not report.passed)
+        collect = sys.modules.get(COLLECT_MODULE)
+        if (
+            collect is not None
+            and isinstance(item, collect.BenchRun)
+            and (call.when == "call" or (call.when == "setup" and not report.passed))
         ):
+            from . import bus, jsonreport
+            from .records import (
+                CLASSIFIER_FAILED,
+                UNKNOWN_OUTCOME,
+                checked_outcome,
+                make_record,
+            )
+            from .results import ERROR
+            from .safecall import call_each
+
             unknown_error = UNKNOWN_OUTCOME
             try:
                 answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
@@ -359,7 +420,7 @@ class Kernel:
                     # a third party may have added anything: make it fit to travel
                     record = jsonreport.jsonable(record)
             bus.attach(report, record)
-            for key in (STEPS_KEY, STEP_RECORDS_KEY, ELAPSED_KEY):  # keep no per-run objects
+            for key in (collect.STEPS_KEY, collect.STEP_RECORDS_KEY, collect.ELAPSED_KEY):
                 if key in item.stash:
                     del item.stash[key]
         return report
@@ -367,6 +428,8 @@ class Kernel:
     def _unknown_outcome(self, item: pytest.Item, call: pytest.CallInfo[None], answer: Any) -> str:
         """The message for a classifier's answer that is not an outcome word, warned about
         once per extension (:class:`ProbabilityExtensionWarning`)."""
+        from .records import classifier_of, unknown_outcome
+
         return self._warn_classifier(classifier_of(item, call), unknown_outcome, answer)
 
     def _classifier_failed(
@@ -374,12 +437,16 @@ class Kernel:
     ) -> str:
         """The message for a classifier that raised, warned about once per extension
         (:class:`ProbabilityExtensionWarning`)."""
+        from .records import classifier_of, failed_classifier
+
         return self._warn_classifier(classifier_of(item, call), failed_classifier, exc)
 
     def _warn_classifier(self, name: str, describe: Any, detail: Any) -> str:
         message: str = describe(name, detail)
         if self.failures.first(name, "pytest_prob_classify_outcome"):
             self.failures.messages.append(message)  # (the report's warnings too)
+            from .safecall import ProbabilityExtensionWarning
+
             warnings.warn(ProbabilityExtensionWarning(message), stacklevel=3)
         return message
 
@@ -389,6 +456,8 @@ class Kernel:
 
         Called in the executing process after each bench run phase; returns the outcome word.
         """
+        from .records import default_classify
+
         return default_classify(call)
 
     # -- distribution (the xdist controller) ------------------------------------------------
@@ -398,6 +467,8 @@ class Kernel:
         worker: called once by pytest-xdist on the controller; returns the case-aware
         scheduler for ``--dist load`` (the default), ``loadgroup`` and ``worksteal``, else
         ``None`` (xdist's own scheduler)."""
+        from .distribution import REPLACED, make_scheduler
+
         dist = config.getvalue("dist")
         if dist not in REPLACED:
             return None
@@ -418,6 +489,8 @@ class Kernel:
         """
         if self.config is None:
             return
+        from . import bus
+
         record = bus.extract(report)
         if record is not None:
             self.results.add(record)
@@ -425,6 +498,8 @@ class Kernel:
                 return
             # the results hold it now: one copy per session, freed with the results
             bus.detach(report)
+            from .safecall import call_each
+
             failures = call_each(
                 self.config,
                 "pytest_prob_logrecord",
@@ -435,6 +510,8 @@ class Kernel:
                 self.failures.add("pytest_prob_logrecord", failures)
         elif report.when == "???" and report.failed and not _is_worker(self.config):
             # pytest-xdist: the worker running this item died before reporting it
+            from .records import crash_record
+
             key = report.nodeid
             found = crash_record(
                 report.nodeid,
@@ -448,6 +525,8 @@ class Kernel:
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
+            from .steps import truncate
+
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -472,8 +551,10 @@ class Kernel:
         """
         if _is_worker(session.config):
             return
-        if not (len(self.results) or self.case_order or self.json_path is not None):
+        if not self.has_report():
             return  # nothing collected and no --prob-json: no report
+        from .safecall import build_report
+
         self.stopped_early = bool(
             session.shouldstop or session.shouldfail or exitstatus == pytest.ExitCode.INTERRUPTED
         )
@@ -485,6 +566,8 @@ class Kernel:
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None
+        from . import jsonreport, writing
+
         try:
             document = jsonreport.build_document(
                 results=self.results,
@@ -511,7 +594,7 @@ class Kernel:
         try:
             return (yield)
         finally:  # also after Ctrl-C or -x: the report is built either way
-            if gc.isenabled() and (len(self.results) or self.case_order):
+            if gc.isenabled() and (self._recorded() or self.case_order):
                 self.collector_paused = True
                 gc.disable()
 
@@ -524,7 +607,7 @@ class Kernel:
         returns nothing. Freed here by reference counting, the records stay out of the full
         collections pytest makes in its own ``pytest_unconfigure`` and cleanup.
         """
-        self.results = Results()
+        self._results = None
         self.builder = None
         if self.collector_paused:
             self.collector_paused = False
@@ -538,6 +621,8 @@ class Kernel:
         """
         if self.builder is None:
             return
+        from .report import render_main
+
         main = render_main(self.builder)
         if main:  # (nothing ran, e.g. --prob-plan: only the extensions' sections)
             terminalreporter.write_sep("=", "probability")
