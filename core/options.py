@@ -20,7 +20,6 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,6 +263,8 @@ class OptionRegistry:
         for key, raw in args.items():
             spec = keys.get(key)
             if spec is None:
+                import difflib  # (only for a misspelt key's suggestion)
+
                 close = difflib.get_close_matches(key, list(keys), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 valid = ", ".join(sorted(keys)) or "none"
