@@ -588,3 +588,38 @@ def test_the_html_case_detail_shows_the_groups(pytester: pytest.Pytester) -> Non
         '<span class="same">(runs 4, 7)</span></li></ul>'
     ) in page
     assert page.count('class="fgroups"') == 1  # the passing case has none
+
+
+@pytest.mark.parametrize(
+    ("flags", "regrouped"),
+    [
+        (["--tb=no", "-rN"], []),  # nothing of pytest's failure output is printed
+        (["--tb=no", "-rf"], [9]),  # the short summary of failed runs only
+        (["--tb=short", "-rN"], [9, 0]),  # the FAILURES and ERRORS sections only
+        (["--tb=short", "-rfE"], [9, 0, 9, 0]),  # both
+    ],
+)
+def test_only_printed_output_is_regrouped(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    regrouped: list[int],
+) -> None:
+    """The stand-in lists are built only for what pytest prints: ``--tb=no`` prints no
+    FAILURES/ERRORS section and ``-rN`` no short summary, so nothing is grouped for them
+    (the bench's 9 failing runs are all "failed" reports: its errors are raised in the
+    body)."""
+    from pytest_probability.extensions.failures import terminal
+
+    asked: list[int] = []
+    original = terminal.regroup
+
+    def counting(reports: list[Any], *args: Any) -> Any:
+        asked.append(len(reports))
+        return original(reports, *args)
+
+    monkeypatch.setattr(terminal, "regroup", counting)
+    pytester.makepyfile(bench_fails=BENCH)
+    result = pytester.inline_run("--prob-runs=10", "-p", "no:randomly", *flags)
+    assert result.ret == 1
+    assert asked == regrouped

@@ -37,6 +37,8 @@ FAILING = (FAIL, ERROR)
 #: the short-summary line
 SECTIONS = {"failed": "failing", "error": "errored"}
 SUMMARIES = {"failed": "failed", "error": "errored"}
+#: the ``-r`` characters (as pytest expands them) that print each one's short-summary lines
+SUMMARY_CHARS = {"failed": "fF", "error": "E"}
 
 
 @dataclass
@@ -264,6 +266,8 @@ def _prepare(
     results.cases()  # (assigns the displayed ids)
     failing: set[str] = set()
     for stat, verb in SUMMARIES.items():
+        if not (set(SUMMARY_CHARS[stat]) & set(chars) or "p" in chars):
+            continue  # pytest prints no short-summary line for it (-rN, -rs, ...)
         build = _summary_builder(config, verb, grouped, failing)
         shown = regroup(stats.get(stat) or [], results, build, FAILING)
         if shown is not None:
@@ -277,6 +281,8 @@ def _prepare(
     ]
     if "P" in chars:  # (-rP, -rA: the PASSES section, the captured output of passing runs)
         sections.append(("passed", _passes_builder(config), (PASS,)))
+    if config.option.tbstyle == "no":  # pytest prints no FAILURES, ERRORS or PASSES section
+        sections = []
     for stat, build, outcomes in sections:
         shown = regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
