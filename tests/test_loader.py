@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SPEC_BENCH, section
@@ -111,3 +112,58 @@ def test_package_list_matches_the_folders() -> None:
             found.add(".".join((package, *parts)))
     assert declared == found
     assert (root / "core" / "py.typed").exists()
+
+
+def test_entry_points_are_those_the_standard_library_finds() -> None:
+    """The loader's cheaper scan finds what ``entry_points(group=...)`` finds, in order, in
+    the environment running the tests (the contrib extensions are installed in it)."""
+    from importlib import metadata
+
+    def described(found: Any) -> list[tuple[str, str, str]]:
+        return [(ep.name, ep.value, ep.dist.name if ep.dist else "") for ep in found]
+
+    assert described(loader.extension_entry_points()) == described(
+        metadata.entry_points(group=loader.ENTRY_POINT_GROUP)
+    )
+
+
+def test_only_distributions_declaring_the_group_are_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Entry points are parsed only for distributions whose ``entry_points.txt`` names the
+    group, and a distribution shadowed by one of the same name earlier on the path is
+    skipped, as the standard library does."""
+    from importlib import metadata
+
+    parsed: list[str] = []
+
+    class Fake(metadata.Distribution):
+        def __init__(self, name: str, text: str | None) -> None:
+            self._fake_name, self._text = name, text
+
+        @property
+        def _normalized_name(self) -> str:
+            return self._fake_name
+
+        def read_text(self, filename: str) -> str | None:
+            return self._text if filename == "entry_points.txt" else None
+
+        def locate_file(self, path: Any) -> Any:
+            raise NotImplementedError
+
+        @property
+        def entry_points(self) -> metadata.EntryPoints:
+            parsed.append(self._fake_name)
+            return super().entry_points
+
+    ours = "[pytest_probability.extensions]\nmine = mine.plugin\n"
+    dists = [
+        Fake("plain", "[console_scripts]\nx = x:main\n"),
+        Fake("none", None),
+        Fake("mine", ours + "[pytest11]\nother = mine.other\n"),
+        Fake("mine", "[pytest_probability.extensions]\nold = old.plugin\n"),  # shadowed
+    ]
+    monkeypatch.setattr(metadata, "distributions", lambda: iter(dists))
+    found = loader.extension_entry_points()
+    assert [(ep.name, ep.value) for ep in found] == [("mine", "mine.plugin")]
+    assert parsed == ["mine"]
