@@ -50,6 +50,33 @@ HEAVY = (
     "pytest_probability.extensions.comparisons.regression",
 )
 
+COMPARISONS = "pytest_probability.extensions.comparisons"
+#: What the comparisons extension loads only when first used (an unrelated session imports
+#: none of it): its per-config state and the registries of comparison tests and p
+#: adjustments (``session``, ``registry``, filled at ``pytest_configure`` only when a plugin
+#: other than its own implements a registration hook or an option names an entry), the
+#: bundled adjustments (``adjust``), the axis analysis (``axes``) and the collection-time
+#: work (``collection``).
+COMPARISONS_ON_FIRST_USE = tuple(
+    f"{COMPARISONS}.{name}" for name in ("session", "registry", "adjust", "axes", "collection")
+)
+#: ... and all it imports there: the package, its hooks and the settings it declares, and
+#: the compare items' tracker (registered in every aggregating process).
+COMPARISONS_AT_START = sorted(
+    [COMPARISONS]
+    + [
+        f"{COMPARISONS}.{name}"
+        for name in (
+            "hookspecs",
+            "plugin",
+            "axis_options",
+            "regression_options",
+            "sequential_options",
+            "items",
+        )
+    ]
+)
+
 IMPORTED = """
 import json, sys
 import pytest
@@ -134,6 +161,90 @@ def test_an_unrelated_session_imports_no_heavy_machinery(tmp_path: Path) -> None
     modules = set(found["modules"])  # type: ignore[arg-type]
     assert "pytest_probability.kernel" in modules  # the plugin did load
     assert sorted(modules.intersection(HEAVY)) == []
+
+
+@pytest.mark.subprocess
+def test_an_unrelated_session_leaves_the_comparisons_machinery_unloaded(tmp_path: Path) -> None:
+    found = _unrelated_session(tmp_path)
+    assert found["code"] == 0
+    modules = set(found["modules"])  # type: ignore[arg-type]
+    assert sorted(modules.intersection(COMPARISONS_ON_FIRST_USE)) == []
+    assert sorted(m for m in modules if m.split(".")[:3] == COMPARISONS.split(".")) == (
+        COMPARISONS_AT_START
+    )
+
+
+@pytest.mark.parametrize(
+    ("conftest", "error"),
+    [
+        (
+            "def pytest_prob_register_comparison_tests(register, config):\n"
+            "    register('paired', lambda pairs, settings: None)\n",
+            "registering a comparison test failed: comparison test 'paired' is registered twice",
+        ),
+        (
+            "def pytest_prob_register_comparison_tests(register, config):\n"
+            "    raise ValueError('no licence for the bayes test')\n",
+            "registering a comparison test failed: no licence for the bayes test",
+        ),
+        (
+            "def pytest_prob_register_p_adjustments(register, config):\n"
+            "    register('Sidak', list)\n",
+            "registering a p adjustment failed: p adjustment name 'Sidak' must be lowercase "
+            "letters, digits, '-' or '_'",
+        ),
+    ],
+    ids=["twice", "raises", "bad-name"],
+)
+def test_a_broken_comparison_registration_stops_even_an_unrelated_session(
+    pytester: pytest.Pytester, conftest: str, error: str
+) -> None:
+    """The registries load on first use unless a plugin other than the bundled one registers
+    into them: then they are filled at ``pytest_configure``, so a broken registration is a
+    usage error before anything is collected, bench files or not."""
+    pytester.makeconftest(conftest)
+    pytester.makepyfile(test_a="def test_a():\n    assert True\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {error}"])
+    result.stdout.no_fnmatch_line("*collected*")
+
+
+LATE_CONFTEST = """
+def pytest_prob_register_comparison_tests(register, config):
+    register({name!r}, lambda pairs, settings: None)
+"""
+
+
+def test_a_later_conftest_registers_as_if_the_registries_were_filled_at_start_up(
+    pytester: pytest.Pytester,
+) -> None:
+    """A ``conftest.py`` in a subdirectory is registered at collection, after the registries
+    were left to their first use: it fills them on its registration, its entries after the
+    bundled ones, and its errors are collection errors even when nothing is compared."""
+    compared = pytester.mkdir("compared")
+    (compared / "conftest.py").write_text(LATE_CONFTEST.format(name="rough"))
+    (compared / "bench_x.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.probability(compare='arm', compare_test='typo')\n"
+        "@pytest.mark.parametrize('arm', ['a', 'b'])\n"
+        "def bench_x(arm):\n    pass\n"
+    )
+    broken = pytester.mkdir("broken")
+    (broken / "conftest.py").write_text(LATE_CONFTEST.format(name="paired"))
+    (broken / "test_a.py").write_text("def test_a():\n    assert True\n")
+
+    # (not given as arguments: pytest would load their conftest files before configuring)
+    result = pytester.runpytest("--ignore=broken", "--prob-runs=1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["*compare_test='typo': unknown comparison test 'typo'; registered: paired, rough"]
+    )
+    result = pytester.runpytest("--ignore=compared")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["ERROR broken - ValueError: comparison test 'paired' is registered twice"]
+    )
 
 
 @pytest.mark.subprocess

@@ -7,15 +7,19 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
-from pytest_probability.options import OptionRegistry
 from pytest_probability.values import parse_bool, parse_points
 
 from .regression_options import add_options as add_regression_options
 from .sequential_options import add_options as add_sequential_options
-from .session import PAIRED, state_of
+
+if TYPE_CHECKING:
+    import pytest
+    from pytest_probability.options import OptionRegistry
+
+#: the bundled comparison test's name (the default ``compare_test``)
+PAIRED = "paired"
 
 
 def parse_axis(value: Any) -> str:
@@ -45,11 +49,15 @@ def parse_flag(value: Any) -> bool:
 
 def parse_test(value: Any, config: pytest.Config) -> str:
     """A registered comparison test's name."""
+    from .session import state_of
+
     return state_of(config).tests().check(value)
 
 
 def parse_adjust(value: Any, config: pytest.Config) -> str:
     """A registered p adjustment's name."""
+    from .session import state_of
+
     return state_of(config).adjustments().check(value)
 
 

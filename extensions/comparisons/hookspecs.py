@@ -23,9 +23,11 @@ def pytest_prob_register_comparison_tests(
 ) -> None:
     """Register comparison tests by name.
 
-    Called once per session, historically, the first time a test is needed (while options
-    are validated at ``pytest_configure``), in every process; implementations registered
-    later (a conftest) are called on registration.
+    Called once per session, historically, in every process: at ``pytest_configure`` when
+    a plugin other than the bundled extension implements this hook or
+    ``pytest_prob_register_p_adjustments``, or ``prob_compare_test`` or ``--prob-adjust``
+    is set; else the first time a test is needed. Implementations registered later (a
+    conftest) are called on registration.
 
     :param register: ``register(name, compute, *, description="")``;
         ``compute(pairs, settings)`` receives the paired inputs of one arm (a sequence of
@@ -49,8 +51,11 @@ def pytest_prob_register_comparison_tests(
 def pytest_prob_register_p_adjustments(register: RegisterAdjustment, config: pytest.Config) -> None:
     """Register p-value adjustments for a family of comparisons by name.
 
-    Called once per session, historically, the first time an adjustment is needed (while
-    options are validated), in every process.
+    Called once per session, historically, in every process: at ``pytest_configure`` when
+    a plugin other than the bundled extension implements this hook or
+    ``pytest_prob_register_comparison_tests``, or ``prob_compare_test`` or
+    ``--prob-adjust`` is set; else the first time an adjustment is needed. Implementations
+    registered later (a conftest) are called on registration.
 
     :param register: ``register(name, adjust, *, description="")``; ``adjust(p_values)``
         receives the session's comparison p-values (every comparison that has one, in

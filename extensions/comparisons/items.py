@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from pytest_probability.collect import VerdictItem
 from pytest_probability.kernel import kernel_of
 
-from .session import build, state_of
-
 if TYPE_CHECKING:
+    from pytest_probability.collect import VerdictItem
+
     from .engine import Comparison
 
 KIND_PREFIX = "compare:"
@@ -24,6 +23,8 @@ DEFERRED = "judged at session end"
 def judge_item(item: VerdictItem) -> None:
     """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran; skip
     (judged at session end) when some of the function's runs ran elsewhere."""
+    from .session import build
+
     config = item.config
     results = kernel_of(config).results
     # the runs the session selected (all, unless --deselect/-k kept only some of them)
@@ -70,10 +71,12 @@ def failing(comparison: Comparison, config: pytest.Config) -> bool:
 
 
 class CompareItemOutcomes:
-    """Remembers how each ``[compare:ARM]`` item ended (``probability.comparisons.items``)."""
+    """Remembers how each ``[compare:ARM]`` item ended (``probability.comparisons.items``).
+    Registered in every aggregating process (the xdist controller learns of compare items
+    only from their reports); the comparisons' state loads with the first such report."""
 
     def __init__(self, config: pytest.Config) -> None:
-        self.state = state_of(config)
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a compare item's outcome. Called for every report in the aggregating
@@ -81,5 +84,8 @@ class CompareItemOutcomes:
         if "[compare:" not in report.nodeid:
             return
         if report.when == "call" or not report.passed:
+            from .session import state_of
+
             deferred = report.skipped and DEFERRED in str(report.longrepr)
-            self.state.item_outcomes[report.nodeid] = "deferred" if deferred else report.outcome
+            outcome = "deferred" if deferred else report.outcome
+            state_of(self.config).item_outcomes[report.nodeid] = outcome

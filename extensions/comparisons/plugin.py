@@ -12,18 +12,21 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import Case, FunctionCases
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
-from pytest_probability.verdicts import VerdictRequest
 
-from .sequential_options import sequential_mode
-from .session import build, register_bundled, state_of
+if TYPE_CHECKING:
+    from pytest_probability.cases import Case, FunctionCases
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+    from pytest_probability.verdicts import VerdictRequest
+
+#: the hooks that fill the registries of comparison tests and p adjustments
+REGISTRATION_HOOKS = ("pytest_prob_register_comparison_tests", "pytest_prob_register_p_adjustments")
+#: set when this process collected a bench function (so the comparisons' state exists)
+COLLECTED = pytest.StashKey[bool]()
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -35,14 +38,27 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Fill the registries now (a broken registration is a usage error before anything
-    runs), register the baseline regression when one of its options is given, track
+    """Fill the registries now when that can matter (:func:`registries_now`: a broken
+    registration is a usage error before anything runs), else on first use, watching for a
+    plugin registered later that implements a registration hook (:class:`LateRegistrations`);
+    register the baseline regression when one of its options is given, track
     ``[compare:ARM]`` items in the aggregating process, and register the sequential
     comparisons under ``--prob-stop=sequential``. Called once per process; returns
     nothing."""
-    state = state_of(config)
-    state.tests()
-    state.adjustments()
+    from pytest_probability.kernel import kernel_of
+
+    from .sequential_options import sequential_mode
+
+    if registries_now(config):
+        from .session import state_of
+
+        state = state_of(config)
+        state.tests()
+        state.adjustments()
+    else:
+        config.pluginmanager.register(
+            LateRegistrations(config), "probability.comparisons.registrations"
+        )
     options = kernel_of(config).options
     if any(
         options.session_value(name) is not None
@@ -61,15 +77,72 @@ def pytest_configure(config: pytest.Config) -> None:
         seqruntime.configure(config)
 
 
+def registries_now(config: pytest.Config) -> bool:
+    """Whether the registries are filled at ``pytest_configure``: when a plugin other than
+    this one implements a registration hook (its errors are usage errors at start-up), or
+    when ``prob_compare_test`` or ``--prob-adjust`` (ini ``prob_adjust``) is set (its parser,
+    run by the kernel before this, filled that registry already). Otherwise only the bundled
+    registrations would run, which cannot fail: the registries and their modules load when
+    first needed."""
+    for name in REGISTRATION_HOOKS:
+        if not all(_bundled(impl.plugin) for impl in getattr(config.hook, name).get_hookimpls()):
+            return True
+    from pytest_probability.kernel import kernel_of
+
+    specs = kernel_of(config).options.specs
+    for spec in (specs["compare_test"], specs["adjust"]):
+        if spec.cli is not None and config.getoption(spec.dest, None) is not None:
+            return True
+        if spec.ini is not None and config.getini(spec.ini) not in (None, "", []):
+            return True
+    return False
+
+
+def _bundled(plugin: object) -> bool:
+    """Whether ``plugin`` is this module (compared by name, so that a copy of the module
+    imported again still counts)."""
+    return getattr(plugin, "__name__", None) == __name__
+
+
+class LateRegistrations:
+    """Registered (as ``probability.comparisons.registrations``) when the registries are
+    left to their first use: a plugin registered after ``pytest_configure`` that implements
+    a registration hook (a ``conftest.py`` in a subdirectory) fills the registries on its
+    registration, as it would have had they been filled at ``pytest_configure``."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_plugin_registered(self, plugin: object) -> None:
+        """Fill the registries when ``plugin`` implements a registration hook (the ones
+        registered before this, replayed now, cannot: :func:`registries_now`). Called for
+        every plugin registered in the process; returns nothing."""
+        if _bundled(plugin):
+            return
+        hook = self.config.hook
+        if any(
+            impl.plugin is plugin
+            for name in REGISTRATION_HOOKS
+            for impl in getattr(hook, name).get_hookimpls()
+        ):
+            from .session import state_of
+
+            state_of(self.config).registered_late(plugin)
+
+
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``paired`` test. Called once per session, in every process;
     returns nothing."""
+    from .session import register_bundled
+
     register_bundled(register, lambda *args, **kwargs: None)
 
 
 def pytest_prob_register_p_adjustments(register: Any, config: pytest.Config) -> None:
     """Register ``none``, ``holm``, ``bonferroni`` and ``bh``. Called once per session, in
     every process; returns nothing."""
+    from .session import register_bundled
+
     register_bundled(lambda *args, **kwargs: None, register)
 
 
@@ -84,6 +157,7 @@ def pytest_prob_collect_function_verdicts(
     verdict requests. Raises ``OptionError`` (a collection error naming the function) for a
     bad axis, ``baseline=``, ``equivalence`` or ``margin`` (:func:`.collection.function_verdicts`).
     """
+    config.stash[COLLECTED] = True
     from .collection import function_verdicts
 
     return function_verdicts(function, config)
@@ -93,7 +167,11 @@ def pytest_prob_collect_function_verdicts(
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Warn about a session-wide axis no collected function has and about margins with too
     few paired inputs for an interval (:func:`.collection.collection_warnings`). Called once
-    after collection (after deselection) in collecting processes; returns nothing."""
+    after collection (after deselection) in collecting processes; returns nothing. Without a
+    bench function collected there is nothing to warn about (the collection machinery stays
+    unloaded)."""
+    if not session.config.stash.get(COLLECTED, False):
+        return
     from .collection import collection_warnings
 
     collection_warnings(session)
@@ -112,12 +190,19 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Build every comparison from the records; failing margin verdicts fail the session.
     Called once at the end, before the report is built, in the aggregating process only
-    (a worker returns at once); returns nothing."""
+    (a worker returns at once, and so does a session without results); returns nothing."""
     config = session.config
     if hasattr(config, "workerinput"):
         return
+    from pytest_probability.kernel import kernel_of
+
+    cases = kernel_of(config).results.cases()
+    if not cases:  # nothing to compare: the comparisons' machinery need not load
+        return
+    from .session import build, state_of
+
     state = state_of(config)
-    state.comparisons = build(config, kernel_of(config).results.cases())
+    state.comparisons = build(config, cases)
     if not state.comparisons:
         return
     from .items import failing

@@ -6,9 +6,10 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_probability.options import OptionRegistry
+if TYPE_CHECKING:
+    from pytest_probability.options import OptionRegistry
 
 PLUGIN_NAME = "probability.comparisons.baseline"
 

@@ -18,13 +18,15 @@ from pytest_probability.results import SKIP, CaseResult
 
 from .adjust import benjamini_hochberg, bonferroni, holm
 from .axes import ArmInfo
+from .axis_options import PAIRED  # the bundled test's name, declared with its setting
 from .registry import Named, Pair, Side, TestSettings
 
 if TYPE_CHECKING:
     from .engine import Comparison
 
-#: the bundled comparison test's name
-PAIRED = "paired"
+#: the hooks that fill the registries
+TESTS_HOOK = "pytest_prob_register_comparison_tests"
+ADJUSTMENTS_HOOK = "pytest_prob_register_p_adjustments"
 
 STATE_KEY = pytest.StashKey["CompareState"]()
 RECORD_FIELD = "compare"
@@ -95,22 +97,44 @@ class CompareState:
     def tests(self) -> Named:
         if self._tests is None:
             self._tests = Named("comparison test")
-            self._register("pytest_prob_register_comparison_tests", self._tests)
+            self._register(TESTS_HOOK, self._tests)
         return self._tests
 
     def adjustments(self) -> Named:
         if self._adjustments is None:
             self._adjustments = Named("p adjustment")
-            self._register("pytest_prob_register_p_adjustments", self._adjustments)
+            self._register(ADJUSTMENTS_HOOK, self._adjustments)
         return self._adjustments
 
-    def _register(self, hook_name: str, registry: Named) -> None:
+    def registered_late(self, plugin: object) -> None:
+        """Fill the registries not filled yet because ``plugin``, registered after
+        ``pytest_configure`` left them to their first use, implements a registration hook:
+        as if they had been filled at ``pytest_configure`` and ``plugin`` registered
+        afterwards. The other implementations are called first, then ``plugin``'s, as pluggy
+        applies a historic call to an implementation registered after it, so the names
+        keep that order and ``plugin``'s errors propagate from its registration as they
+        are."""
+        if self._tests is None:
+            self._tests = Named("comparison test")
+            self._register(TESTS_HOOK, self._tests, late=plugin)
+        if self._adjustments is None:
+            self._adjustments = Named("p adjustment")
+            self._register(ADJUSTMENTS_HOOK, self._adjustments, late=plugin)
+
+    def _register(self, hook_name: str, registry: Named, late: object = None) -> None:
+        hook = getattr(self.config.hook, hook_name)
+        kwargs = {"register": registry.register, "config": self.config}
+        first = hook
+        if late is not None:  # the call recorded for later plugins, without ``late``'s part
+            first = self.config.pluginmanager.subset_hook_caller(hook_name, [late])
         try:
-            getattr(self.config.hook, hook_name).call_historic(
-                kwargs={"register": registry.register, "config": self.config}
-            )
+            first.call_historic(kwargs=kwargs)
         except ValueError as exc:
             raise pytest.UsageError(f"registering a {registry.what} failed: {exc}") from None
+        if first is not hook:  # then ``late``'s part, as on its registration
+            for impl in hook.get_hookimpls():
+                if impl.plugin is late:
+                    impl.function(*(kwargs[name] for name in impl.argnames))
 
     def warn_once(self, key: str, message: str) -> None:
         if key not in self.warned:
