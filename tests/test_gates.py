@@ -378,6 +378,38 @@ def test_bad_undecided_option(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*--prob-undecided=maybe*expected one of fail, pass*"])
 
 
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        pytest.param(
+            "register('rate', configure=lambda mark, config: None, judge=print)",
+            "gate kind 'rate' is registered twice",
+            id="twice",
+        ),
+        pytest.param("raise ValueError('no kinds today')", "no kinds today", id="raises"),
+    ],
+)
+def test_a_broken_gate_kind_registration_is_a_usage_error(
+    pytester: pytest.Pytester, body: str, error: str
+) -> None:
+    """A conftest's ``pytest_prob_register_gates`` that fails (a name registered twice, a
+    ``ValueError``) is a ``UsageError`` naming the registration. The kinds are registered
+    the first time gates are needed (collecting the first bench case; a session without
+    one never calls the hook), so it stops the session at collection."""
+    pytester.makeconftest(f"def pytest_prob_register_gates(register, config):\n    {body}\n")
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    assert pytester.runpytest().ret == 0
+    pytester.makepyfile(bench_classify=GATED_BENCH)
+    result = pytester.runpytest()
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting bench_classify.py*",
+            f"E   pytest.UsageError: registering gate kinds failed: {error}",
+        ]
+    )
+
+
 @pytest.mark.parametrize(("rate_bar", "runs"), [(0.8, 17), (0.9, 36), (0.95, 72), (0.99, 368)])
 def test_minimum_runs_exact_at_95(pytestconfig: pytest.Config, rate_bar: float, runs: int) -> None:
     spec = rate.RateSpec(rate_bar, settings(pytestconfig, {"method": "exact", "confidence": 0.95}))

@@ -77,6 +77,21 @@ COMPARISONS_AT_START = sorted(
     ]
 )
 
+#: What the gates and stopping extensions load only when a session has gated cases or a
+#: stopping rule on: the bundled gate kinds and the gate state, the stopper, the rules, the
+#: confidence sequence and the curtailment thresholds. (``gates.registry`` and
+#: ``stopping.service`` are not listed: the latency, metrics and comparisons plugins import
+#: them at start-up.)
+GATES_AND_STOPPING = (
+    "pytest_probability.extensions.gates.rate",
+    "pytest_probability.extensions.gates.state",
+    "pytest_probability.extensions.gates.explain",
+    "pytest_probability.extensions.stopping.stopper",
+    "pytest_probability.extensions.stopping.rules",
+    "pytest_probability.extensions.stopping.sequence",
+    "pytest_probability.extensions.stopping.curtail",
+)
+
 IMPORTED = """
 import json, sys
 import pytest
@@ -245,6 +260,15 @@ def test_a_later_conftest_registers_as_if_the_registries_were_filled_at_start_up
     result.stdout.fnmatch_lines(
         ["ERROR broken - ValueError: comparison test 'paired' is registered twice"]
     )
+
+
+@pytest.mark.subprocess
+def test_an_unrelated_session_imports_no_gates_or_stopping_machinery(tmp_path: Path) -> None:
+    found = _unrelated_session(tmp_path)
+    modules = set(found["modules"])  # type: ignore[arg-type]
+    assert "pytest_probability.extensions.gates.plugin" in modules  # the extensions did load
+    assert "pytest_probability.extensions.stopping.plugin" in modules
+    assert sorted(modules.intersection(GATES_AND_STOPPING)) == []
 
 
 @pytest.mark.subprocess

@@ -271,6 +271,39 @@ def test_bad_stop_value_and_gates_disabled(pytester: pytest.Pytester) -> None:
     off.stderr.fnmatch_lines(["ERROR: --prob-stop=curtail stops gated cases and needs*"])
 
 
+BROKEN_RULES = """
+def pytest_prob_register_stopping_rules(register, config):
+    register("curtail", lambda context: None)
+"""
+
+
+def test_a_broken_rule_registration_is_a_usage_error_at_start_up(
+    pytester: pytest.Pytester,
+) -> None:
+    """The rules are registered at ``pytest_configure`` in every session (it costs a hook
+    call: the rules' modules load when a rule is on), so a conftest's broken
+    ``pytest_prob_register_stopping_rules`` stops any session, without ``--prob-stop`` or
+    bench files too; a conftest found while collecting is called on registration (the hook
+    is historic) and fails its directory's collection."""
+    pytester.makeconftest(BROKEN_RULES)
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    for args in ([], ["--prob-stop=curtail"]):
+        result = pytester.runpytest(*args)
+        assert result.ret == 4
+        result.stderr.fnmatch_lines(
+            [
+                "ERROR: registering stopping rules failed: stopping rule 'curtail' is registered twice"
+            ]
+        )
+    (pytester.path / "conftest.py").unlink()
+    later = pytester.mkdir("later")
+    (later / "conftest.py").write_text(BROKEN_RULES)
+    (later / "test_b.py").write_text("def test_b():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["*ValueError: stopping rule 'curtail' is registered twice"])
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]])
 def test_xdist_never_stops_from_a_partial_view(pytester: pytest.Pytester, dist: list[str]) -> None:

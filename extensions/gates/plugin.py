@@ -5,23 +5,21 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.collect import VerdictItem
-from pytest_probability.decided import decide_runs
 from pytest_probability.kernel import kernel_of
-from pytest_probability.located import warn_at_selected
-from pytest_probability.options import OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
 from pytest_probability.values import parse_bool, parse_fraction, parse_positive_int
-from pytest_probability.verdicts import VerdictRequest, verdict_properties
 
-from . import rate
-from .registry import PASS, UNDECIDED
-from .state import state_of
+if TYPE_CHECKING:  # the gates' machinery loads when a session has gated cases
+    from pytest_probability.cases import Case
+    from pytest_probability.collect import VerdictItem
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+    from pytest_probability.verdicts import VerdictRequest
+
+    from .state import GateState
 
 GATE_KIND = "gate"
 GATE_SUFFIX = f"[{GATE_KIND}]"
@@ -116,6 +114,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
     """Register the ``rate`` and ``count`` kinds (first, so they lead the section).
     Called once per session through the historic hook; returns nothing."""
+    from . import rate
+
     register(
         "rate",
         configure=rate.configure_rate,
@@ -144,6 +144,8 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     Called once per case at collection in collecting processes; returns the verdict
     requests (none for an ungated case or with ``--prob-no-gate-items``).
     """
+    from .state import state_of
+
     state = state_of(config)
     gates = state.case_gates(case.key, case.mark)
     if not gates:
@@ -152,15 +154,21 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     if infeasible:
         state.infeasible[case.key] = infeasible
     if case.key in state.deciding:
+        from pytest_probability.decided import decide_runs
+
         decide_runs(config, case.key, XFAIL_REASON)
     if not kernel_of(config).options.session_value("gate_items"):
         return []
+    from pytest_probability.verdicts import VerdictRequest
+
     rules = ", ".join(kind.describe(spec) for kind, spec in gates)
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
 
 
 def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
     """A :class:`GateWarning` per gate of ``case`` that cannot pass with its planned runs."""
+    from . import rate
+
     found: list[Warning] = []
     for kind, spec in gates:
         if kind.minimum_runs is None:
@@ -187,6 +195,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     Called once after collection (after deselection) in collecting processes; under
     pytest-xdist only the first worker warns. Returns nothing.
     """
+    if not kernel_of(session.config).case_order:
+        return  # no case selected (the kernel's tryfirst hook ran): nothing to warn about
+    from pytest_probability.located import warn_at_selected
+
+    from .state import state_of
+
     state = state_of(session.config)
     pending, state.infeasible = state.infeasible, {}
     warn_at_selected(session, pending)
@@ -214,6 +228,8 @@ def judge_item(item: VerdictItem) -> None:
         )
     if case is None or case.total == 0:
         pytest.skip("every run of the case was skipped: there is nothing to judge")
+    from .state import state_of
+
     verdict = state_of(config).judge(case)
     if verdict is None:
         return
@@ -230,6 +246,8 @@ def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
     JUnit XML properties of the ``[gate]`` testcase: ``prob.verdict``, ``prob.runs``,
     ``prob.planned``, then ``prob.<kind>.<field>`` per check (``prob.rate.low``,
     ``prob.rate.min_rate``, ``prob.rate.line``, …)."""
+    from pytest_probability.verdicts import verdict_properties
+
     fields: dict[str, Any] = {
         "verdict": verdict.verdict,
         "runs": selected,
@@ -244,10 +262,18 @@ def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
 # -- aggregating process ------------------------------------------------------------------------
 class GateItemOutcomes:
     """Remembers how each ``[gate]`` item ended (registered per session as
-    ``probability.gates.items``)."""
+    ``probability.gates.items``: the aggregating process of pytest-xdist collects nothing,
+    so it cannot know beforehand whether gate items will report). The gate state is looked
+    up at the first gate item's report."""
 
     def __init__(self, config: pytest.Config) -> None:
-        self.state = state_of(config)
+        self.config = config
+
+    @property
+    def state(self) -> GateState:
+        from .state import state_of
+
+        return state_of(self.config)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a gate item's outcome. Called for every report in the aggregating process;
@@ -282,13 +308,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    state = state_of(config)
     results = kernel_of(config).results
+    # every run skipped: the case is skipped, not judged
+    judged = [case for case in results.cases() if case.total != 0]
+    if not judged:
+        return
+    from .state import state_of
+
+    state = state_of(config)
     undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
     failing = False
-    for case in results.cases():
-        if case.total == 0:  # every run skipped: the case is skipped, not judged
-            continue
+    for case in judged:
         verdict = state.judge(case)
         if verdict is None:
             continue
@@ -305,6 +335,9 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``Gates:`` line, the ``probability: gates`` section, ``rows[].gate``
     and the top-level ``gates`` object. Called once in the aggregating process."""
+    from .registry import PASS, UNDECIDED
+    from .state import state_of
+
     state = state_of(config)
     if not state.verdicts:
         return

@@ -21,19 +21,21 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_probability.lazy import lazy_exports
 
-from .curtail import FAIL, Thresholds
-from .curtail import PASS as PASS  # re-exported for the planner
-from .curtail import UNDECIDED as UNDECIDED
-
 if TYPE_CHECKING:
     from pytest_probability.cases import Case
 
+    from .curtail import Thresholds
 
-#: The stopping rule and the confidence sequence, for the planner (which models the rule the
-#: runtime applies); imported on first use.
+
+#: The verdict words and thresholds, the stopping rule and the confidence sequence, for the
+#: planner (which models the rule the runtime applies); imported on first use.
 __getattr__, _ = lazy_exports(
     __name__,
     {
+        "FAIL": "pytest_probability.extensions.stopping.curtail",
+        "PASS": "pytest_probability.extensions.stopping.curtail",
+        "UNDECIDED": "pytest_probability.extensions.stopping.curtail",
+        "Thresholds": "pytest_probability.extensions.stopping.curtail",
         "RATE": "pytest_probability.extensions.stopping.rules",
         "sequential_decision": "pytest_probability.extensions.stopping.rules",
         "sequence_end": "pytest_probability.extensions.stopping.sequence",
@@ -124,6 +126,8 @@ class CaseStopping:
         """Why the case must keep running although the rule settled its gates on
         ``verdict``: :func:`holding` over the readers, without the case's own open gates
         when ``verdict`` is FAIL (the worst of its checks, whatever they do)."""
+        from .curtail import FAIL
+
         return holding(self.readers[self.own :] if verdict == FAIL else self.readers, context)
 
 
