@@ -287,3 +287,69 @@ def test_pass_hat_1_has_the_function_level_interval(pytester: pytest.Pytester) -
             "  k        N=12 inputs × k=5  63.3%  [48.3%, 78.3%]  ρ=0.20"
         )
         assert metrics[0] == "  k        pass^1  N=12 inputs  63.3%  [48.3%, 78.3%]"
+
+
+# -- registration at start-up ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('raise ValueError("no metrics today")', "no metrics today"),
+        ('register("pass^", lambda case, k: 1.0)', "metric 'pass^' is registered twice"),
+    ],
+    ids=["raises", "registers-twice"],
+)
+def test_a_broken_conftest_registration_is_a_usage_error_at_start_up(
+    pytester: pytest.Pytester, body: str, message: str
+) -> None:
+    """Also in a session that does not use the plugin (no bench file, no ``--prob-*``): a
+    plugin other than the extension implements the hook, so the registry is filled at
+    ``pytest_configure``."""
+    pytester.makeconftest(f"def pytest_prob_register_metrics(register, config):\n    {body}\n")
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == f"ERROR: registering metrics failed: {message}"
+    assert not any("Traceback" in line for line in result.errlines + result.outlines)
+
+
+LATE_CONFTEST = """
+from pytest_probability.extensions.metrics.plugin import metrics_of
+
+
+def pytest_prob_register_metrics(register, config):
+    {body}
+
+
+def pytest_collection_finish(session):
+    print("accepted:", metrics_of(session.config).accepted())
+"""
+
+
+def test_a_conftest_registered_after_configure_registers_after_the_bundled_metrics(
+    pytester: pytest.Pytester,
+) -> None:
+    """A subdirectory's conftest registers after ``pytest_configure``, which left the
+    registry to first use: its metrics still come after the bundled ones."""
+    pytester.mkpydir("sub").joinpath("conftest.py").write_text(
+        LATE_CONFTEST.format(body='register("late", lambda case, k: 1.0)')
+    )
+    pytester.path.joinpath("sub", "test_b.py").write_text("def test_b():\n    pass\n")
+    result = pytester.runpytest("-s", "-p", "no:probability.agreement")
+    assert result.ret == pytest.ExitCode.OK
+    assert "accepted: pass^K, pass@K, late (K a whole number >= 1)" in result.outlines
+
+
+def test_a_conftest_registered_after_configure_fails_its_collection_when_broken(
+    pytester: pytest.Pytester,
+) -> None:
+    """... and one whose registration raises is a collection error at its registration,
+    whether or not metrics are used."""
+    pytester.mkpydir("sub").joinpath("conftest.py").write_text(
+        LATE_CONFTEST.format(body='raise ValueError("too late")')
+    )
+    pytester.path.joinpath("sub", "test_b.py").write_text("def test_b():\n    pass\n")
+    result = pytester.runpytest("-p", "no:probability.agreement")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "ERROR sub - ValueError: too late" in result.outlines

@@ -92,6 +92,22 @@ GATES_AND_STOPPING = (
     "pytest_probability.extensions.stopping.curtail",
 )
 
+#: What the ``intervals`` and ``metrics`` extensions load when first used: the row methods
+#: and their registry, the function-level lines, the metric registry (built at
+#: ``pytest_configure`` only when another plugin registers metrics or ``--prob-metric`` is
+#: given), the estimators and the metric lines, and both explain readers. Importing
+#: ``intervals.service`` (the gates extension does) loads none of them.
+INTERVALS_AND_METRICS = (
+    "pytest_probability.extensions.intervals.aggregate",
+    "pytest_probability.extensions.intervals.explain",
+    "pytest_probability.extensions.intervals.methods",
+    "pytest_probability.extensions.intervals.registry",
+    "pytest_probability.extensions.metrics.estimators",
+    "pytest_probability.extensions.metrics.explain",
+    "pytest_probability.extensions.metrics.registry",
+    "pytest_probability.extensions.metrics.summary",
+)
+
 IMPORTED = """
 import json, sys
 import pytest
@@ -269,6 +285,17 @@ def test_an_unrelated_session_imports_no_gates_or_stopping_machinery(tmp_path: P
     assert "pytest_probability.extensions.gates.plugin" in modules  # the extensions did load
     assert "pytest_probability.extensions.stopping.plugin" in modules
     assert sorted(modules.intersection(GATES_AND_STOPPING)) == []
+
+
+@pytest.mark.subprocess
+def test_an_unrelated_session_imports_no_interval_or_metric_machinery(tmp_path: Path) -> None:
+    found = _unrelated_session(tmp_path)
+    modules = set(found["modules"])  # type: ignore[arg-type]
+    assert {  # the extensions did register
+        "pytest_probability.extensions.intervals.plugin",
+        "pytest_probability.extensions.metrics.plugin",
+    } <= modules
+    assert sorted(modules.intersection(INTERVALS_AND_METRICS)) == []
 
 
 @pytest.mark.subprocess

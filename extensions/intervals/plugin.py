@@ -5,14 +5,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.percentages import interval_cells
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import CaseResult, Results
 from pytest_probability.values import (
     parse_bool,
     parse_nonnegative_int,
@@ -20,9 +15,12 @@ from pytest_probability.values import (
     parse_probability,
 )
 
-from . import aggregate
-from .methods import bayes, clopper_pearson, wilson
-from .service import interval_methods, settings
+if TYPE_CHECKING:
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import CaseResult, Results
+
+    from .aggregate import Aggregate
 
 PRIOR_EXPECTED = "expected two positive numbers 'a,b' such as '1,1', got {value!r}"
 INTERVAL_ORDER = 200
@@ -70,6 +68,8 @@ def parse_min_inputs(value: Any) -> int:
 
 def parse_method(value: Any, config: pytest.Config) -> str:
     """A registered interval method name."""
+    from .service import interval_methods
+
     return interval_methods(config).check(value)
 
 
@@ -153,6 +153,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
     """Register ``exact``, ``wilson`` and ``bayes`` (first, so they lead the list).
     Called once per session through the historic hook; returns nothing."""
+    from .methods import bayes, clopper_pearson, wilson
+
     register(
         "exact",
         lambda x, n, level, prior: _pair(clopper_pearson(x, n, level)),
@@ -180,6 +182,12 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the interval column, ``ci`` row fields, the function-level and Overall
     lines and the JSON ``aggregates``. Called once in the aggregating process."""
+    from pytest_probability.kernel import kernel_of
+    from pytest_probability.percentages import interval_cells
+
+    from .aggregate import render
+    from .service import interval_methods, settings
+
     options = kernel_of(config).options
     bounds: dict[str, tuple[float, float]] = {}
     tags: dict[str, str] = {}
@@ -226,11 +234,13 @@ def pytest_prob_build_report(
         report.add_column("interval", cells, order=INTERVAL_ORDER, align="left")
     lines = _aggregates(results, config)
     if lines:
-        report.add_block(aggregate.render(lines), order=FUNCTION_LINES_ORDER)
+        report.add_block(render(lines), order=FUNCTION_LINES_ORDER)
     report.set_json("aggregates", [line.to_json() for line in lines])
 
 
-def _aggregates(results: Results, config: pytest.Config) -> list[aggregate.Aggregate]:
+def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
+    from pytest_probability.kernel import kernel_of
+
     options = kernel_of(config).options
     level = options.session_value("confidence")
     resamples = options.session_value("bootstrap")
@@ -260,11 +270,13 @@ def _line(
     level: float,
     resamples: int,
     seed: int,
-) -> aggregate.Aggregate:
-    ordered = sorted(cases, key=lambda c: c.case_id)
+) -> Aggregate:
     from pytest_probability.extensions.stopping.service import hidden_reason
 
-    return aggregate.aggregate(
+    from .aggregate import aggregate
+
+    ordered = sorted(cases, key=lambda c: c.case_id)
+    return aggregate(
         label,
         scope,
         [(c.passes, c.total) for c in ordered],

@@ -14,43 +14,54 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
 from pytest_probability.lazy import lazy_exports
-from pytest_probability.special import (
-    beta_ppf,
-    betainc,
-    betaincc,
-    binom_cdf,
-    binom_pmf,
-    binom_sf,
-    norm_ppf,
-)
-
-from .methods import Interval, bayes, clopper_pearson, wilson
-from .registry import IntervalMethods
 
 if TYPE_CHECKING:
+    from pytest_probability.special import (
+        beta_ppf,
+        betainc,
+        betaincc,
+        binom_cdf,
+        binom_pmf,
+        binom_sf,
+        norm_ppf,
+    )
+
+    from .methods import Interval, bayes, clopper_pearson, wilson
+    from .registry import IntervalMethods
     from .sampling import (
         bootstrap_mean_interval,
         bootstrap_means,
         quantile_type7,
     )
 
-METHODS_KEY = pytest.StashKey[IntervalMethods]()
-#: the bootstrap's functions, re-exported here and imported on first use
-__getattr__, _ = lazy_exports(
+METHODS_KEY = pytest.StashKey["IntervalMethods"]()
+#: the re-exported engine (special functions, row methods, the registry and the bootstrap),
+#: each module imported on first use
+__getattr__, __dir__ = lazy_exports(
     __name__,
-    dict.fromkeys(
-        (
-            "binomial_variate",
-            "bootstrap_mean_interval",
-            "bootstrap_means",
-            "case_bootstrap_interval",
-            "case_mean",
-            "quantile_type7",
+    {
+        **dict.fromkeys(
+            ("beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf", "binom_sf", "norm_ppf"),
+            "pytest_probability.special",
         ),
-        "pytest_probability.extensions.intervals.sampling",
-    ),
+        **dict.fromkeys(
+            ("Interval", "bayes", "clopper_pearson", "wilson"),
+            "pytest_probability.extensions.intervals.methods",
+        ),
+        "IntervalMethods": "pytest_probability.extensions.intervals.registry",
+        **dict.fromkeys(
+            (
+                "binomial_variate",
+                "bootstrap_mean_interval",
+                "bootstrap_means",
+                "case_bootstrap_interval",
+                "case_mean",
+                "quantile_type7",
+            ),
+            "pytest_probability.extensions.intervals.sampling",
+        ),
+    },
 )
 
 __all__ = [
@@ -80,6 +91,8 @@ def interval_methods(config: pytest.Config) -> IntervalMethods:
     """The session's method registry, filled on first use through the historic hook."""
     registry = config.stash.get(METHODS_KEY, None)
     if registry is None:
+        from .registry import IntervalMethods
+
         registry = IntervalMethods()
         config.stash[METHODS_KEY] = registry
         try:
@@ -102,6 +115,8 @@ class Settings:
 
 def settings(config: pytest.Config, mark: Mapping[str, Any] | None = None) -> Settings:
     """A case's settings: its mark's ``method``/``confidence``/``prior``, else the session's."""
+    from pytest_probability.kernel import kernel_of
+
     options = kernel_of(config).options
     mark = mark or {}
     prior = options.case_value("prior", mark)

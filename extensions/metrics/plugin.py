@@ -5,21 +5,20 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.extensions.stopping.service import hidden_reason
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import SKIP, CaseResult, Results
 
-from .estimators import pass_at_k, pass_hat_k
-from .registry import ChosenMetric, MetricCase, Metrics
-from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
+if TYPE_CHECKING:
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import CaseResult, Results
 
-STATE_KEY = pytest.StashKey[Metrics]()
+    from .registry import ChosenMetric, MetricCase, Metrics
+    from .summary import MetricLine
+
+STATE_KEY = pytest.StashKey["Metrics"]()
+PENDING_KEY = pytest.StashKey["PendingMetrics"]()
 SECTION_ORDER = 90
 #: used when the intervals extension (which owns these settings) is disabled
 DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
@@ -29,10 +28,48 @@ class MetricWarning(pytest.PytestWarning):
     """A metric raised or returned a value outside [0, 1]; its lines are marked."""
 
 
+class PendingMetrics:
+    """The registry before its first use: the ``register`` callback given to the historic
+    hook when ``pytest_configure`` leaves the registry to first use (only this extension
+    implements the hook then). The bundled registrations are kept as they come; the
+    registry is built from them by :func:`metrics_of`, or as soon as a plugin registered
+    later (a conftest in a subdirectory) calls ``register``, so its metrics land after the
+    bundled ones and a broken one raises at its registration, as with a registry filled at
+    ``pytest_configure``."""
+
+    def __init__(self, stash: pytest.Stash) -> None:
+        self.stash = stash
+        self.calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        #: set once the ``pytest_configure`` call of the hook returned
+        self.recording = True
+
+    def register(self, *args: Any, **kwargs: Any) -> None:
+        if self.recording:
+            self.calls.append((args, kwargs))
+        else:
+            self.build().register(*args, **kwargs)
+
+    def build(self) -> Metrics:
+        """The registry with the kept registrations (built once, then stashed)."""
+        found = self.stash.get(STATE_KEY, None)
+        if found is None:
+            from .registry import Metrics
+
+            found = self.stash[STATE_KEY] = Metrics()
+            for args, kwargs in self.calls:
+                found.register(*args, **kwargs)
+        return found
+
+
 def metrics_of(config: pytest.Config) -> Metrics:
     """The registered metrics (filled through the historic hook on first use)."""
     found = config.stash.get(STATE_KEY, None)
     if found is None:
+        pending = config.stash.get(PENDING_KEY, None)
+        if pending is not None:
+            return pending.build()
+        from .registry import Metrics
+
         found = config.stash[STATE_KEY] = Metrics()
         try:
             config.hook.pytest_prob_register_metrics.call_historic(
@@ -65,9 +102,24 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Fill the registry now, so a broken registration is a usage error before anything
-    runs. Called once per process; returns nothing."""
-    metrics_of(config)
+    """Fill the registry now when another plugin implements the registration hook, so a
+    broken registration is a usage error before anything runs; ``--prob-metric`` and
+    ``prob_metric`` have filled it already (the kernel's ``pytest_configure`` parses them).
+    Otherwise only the bundled families would be registered: they are kept, and the registry
+    (``registry``, the estimators) is built on first use. Called once per process; returns
+    nothing."""
+    if STATE_KEY in config.stash:
+        return
+    import sys
+
+    hook = config.hook.pytest_prob_register_metrics
+    bundled = sys.modules[__name__]
+    if any(impl.plugin is not bundled for impl in hook.get_hookimpls()):
+        metrics_of(config)
+        return
+    pending = config.stash[PENDING_KEY] = PendingMetrics(config.stash)
+    hook.call_historic(kwargs={"register": pending.register, "config": config})
+    pending.recording = False
 
 
 def pytest_prob_register_metrics(register: Any, config: pytest.Config) -> None:
@@ -75,20 +127,36 @@ def pytest_prob_register_metrics(register: Any, config: pytest.Config) -> None:
     returns nothing."""
     register(
         "pass^",
-        lambda case, k: pass_hat_k(case.passes, case.runs, k),
+        _pass_hat,
         family=True,
         description="all K runs of an input pass (reliability)",
     )
     register(
         "pass@",
-        lambda case, k: pass_at_k(case.passes, case.runs, k),
+        _pass_at,
         family=True,
         description="at least one of K runs passes (best-of-K)",
     )
 
 
+def _pass_hat(case: MetricCase, k: int) -> float:
+    from .estimators import pass_hat_k
+
+    return pass_hat_k(case.passes, case.runs, k)
+
+
+def _pass_at(case: MetricCase, k: int) -> float:
+    from .estimators import pass_at_k
+
+    return pass_at_k(case.passes, case.runs, k)
+
+
 def metric_case(case: CaseResult) -> MetricCase:
     """A case as metrics see it: judged outcomes in run order (skipped runs left out)."""
+    from pytest_probability.results import SKIP
+
+    from .registry import MetricCase
+
     return MetricCase(
         case.case_id,
         tuple(r["outcome"] for r in case.ordered_records() if r["outcome"] != SKIP),
@@ -96,6 +164,8 @@ def metric_case(case: CaseResult) -> MetricCase:
 
 
 def _setting(config: pytest.Config, name: str) -> Any:
+    from pytest_probability.kernel import kernel_of
+
     options = kernel_of(config).options
     return options.session_value(name) if name in options.specs else DEFAULTS[name]
 
@@ -106,9 +176,17 @@ def pytest_prob_build_report(
     """Contribute ``rows[].metrics``, the ``probability: metrics`` section and the top-level
     ``metrics`` object when ``--prob-metric`` is given. Called once in the aggregating
     process; returns nothing."""
+    from pytest_probability.kernel import kernel_of
+
     chosen: tuple[ChosenMetric, ...] | None = kernel_of(config).options.session_value("metric")
     if not chosen:
         return
+    import warnings
+
+    from pytest_probability.extensions.stopping.service import hidden_reason
+
+    from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
+
     bootstrap = Bootstrap(
         min_inputs=_setting(config, "min_inputs"),
         resamples=_setting(config, "bootstrap"),
