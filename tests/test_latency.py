@@ -364,6 +364,25 @@ def pytest_prob_register_latency_methods(register, config):
     )
 
 
+def test_a_broken_method_in_a_conftest_collection_imports_fails_there(
+    pytester: pytest.Pytester,
+) -> None:
+    """A conftest below the rootdir registers after ``pytest_configure`` (the methods are
+    not registered yet: nothing else registers any): its registration still runs when it
+    registers, and a broken one is a collection error, bench files or not."""
+    sub = pytester.mkdir("sub")
+    (sub / "conftest.py").write_text(
+        "def pytest_prob_register_latency_methods(register, config):\n"
+        "    register('order-statistic', lambda times, q, level: None)\n"
+    )
+    (sub / "test_a.py").write_text("def test_a():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["E   *latency method 'order-statistic' is registered twice", "ERROR sub - *"]
+    )
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]])
 def test_xdist_gives_the_same_latency(pytester: pytest.Pytester, dist: list[str]) -> None:

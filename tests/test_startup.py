@@ -9,6 +9,7 @@ imports none of the machinery of features it does not use.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -106,6 +107,30 @@ INTERVALS_AND_METRICS = (
     "pytest_probability.extensions.metrics.explain",
     "pytest_probability.extensions.metrics.registry",
     "pytest_probability.extensions.metrics.summary",
+)
+
+#: Modules imported where their feature first needs them (a hook, the first run, the
+#: report), so an unrelated session imports none of them: the latency methods, quantiles,
+#: recording helper and service; the cost recording helpers and formatting; the budget's
+#: session, tally and spend; the judge's backend registry; and the kernel helpers only
+#: those import at start-up otherwise (the explain readings, durations, fraction text,
+#: visible text). (``cost.service`` and ``cost.usage`` are not listed: the comparisons
+#: extension's ``pytest_sessionfinish`` imports ``cost.service`` in every session.)
+FIRST_USE = (
+    "pytest_probability.extensions.latency.methods",
+    "pytest_probability.extensions.latency.quantiles",
+    "pytest_probability.extensions.latency.recording",
+    "pytest_probability.extensions.latency.service",
+    "pytest_probability.extensions.cost.recording",
+    "pytest_probability.extensions.cost.format",
+    "pytest_probability.extensions.budget.session",
+    "pytest_probability.extensions.budget.spend",
+    "pytest_probability.extensions.budget.tally",
+    "pytest_probability.extensions.texts.backends",
+    "pytest_probability.readings",
+    "pytest_probability.durations",
+    "pytest_probability.fraction_text",
+    "pytest_probability.visible",
 )
 
 IMPORTED = """
@@ -296,6 +321,23 @@ def test_an_unrelated_session_imports_no_interval_or_metric_machinery(tmp_path: 
         "pytest_probability.extensions.metrics.plugin",
     } <= modules
     assert sorted(modules.intersection(INTERVALS_AND_METRICS)) == []
+
+
+@pytest.mark.subprocess
+def test_an_unrelated_session_imports_no_module_loaded_on_first_use(tmp_path: Path) -> None:
+    found = _unrelated_session(tmp_path)
+    modules = set(found["modules"])  # type: ignore[arg-type]
+    assert "pytest_probability.extensions.latency.plugin" in modules  # the extensions loaded
+    assert "pytest_probability.extensions.cost.plugin" in modules
+    assert sorted(modules.intersection(FIRST_USE)) == []
+
+
+@pytest.mark.parametrize(
+    "name", COMPARISONS_ON_FIRST_USE + GATES_AND_STOPPING + INTERVALS_AND_METRICS + FIRST_USE
+)
+def test_every_module_loaded_on_first_use_exists(name: str) -> None:
+    """The lists are not vacuous: a misspelt or removed module would always be missing."""
+    assert importlib.util.find_spec(name) is not None
 
 
 @pytest.mark.subprocess

@@ -6,7 +6,22 @@ Other extensions read recorded cost through :mod:`.service` (per run, per case, 
 PYTEST_DONT_REWRITE
 """
 
-from .recording import CostWarning, record_cost, record_usage
-from .usage import TokenUsage
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_probability.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .recording import CostWarning, record_cost, record_usage
+    from .usage import TokenUsage
+
+#: where each public name lives, imported on first use: a session that records no cost need
+#: not import the recording helpers and the usage values (``decimal``, ``fractions``)
+_WHERE = {
+    **dict.fromkeys(("CostWarning", "record_cost", "record_usage"), ".recording"),
+    "TokenUsage": ".usage",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 __all__ = ["CostWarning", "TokenUsage", "record_cost", "record_usage"]

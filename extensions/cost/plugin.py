@@ -5,24 +5,50 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
-from pytest_probability.money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
 
-from .format import round_record, token_lines
-from .recording import LEDGER, SEALED, Ledger, ledger_of, step_spend
-from .service import case_cost, summarize
-from .usage import TokenUsage, merge_usage, read_usage, total_cost
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+
+    from .recording import Ledger
+    from .service import case_cost
+    from .usage import TokenUsage
+
+# What a feature computes is imported where it is used (the recording helpers, the usage
+# values, the formatting): a session that runs no bench imports none of it.
 
 __all__ = ["case_cost"]  # read by other extensions through the plugin manager
 
 COST_ORDER = 300
 COST_SUMMARY_ORDER = 200
 TOKENS_SUMMARY_ORDER = 300
+
+
+def __getattr__(name: str) -> Any:
+    """``case_cost`` (which other extensions read from this module through the plugin
+    manager), imported from :mod:`.service` the first time it is read."""
+    if name == "case_cost":
+        from .service import case_cost
+
+        globals()["case_cost"] = case_cost
+        return case_cost
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _recording() -> ModuleType:
+    """The ``recording`` module, imported by the first run (once per process: a local
+    import on every run would cost more than the rest of the hook)."""
+    from . import recording
+
+    return recording
 
 
 @pytest.hookimpl(trylast=True)
@@ -33,6 +59,8 @@ def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | None:
     plugin also implements the hook (otherwise the reader is called directly); returns a
     ``TokenUsage`` or ``None`` for a shape it does not know.
     """
+    from .usage import read_usage
+
     return read_usage(obj)
 
 
@@ -50,6 +78,8 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     context = item.stash.get(CONTEXT_KEY, None)
     if not steps or context is None:
         return
+    from .recording import ledger_of, step_spend
+
     spends: list[Any] = [None] * len(steps)
     ledger_of(context).step_spends = spends  # priced once: run_finished reuses them
     for index, step in enumerate(steps):
@@ -63,15 +93,16 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 
     The sums stay plain float sums here (rounding every run would cost more than recording
     does); the reports round them as they write each record (:func:`.format.round_record`)."""
+    recording = _recording()
     context = item.stash.get(CONTEXT_KEY, None)
     ledger: Ledger | None = None
     if context is not None:
         data = context.data
-        ledger = data.get(LEDGER)
+        ledger = data.get(recording.LEDGER)
         if ledger is None:
-            data[LEDGER] = SEALED
+            data[recording.LEDGER] = recording.SEALED
     raw_steps = item.stash.get(STEPS_KEY, ()) if record["phase"] == "call" else ()
-    if ledger is None or ledger is SEALED:
+    if ledger is None or ledger is recording.SEALED:
         if not raw_steps:  # nothing recorded
             record["cost"] = None
             record["usage"] = {}
@@ -79,7 +110,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
                 step["cost"] = None
                 step["usage"] = []
             return
-        ledger = Ledger()
+        ledger = recording.Ledger()
     ledger.sealed = True
     run_level = ledger.cost()
     if not raw_steps:  # the usual run: the kernel's one step carries what the body recorded
@@ -89,6 +120,8 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
         record["cost"] = run_level
         record["usage"] = ledger.usage  # the ledger's own maps: it ends with the run
         return
+    from .usage import merge_usage, total_cost
+
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)
     checked = ledger.step_spends
@@ -100,7 +133,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
                 step_cost, step_entries = checked[index] or (None, [])
             else:  # the body raised before the check: read them now, leniently
                 try:
-                    step_cost, step_entries = step_spend(raw_steps[index], item.config)
+                    step_cost, step_entries = recording.step_spend(raw_steps[index], item.config)
                 except ValueError as exc:
                     record.setdefault("warnings", []).append(f"not counted: {exc}")
             costs.append(step_cost)
@@ -118,6 +151,17 @@ def pytest_prob_build_report(
     """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, ``cost`` and
     ``usage`` on JSON rows and totals, and the finisher that rounds the records' sums as the
     reports write them. Called once in the aggregating process."""
+    from pytest_probability.money import (
+        OVERFLOW,
+        OVERFLOW_REASON,
+        is_overflow,
+        money,
+        overflow_note,
+    )
+
+    from .format import round_record, token_lines
+    from .service import summarize
+
     report.add_record_finisher(round_record)
     cases = results.cases()
     per_case, total, usage = summarize(cases)

@@ -6,15 +6,20 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.readings import Reading, glossary_for, render
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
 from pytest_probability.values import parse_bool
+
+if TYPE_CHECKING:
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.readings import Reading
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+
+# The readings and their glossary (``pytest_probability.readings``) are imported when a
+# report is built: a session that builds none never imports them.
 
 SECTION_ORDER = 9000
 HINT_ORDER = 950
@@ -42,6 +47,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 def collect(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Reading]:
     """Every extension's readings; one that raises is warned about and skipped."""
+    from pytest_probability.readings import Reading
+
     found: list[Reading] = []
     for impl in reversed(config.hook.pytest_prob_explain.get_hookimpls()):
         try:
@@ -59,6 +66,8 @@ def count(report: ReportBuilder, results: Results, config: pytest.Config) -> int
     """How many notable readings the extensions would give, without building them: each
     extension's ``pytest_prob_explain_count``, and the readings of an extension that only
     implements ``pytest_prob_explain`` (a third party's), built to be counted."""
+    from pytest_probability.readings import Reading
+
     found = 0
     counted = set()
     for impl in config.hook.pytest_prob_explain_count.get_hookimpls():
@@ -113,6 +122,8 @@ def pytest_prob_build_report(
     readings = collect(report, results, config)
     if not readings:
         return
+    from pytest_probability.readings import glossary_for, render
+
     for reading in readings:
         if reading.target is not None:  # two readings of one object are both kept
             before = reading.target.get("explanation")

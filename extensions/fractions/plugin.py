@@ -5,10 +5,14 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from pytest_probability.fraction_text import fraction, whole_percent
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import CaseResult, Results, row_status
+from pytest_probability.results import row_status
+
+if TYPE_CHECKING:
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import CaseResult, Results
 
 FRACTION_ORDER = 100
 STATUS_ORDER = 900
@@ -30,6 +34,8 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``k/N`` column, the status column, the ``Overall:`` line and JSON
     ``status`` fields. Called once in the aggregating process; returns nothing."""
+    from pytest_probability.fraction_text import fraction, whole_percent
+
     rows = results.rows()
     report.add_column(
         "fraction", {c.key: fraction(c.passes, c.total) for c in rows}, order=FRACTION_ORDER

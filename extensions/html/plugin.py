@@ -6,18 +6,20 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import json
-from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability import jsonreport, writing
-from pytest_probability.options import OptionRegistry
 from pytest_probability.outputs import claim_output
 from pytest_probability.values import parse_text
 
 from . import hookspecs
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from pytest_probability.options import OptionRegistry
+
     from .markup import HtmlPanel
 
 KERNEL_NAME = "probability.kernel"

@@ -6,6 +6,21 @@ parties add quantile methods through ``pytest_prob_register_latency_methods``.
 PYTEST_DONT_REWRITE
 """
 
-from .recording import record_latency
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_probability.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .recording import record_latency
+
+#: the bundled method's name (the default of ``prob_latency_method``): kept here, where the
+#: plugin's option declaration reads it at start-up without importing the methods
+ORDER_STATISTIC = "order-statistic"
+
+#: where each public name lives, imported on first use: a session that times nothing need
+#: not import the recording helper
+__getattr__, __dir__ = lazy_exports(__name__, {"record_latency": ".recording"})
 
 __all__ = ["record_latency"]

@@ -23,9 +23,12 @@ def pytest_prob_register_latency_methods(
 ) -> None:
     """Register latency quantile methods by name.
 
-    Called once per session, historically, the first time a method is needed (while options
-    are validated at ``pytest_configure``), in every process; implementations registered
-    later (a conftest) are called on registration.
+    Called once per session, historically, in every process: at ``pytest_configure`` when
+    a plugin other than the bundled ``latency`` extension implements it (so a broken
+    registration is a usage error before anything runs) or ``prob_latency_method`` is
+    validated, else the first time a method is needed or a plugin implementing it
+    registers (a conftest file collection imports); implementations registered later are
+    called on registration.
 
     :param register: ``register(name, compute, *, description="")``;
         ``compute(times, quantile, level)`` receives a case's run times in seconds (sorted

@@ -10,12 +10,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from . import ORDER_STATISTIC as ORDER_STATISTIC  # the bundled method's name (re-exported)
 from .quantiles import LatencyQuantile, latency_quantile
 
 Compute = Callable[[Sequence[float], float, float], LatencyQuantile]
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
-#: the bundled method: the distribution-free order-statistic interval
-ORDER_STATISTIC = "order-statistic"
 
 
 class RegisterLatencyMethod(Protocol):

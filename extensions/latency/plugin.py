@@ -5,26 +5,34 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import Case
 from pytest_probability.collect import CONTEXT_KEY
-from pytest_probability.durations import MISSING, duration, limit, quantile_label
-from pytest_probability.extensions.gates import GateResult
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionError, OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import SKIP, Results
+from pytest_probability.kernel import KERNEL_NAME, kernel_of
+from pytest_probability.options import OptionError
+from pytest_probability.results import SKIP
 from pytest_probability.values import parse_bool, parse_fraction
 
-from .methods import ORDER_STATISTIC, order_statistic
-from .quantiles import min_runs_for_upper
-from .recording import RECORDED
-from .service import CaseLatency, LatencySettings, case_latency, case_settings, latency_methods
-from .service import minimum_runs as settings_minimum_runs
+from . import ORDER_STATISTIC
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import ModuleType
+
+    from pytest_probability.cases import Case
+    from pytest_probability.extensions.gates import GateResult
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import Results
+
+    from .service import CaseLatency, LatencySettings
+
+# What a feature computes is imported where it is used (the methods, the quantiles, the
+# service): a session that times no bench run imports none of it.
 
 LATENCY_SECTION_ORDER = 300
 GATES_PLUGIN = "probability.gates"
@@ -57,6 +65,8 @@ def parse_seconds(value: Any) -> float:
 
 def parse_latency_method(value: Any, config: pytest.Config) -> str:
     """A registered latency method name."""
+    from .service import latency_methods
+
     return latency_methods(config).check(value)
 
 
@@ -103,15 +113,51 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
+def registers_methods(manager: pytest.PytestPluginManager, plugin: object | None = None) -> bool:
+    """Whether ``plugin`` (else any plugin other than this module: a third-party extension,
+    a conftest) implements ``pytest_prob_register_latency_methods``."""
+    this = sys.modules[__name__]
+    impls = manager.hook.pytest_prob_register_latency_methods.get_hookimpls()
+    if plugin is None:
+        return any(impl.plugin is not this for impl in impls)
+    return any(impl.plugin is plugin for impl in impls)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the latency methods now, so that a broken registration is a usage error
-    before anything runs. Called once per process; returns nothing."""
-    latency_methods(config)
+    """Register the latency methods now when a registration could fail — another plugin
+    registers methods — so that a broken one is a usage error before anything runs (a
+    ``prob_latency_method`` setting has registered them already: the kernel checked it
+    against them). Otherwise they are registered on first use, or when a plugin that
+    registers methods arrives later (:func:`pytest_plugin_registered`), and a session that
+    times nothing never imports them. Called once per process; returns nothing."""
+    if registers_methods(config.pluginmanager):
+        from .service import latency_methods
+
+        latency_methods(config)
+
+
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    """Register the latency methods as soon as a plugin registered after start-up (a
+    conftest file that collection imports) registers methods, as they would be had they
+    been registered at start-up: its registration runs there, and a broken one fails there.
+
+    Called by pytest for every plugin registered (historically: also for those registered
+    before this module, which :func:`pytest_configure` looks at); returns nothing.
+    """
+    config = getattr(manager.get_plugin(KERNEL_NAME), "config", None)
+    if config is None:  # not configured yet: pytest_configure looks at every plugin by then
+        return
+    if registers_methods(manager, plugin):
+        from .service import latency_methods
+
+        latency_methods(config)
 
 
 def pytest_prob_register_latency_methods(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``order-statistic`` method. Called once per session through the
     historic hook; returns nothing."""
+    from .methods import order_statistic
+
     register(
         ORDER_STATISTIC,
         order_statistic,
@@ -124,11 +170,17 @@ def configure_gate(mark: dict[str, Any], config: pytest.Config) -> LatencySettin
     """A latency gate for a case whose merged mark sets ``max_latency=``."""
     if mark.get("max_latency") is None:
         return None
+    from .service import case_settings
+
     return case_settings(config, mark)
 
 
 def judge_gate(chosen: LatencySettings, case: Any, config: pytest.Config) -> GateResult:
     """The latency gate's result on a case's runs (lower is better)."""
+    from pytest_probability.extensions.gates import GateResult
+
+    from .service import case_latency
+
     found = case_latency(config, case)
     verdict = found.verdict or "undecided"
     cells = latency_cells(found)
@@ -143,13 +195,17 @@ def judge_gate(chosen: LatencySettings, case: Any, config: pytest.Config) -> Gat
 
 def describe_gate(chosen: LatencySettings) -> str:
     """``max_latency=2.0 (p95)``."""
+    from pytest_probability.durations import quantile_label
+
     assert chosen.limit is not None
     return f"max_latency={chosen.limit:g} ({quantile_label(chosen.quantile)})"
 
 
 def gate_minimum_runs(chosen: LatencySettings, config: pytest.Config) -> int | None:
     """The fewest runs with which the interval has an upper end (so the gate can pass)."""
-    return settings_minimum_runs(chosen)
+    from .service import minimum_runs
+
+    return minimum_runs(chosen)
 
 
 def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
@@ -186,8 +242,12 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     limit_seconds = case.mark.get("max_latency")
     if limit_seconds is None:
         return
+    from pytest_probability.durations import limit, quantile_label
+
+    from .service import case_settings, minimum_runs
+
     chosen = case_settings(config, case.mark)
-    needed = settings_minimum_runs(chosen)
+    needed = minimum_runs(chosen)
     if needed is None:
         return
     label = quantile_label(chosen.quantile)
@@ -200,6 +260,15 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
 
 
 # -- executing process --------------------------------------------------------------------------
+@functools.cache
+def _recording() -> ModuleType:
+    """The ``recording`` module, imported by the first run (once per process: a local
+    import on every run would cost more than the rest of the hook)."""
+    from . import recording
+
+    return recording
+
+
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Put the run's latency into its record: the value given to ``record_latency`` or the
     measured body time (``latency``, with ``latency_source`` ``"recorded"`` or
@@ -209,7 +278,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
         record["latency"] = record["latency_source"] = None
         return
     context = item.stash.get(CONTEXT_KEY, None)
-    recorded = context.data.get(RECORDED) if context is not None else None
+    recorded = context.data.get(_recording().RECORDED) if context is not None else None
     if recorded is not None and record["phase"] == "call":
         record["latency"] = recorded
         record["latency_source"] = "recorded"
@@ -222,6 +291,8 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 def latency_cells(found: CaseLatency) -> list[str]:
     """``[runs, label, estimate, interval, limit, verdict]`` (no limit or verdict without a
     gate); the interval's ends are padded by :func:`render_rows`."""
+    from pytest_probability.durations import duration, limit, quantile_label
+
     q = found.quantile
     n = q.n
     cells = [
@@ -237,6 +308,8 @@ def latency_cells(found: CaseLatency) -> list[str]:
 
 def render_rows(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
     """The ``probability: latency`` lines, aligned column by column."""
+    from pytest_probability.durations import duration
+
     table: list[list[str]] = []
     ends: list[tuple[str, str]] = []
     for display, found in rows:
@@ -266,6 +339,10 @@ def render_rows(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
 
 def open_end_notes(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
     """One note per quantile and level whose interval lacks an upper end somewhere."""
+    from pytest_probability.durations import MISSING, quantile_label
+
+    from .quantiles import min_runs_for_upper
+
     notes: dict[tuple[float, float], list[CaseLatency]] = {}
     for _, found in rows:
         chosen = found.settings
@@ -290,6 +367,8 @@ def pytest_prob_build_report(
     """Contribute the ``probability: latency`` section (every timed case with
     ``--prob-latency``, else only latency-gated cases) and ``rows[].latency``. Called once
     in the aggregating process; returns nothing."""
+    from .service import case_latency
+
     show_all = kernel_of(config).options.session_value("latency")
     if show_all:  # so that a page rendered later from the JSON shows what the session did
         report.set_json("latency", {"every_case": True})

@@ -16,7 +16,8 @@ import pytest
 from pytest_probability.kernel import kernel_of
 from pytest_probability.results import SKIP, CaseResult
 
-from .methods import ORDER_STATISTIC, LatencyMethods, order_statistic
+from . import ORDER_STATISTIC
+from .methods import LatencyMethods, order_statistic
 from .quantiles import LatencyQuantile, latency_verdict, min_runs_for_upper
 
 STATE_KEY = pytest.StashKey["LatencyState"]()

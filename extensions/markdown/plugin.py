@@ -15,21 +15,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability import jsonreport, writing
-from pytest_probability.options import OptionRegistry
 from pytest_probability.outputs import claim_output
-from pytest_probability.results import ERROR, FAIL, Results
+from pytest_probability.results import ERROR, FAIL
 from pytest_probability.values import parse_text
 
 from . import hookspecs
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from pytest_probability.options import OptionRegistry
+    from pytest_probability.results import Results
+
     from .markup import MarkdownSection
 
 KERNEL_NAME = "probability.kernel"

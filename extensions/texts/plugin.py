@@ -8,14 +8,15 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.collect import CONTEXT_KEY
-from pytest_probability.options import OptionRegistry
 
 from .active import set_session
-from .backends import OPENAI, openai_backend
+
+if TYPE_CHECKING:
+    from pytest_probability.options import OptionRegistry
 
 #: (setting, CLI flag or None, help) — values are text, checked on first use
 SETTINGS = (
@@ -83,6 +84,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``openai`` backend. Called on the first helper call; returns
     nothing."""
+    from .backends import OPENAI, openai_backend
+
     register(OPENAI, openai_backend, description="OpenAI-compatible chat completions")
 
 
