@@ -5,12 +5,14 @@
 Runs a one-test suite with no bench files (``test_a.py``) in a fresh directory, with the
 plugin (``pytest``) and without it (``pytest -p no:probability``), in both bytecode modes:
 cached (``__pycache__`` written by an unmeasured warm-up run) and
-``PYTHONDONTWRITEBYTECODE=1`` (every start compiles and, for modules pytest rewrites,
-re-rewrites). Each session is a child process; its CPU time (user + system, from
-``os.wait4``) is read, the two variants alternate round by round, and the best of the rounds
-of each is kept, so a machine that other work shares moves both alike. Prints the best CPU
-time of each variant, the difference (what the plugin adds) and how many
-``pytest_probability`` modules the plugin's session imported.
+``PYTHONDONTWRITEBYTECODE=1`` with the plugin's own ``__pycache__`` deleted first, so every
+start compiles its modules (and, for modules pytest rewrites, re-rewrites them), as on a
+fresh checkout or CI image; pytest's own modules keep their bytecode in both modes. Each
+session is a child process; its CPU time (user + system, from ``os.wait4``) is read, the
+two variants alternate round by round, and the best of the rounds of each is kept, so a
+machine that other work shares moves both alike. Prints the best CPU time of each variant,
+the difference (what the plugin adds) and how many ``pytest_probability`` modules the
+plugin's session imported.
 """
 
 from __future__ import annotations
@@ -48,6 +50,21 @@ def modules_imported(cwd: Path, env: dict[str, str]) -> list[str]:
     return list(eval(last))  # a list literal printed by the child
 
 
+def forget_plugin_bytecode() -> int:
+    """Delete the plugin's cached bytecode (``__pycache__`` beside its modules, wherever it
+    is installed), so that under ``PYTHONDONTWRITEBYTECODE=1`` every start compiles them, as
+    on a fresh checkout or image; returns how many files were deleted."""
+    import pytest_probability
+    import pytest_probability.extensions
+
+    removed = 0
+    for package in (pytest_probability, pytest_probability.extensions):
+        for cached in Path(package.__file__).parent.rglob("__pycache__/*.pyc"):
+            cached.unlink()
+            removed += 1
+    return removed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -57,8 +74,11 @@ def main() -> None:
         (suite / "test_a.py").write_text("def test_a():\n    pass\n")
         for mode in ("cached", "PYTHONDONTWRITEBYTECODE=1"):
             env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             if mode != "cached":
                 env["PYTHONDONTWRITEBYTECODE"] = "1"
+                removed = forget_plugin_bytecode()
+                print(f"(removed {removed} cached plugin modules: each start compiles them)")
             variants = {"plugin": PYTEST, "no plugin": [*PYTEST, "-p", "no:probability"]}
             for args in variants.values():  # warm-up: writes __pycache__ in the cached mode
                 cpu_seconds(args, suite, env)

@@ -130,8 +130,10 @@ class Kernel:
             found = self._plans = HookPlans()
         return found
 
-    def _recorded(self) -> int:
-        """How many run records the session holds, without making the results."""
+    @property
+    def recorded(self) -> int:
+        """How many run records the session holds, without making the results (a session
+        without bench runs never imports them)."""
         return 0 if self._results is None else len(self._results)
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
@@ -229,7 +231,7 @@ class Kernel:
     def has_report(self) -> bool:
         """Whether the session has something to report: records, collected cases, or a
         ``--prob-json`` path (written even for an empty session)."""
-        return bool(self._recorded() or self.case_order or self.json_path is not None)
+        return bool(self.recorded or self.case_order or self.json_path is not None)
 
     # -- collection ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -489,9 +491,11 @@ class Kernel:
         """
         if self.config is None:
             return
-        from . import bus
+        record = None
+        if report.user_properties:  # (a record travels in the report's user properties)
+            from . import bus
 
-        record = bus.extract(report)
+            record = bus.extract(report)
         if record is not None:
             self.results.add(record)
             if _is_worker(self.config):
@@ -594,7 +598,7 @@ class Kernel:
         try:
             return (yield)
         finally:  # also after Ctrl-C or -x: the report is built either way
-            if gc.isenabled() and (self._recorded() or self.case_order):
+            if gc.isenabled() and (self.recorded or self.case_order):
                 self.collector_paused = True
                 gc.disable()
 

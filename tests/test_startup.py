@@ -133,6 +133,29 @@ FIRST_USE = (
     "pytest_probability.visible",
 )
 
+#: The kernel's machinery and the core modules only it and the extensions' hooks use: loaded
+#: when the first bench file is collected, the first bench run reports or a report is built.
+KERNEL_ON_FIRST_USE = tuple(
+    f"pytest_probability.{name}"
+    for name in (
+        "bus",
+        "cases",
+        "collect",
+        "context",
+        "jsonreport",
+        "ordering",
+        "outputs",
+        "records",
+        "report",
+        "results",
+        "safecall",
+        "steps",
+        "untrusted",
+        "verdicts",
+        "writing",
+    )
+)
+
 IMPORTED = """
 import json, sys
 import pytest
@@ -333,7 +356,12 @@ def test_an_unrelated_session_imports_no_module_loaded_on_first_use(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    "name", COMPARISONS_ON_FIRST_USE + GATES_AND_STOPPING + INTERVALS_AND_METRICS + FIRST_USE
+    "name",
+    COMPARISONS_ON_FIRST_USE
+    + GATES_AND_STOPPING
+    + INTERVALS_AND_METRICS
+    + FIRST_USE
+    + KERNEL_ON_FIRST_USE,
 )
 def test_every_module_loaded_on_first_use_exists(name: str) -> None:
     """The lists are not vacuous: a misspelt or removed module would always be missing."""
@@ -360,3 +388,13 @@ def test_a_plain_import_of_the_plugin_loads_no_heavy_machinery() -> None:
     modules = set(json.loads(done.stdout))
     assert "pytest_probability.plugin" in modules
     assert sorted(modules.intersection(HEAVY)) == []
+
+
+@pytest.mark.subprocess
+def test_an_unrelated_session_imports_none_of_the_kernels_machinery(tmp_path: Path) -> None:
+    """Every extension reaches the kernel's machinery from inside its hooks, and those hooks
+    return before importing it when no bench run reported (``Kernel.recorded``)."""
+    found = _unrelated_session(tmp_path)
+    modules = set(found["modules"])  # type: ignore[arg-type]
+    assert "pytest_probability.kernel" in modules
+    assert sorted(modules.intersection(KERNEL_ON_FIRST_USE)) == []

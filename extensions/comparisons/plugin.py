@@ -196,7 +196,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     from pytest_probability.kernel import kernel_of
 
-    cases = kernel_of(config).results.cases()
+    kernel = kernel_of(config)
+    if not kernel.recorded:
+        return
+    cases = kernel.results.cases()
     if not cases:  # nothing to compare: the comparisons' machinery need not load
         return
     from .session import build, state_of

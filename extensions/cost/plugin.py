@@ -6,10 +6,10 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import functools
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.collect import CONTEXT_KEY, STEPS_KEY, BenchRun
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["case_cost"]  # read by other extensions through the plugin manager
 
+#: the kernel's collection module, imported when the first bench file is collected
+COLLECT_MODULE = "pytest_probability.collect"
 COST_ORDER = 300
 COST_SUMMARY_ORDER = 200
 TOKENS_SUMMARY_ORDER = 300
@@ -72,10 +74,11 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     own implementation); raises ``ValueError`` naming the step, field and value, which makes
     the run an error. Returns nothing.
     """
-    if not isinstance(item, BenchRun):
+    collect = sys.modules.get(COLLECT_MODULE)  # not imported: no bench item exists
+    if collect is None or not isinstance(item, collect.BenchRun):
         return
-    steps = item.stash.get(STEPS_KEY, ())
-    context = item.stash.get(CONTEXT_KEY, None)
+    steps = item.stash.get(collect.STEPS_KEY, ())
+    context = item.stash.get(collect.CONTEXT_KEY, None)
     if not steps or context is None:
         return
     from .recording import ledger_of, step_spend
@@ -94,14 +97,15 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     The sums stay plain float sums here (rounding every run would cost more than recording
     does); the reports round them as they write each record (:func:`.format.round_record`)."""
     recording = _recording()
-    context = item.stash.get(CONTEXT_KEY, None)
+    collect = sys.modules[COLLECT_MODULE]  # (a run finished: its item is a bench run)
+    context = item.stash.get(collect.CONTEXT_KEY, None)
     ledger: Ledger | None = None
     if context is not None:
         data = context.data
         ledger = data.get(recording.LEDGER)
         if ledger is None:
             data[recording.LEDGER] = recording.SEALED
-    raw_steps = item.stash.get(STEPS_KEY, ()) if record["phase"] == "call" else ()
+    raw_steps = item.stash.get(collect.STEPS_KEY, ()) if record["phase"] == "call" else ()
     if ledger is None or ledger is recording.SEALED:
         if not raw_steps:  # nothing recorded
             record["cost"] = None

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.options import OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import ERROR, FAIL, PASS, CaseResult, Results
 
 from . import hookspecs
 
 if TYPE_CHECKING:  # the machinery loads when a session has failures to show
+    from pytest_probability.report import ReportBuilder
+    from pytest_probability.results import CaseResult, Results
+
     from .grouping import FailureGroup
     from .terminal import Builder, RunReport
 
@@ -32,6 +33,8 @@ PLUGIN_NAME = "probability.failures"
 KERNEL_NAME = "probability.kernel"
 KEY_HOOK = "pytest_prob_failure_key"
 MODES = ("grouped", "first", "all")
+#: the outcome words (``pytest_probability.results``) of a passing and a failing run
+PASS, FAIL, ERROR = "pass", "fail", "error"
 FAILING = (FAIL, ERROR)
 #: pytest's ``stats`` keys regrouped, with the words of the line after a traceback and of
 #: the short-summary line
@@ -176,7 +179,7 @@ def pytest_prob_build_report(
 # -- the terminal ----------------------------------------------------------------------------
 def _results(config: pytest.Config) -> Results | None:
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    return None if kernel is None or not len(kernel.results) else kernel.results
+    return None if kernel is None or not kernel.recorded else kernel.results
 
 
 def _groups_of(config: pytest.Config, runs: list[RunReport]) -> list[FailureGroup]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from pytest_probability.results import row_status
 
 if TYPE_CHECKING:
     from pytest_probability.report import ReportBuilder
@@ -23,6 +22,8 @@ OVERALL_ORDER = 100
 @pytest.hookimpl(trylast=True)
 def pytest_prob_row_status(case: CaseResult, config: pytest.Config) -> tuple[str, str]:
     """Default row status from the three outcome counts, in the aggregating process."""
+    from pytest_probability.results import row_status
+
     word, key = row_status(case.passes, case.fails, case.errors)
     if case.xfail and word:
         word = f"{word} (xfail)"

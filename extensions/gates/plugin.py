@@ -308,7 +308,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    results = kernel_of(config).results
+    kernel = kernel_of(config)
+    if not kernel.recorded:
+        return  # no bench run reported: nothing to judge
+    results = kernel.results
     # every run skipped: the case is skipped, not judged
     judged = [case for case in results.cases() if case.total != 0]
     if not judged:

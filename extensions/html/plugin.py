@@ -9,8 +9,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability import jsonreport, writing
-from pytest_probability.outputs import claim_output
 from pytest_probability.values import parse_text
 
 from . import hookspecs
@@ -69,6 +67,8 @@ def pytest_configure(config: pytest.Config) -> None:
     path = kernel.options.session_value("html")
     if path is None:
         return
+    from pytest_probability.outputs import claim_output
+
     target = claim_output(config, "--prob-html", path)
     config.stash[STATE_KEY] = {"shown": target.shown, "path": target.path, "error": None}
 
@@ -112,9 +112,11 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
     if state is None or kernel is None or kernel.builder is None:
         return None  # no --prob-html, or nothing was collected: no report
-    if not len(kernel.results) and "plan" not in kernel.builder.json:
+    if not kernel.recorded and "plan" not in kernel.builder.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
     # (the kernel keeps the garbage collector paused from the end of the run loop)
+    from pytest_probability import jsonreport, writing
+
     from .render import render_report  # (the page's modules: only when writing one)
     from .render import write_page as write_file
 

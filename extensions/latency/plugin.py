@@ -11,10 +11,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.collect import CONTEXT_KEY
 from pytest_probability.kernel import KERNEL_NAME, kernel_of
 from pytest_probability.options import OptionError
-from pytest_probability.results import SKIP
 from pytest_probability.values import parse_bool, parse_fraction
 
 from . import ORDER_STATISTIC
@@ -35,6 +33,10 @@ if TYPE_CHECKING:
 # service): a session that times no bench run imports none of it.
 
 LATENCY_SECTION_ORDER = 300
+#: the outcome word of a skipped run (``pytest_probability.results.SKIP``)
+SKIP = "skip"
+#: the kernel's collection module, imported when the first bench file is collected
+COLLECT_MODULE = "pytest_probability.collect"
 GATES_PLUGIN = "probability.gates"
 WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
 
@@ -277,7 +279,8 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     if record["outcome"] == SKIP:  # a skipped run is not a sample
         record["latency"] = record["latency_source"] = None
         return
-    context = item.stash.get(CONTEXT_KEY, None)
+    # (a run finished, so the kernel's collection module is imported)
+    context = item.stash.get(sys.modules[COLLECT_MODULE].CONTEXT_KEY, None)
     recorded = context.data.get(_recording().RECORDED) if context is not None else None
     if recorded is not None and record["phase"] == "call":
         record["latency"] = recorded

@@ -20,9 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability import jsonreport, writing
-from pytest_probability.outputs import claim_output
-from pytest_probability.results import ERROR, FAIL
 from pytest_probability.values import parse_text
 
 from . import hookspecs
@@ -103,6 +100,8 @@ def pytest_configure(config: pytest.Config) -> None:
     shown = kernel.options.session_value("markdown")
     path = None
     if shown is not None:
+        from pytest_probability.outputs import claim_output
+
         path = claim_output(config, "--prob-markdown", shown, "the summary").path
     config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
 
@@ -146,8 +145,10 @@ def build_summary(config: pytest.Config, exit_status: int) -> str | None:
     shows only the first failing run of each case. Raises whatever building fails with.
     """
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or kernel.builder is None or not len(kernel.results):
+    if kernel is None or kernel.builder is None or not kernel.recorded:
         return None
+    from pytest_probability import jsonreport
+
     from .render import render_markdown  # (only when a summary is written)
 
     document = jsonreport.build_document(
@@ -171,7 +172,7 @@ def first_failures(results: Results) -> list[dict[str, Any]]:
     found = []
     for case in results.cases():
         for record in case.ordered_records():
-            if record.get("outcome") in (FAIL, ERROR):
+            if record.get("outcome") in ("fail", "error"):  # (results.FAIL, results.ERROR)
                 fields = {key: record.get(key) for key in ("run", "outcome", "message")}
                 found.append({"case": case.display, **fields})
                 break
@@ -195,12 +196,16 @@ def write_file(path: Path, markdown: str) -> None:
     """Replace ``path`` with ``markdown`` with :func:`pytest_probability.writing.write_atomic`
     (missing parent directories created; a device or pipe such as ``/dev/stdout`` is written
     in place). Raises ``OSError``."""
+    from pytest_probability import writing
+
     writing.write_atomic(path, markdown)
 
 
 def append_file(path: Path, markdown: str) -> None:
     """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
     already has content, so the summary starts a block of its own. Raises ``OSError``."""
+    from pytest_probability import writing
+
     data = markdown.encode("utf-8")
     if writing.is_stream(path):
         with open(path, "ab") as handle:
@@ -227,7 +232,7 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
     """Render the summary and write it to every target; returns one error line per failure
     (and none when there was nothing to write). Never raises."""
     kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or kernel.builder is None or not len(kernel.results):
+    if kernel is None or kernel.builder is None or not kernel.recorded:
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
     try:
         target = _step_summary(config)
@@ -241,6 +246,8 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
         return [f"could not build the Markdown summary: {type(exc).__name__}: {exc}"]
     if markdown is None:
         return []
+    from pytest_probability import writing
+
     errors = []
     if state.path is not None:
         try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.collect import CONTEXT_KEY
 
 from .active import set_session
 
@@ -92,6 +91,8 @@ def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> N
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Name the judge and the prompt version on the record of a run that used the helpers
     (``texts``). Called in the executing process once per run; returns nothing."""
+    from pytest_probability.collect import CONTEXT_KEY  # (imported: a bench run finished)
+
     context = item.stash.get(CONTEXT_KEY, None)
     used = context.data.get("texts") if context is not None else None
     if used is not None:
