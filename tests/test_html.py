@@ -594,3 +594,25 @@ def pytest_unconfigure(config):
     page = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s", "--prob-html=r.html")
     assert "RENDERER LOADED: True" in page.outlines
     assert (pytester.path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_explained_readings_list_the_rows_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's readings find their row's case name without listing every row again for
+    each reading (that made ``--prob-html --prob-explain`` quadratic in cases: 5,000 cases
+    took 16 times what 1,000 took, benchmarks/feature_matrix.py)."""
+    from pytest_probability.extensions.html import explained
+
+    listed: list[int] = []
+    original = explained.objects
+
+    def counting(value: Any) -> Any:
+        found = original(value)
+        listed.append(len(found))
+        return found
+
+    monkeypatch.setattr(explained, "objects", counting)
+    rows = [{"case": f"f::{i}", "explanation": f"case {i} passed"} for i in range(200)]
+    readings = explained.find_readings({"rows": rows})
+    assert [(r.topic, r.link) for r in readings[:2]] == [("f::0", "#c0"), ("f::1", "#c1")]
+    assert len(readings) == 200
+    assert listed == [200]

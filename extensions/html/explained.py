@@ -40,9 +40,11 @@ def _path_text(path: tuple[Any, ...]) -> str:
     return shown or "report"
 
 
-def _topic(document: Mapping[str, Any], path: tuple[Any, ...]) -> tuple[str, str, int]:
-    """``(topic, link, rank)`` for the object at ``path`` holding an explanation."""
-    rows = objects(document.get("rows"))
+def _topic(
+    document: Mapping[str, Any], rows: list[Mapping[str, Any]], path: tuple[Any, ...]
+) -> tuple[str, str, int]:
+    """``(topic, link, rank)`` for the object at ``path`` holding an explanation (``rows``:
+    the document's row objects, listed once per page rather than once per reading)."""
     if len(path) >= 2 and path[0] == "rows" and isinstance(path[1], int) and path[1] < len(rows):
         case = text(rows[path[1]].get("case"))
         if len(path) == 2:
@@ -99,10 +101,11 @@ def find_readings(document: Mapping[str, Any]) -> list[Reading]:
                 if type(child) is dict or type(child) is list
             )
     readings = []
+    rows = objects(document.get("rows"))
     for path, value in found:
         if value is None or value == "":
             continue
-        topic, link, rank = _topic(document, path)
+        topic, link, rank = _topic(document, rows, path)
         readings.append(Reading(topic=topic, value=value, link=link, rank=rank))
     readings.sort(key=lambda reading: reading.rank)
     return readings
