@@ -623,3 +623,49 @@ def test_only_printed_output_is_regrouped(
     result = pytester.inline_run("--prob-runs=10", "-p", "no:randomly", *flags)
     assert result.ret == 1
     assert asked == regrouped
+
+
+TEARDOWN_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.fixture
+def noisy():
+    yield
+    if current_run().run == 1:
+        print("closing the connection of run 1")
+
+def bench_teardown(noisy):
+    assert current_run().run == 5
+"""
+
+
+def test_teardown_output_is_shown_and_scanned_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest finds a shown report's teardown output by scanning every passed setup and
+    teardown report, for each report it shows (quadratic in runs); while the grouped
+    sections print, that list holds only the teardown reports with output, and the output
+    is shown exactly as pytest shows it."""
+    from _pytest.terminal import TerminalReporter
+
+    scanned: list[int] = []
+    original = TerminalReporter._get_teardown_reports
+
+    def counting(self: TerminalReporter, nodeid: Any) -> Any:
+        scanned.append(len(self.getreports("")))
+        return original(self, nodeid)
+
+    monkeypatch.setattr(TerminalReporter, "_get_teardown_reports", counting)
+    pytester.makepyfile(bench_teardown=TEARDOWN_BENCH)
+    result = pytester.runpytest("--prob-runs=5", "-p", "no:randomly", "-rN", "--tb=short")
+    assert result.ret == 1
+    assert scanned == [1]  # one report shown, one teardown report with output
+    result.stdout.fnmatch_lines(
+        [
+            "E   AssertionError: assert 1 == 5",
+            "*Captured stdout teardown*",
+            "closing the connection of run 1",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*4 failed, 1 passed*"])

@@ -291,6 +291,20 @@ def _prepare(
         if shown is not None:
             state.saved[stat] = stats[stat]
             stats[stat] = shown
+    phases = stats.get("")
+    if sections and phases:
+        # pytest looks for each shown report's teardown output by scanning every passed
+        # setup and teardown report (quadratic in runs); it prints only sections named
+        # "teardown", so the other reports are left out while the sections print
+        state.saved[""] = phases
+        stats[""] = [report for report in phases if _has_teardown_output(report)]
+
+
+def _has_teardown_output(report: Any) -> bool:
+    """Whether pytest's ``print_teardown_sections`` would print something of ``report``."""
+    return getattr(report, "when", None) == "teardown" and any(
+        "teardown" in name for name, _ in getattr(report, "sections", ())
+    )
 
 
 def _restore(config: pytest.Config, stats: dict[str, list[Any]]) -> None:
