@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 #: item arrives from elsewhere), so a session without bench files never loads it, and
 #: while it is not imported no item can be one of its items.
 COLLECT_MODULE = f"{__package__}.collect"
+#: The kernel's attributes made on first use (left out of ``dir``: see ``Kernel.__dir__``).
+MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
 
 KERNEL_NAME = "probability.kernel"
 TOKEN_KEY = pytest.StashKey[object]()
@@ -96,6 +98,12 @@ class Kernel:
 
     # The results, the extension failure log and the hook plans are made on first use: a
     # session without bench items never needs them (nor the modules defining them).
+    def __dir__(self) -> list[str]:
+        """The attribute names, less the three made on first use: pytest < 8 reads every
+        name ``dir`` lists when it looks for fixtures in a plugin object, which would make
+        them (and import their modules) in every session."""
+        return [name for name in super().__dir__() if name not in MADE_ON_FIRST_USE]
+
     @property
     def results(self) -> Results:
         """Every run record of the session, by case."""

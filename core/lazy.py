@@ -6,6 +6,13 @@ its public helpers eagerly makes every session pay for them. With :func:`lazy_ex
 the ``__init__`` names where each public name lives, and the module defining it is
 imported the first time the name is read (``from package import name`` included).
 
+A lazily imported module is never cached in a module that outlives it: pytester's
+in-process runs (``pytester.runpytest``, ``inline_run``) remove from ``sys.modules`` every
+module first imported during the run, so a later run imports it again, and a reference kept
+from the first run would be a second copy of its state (the run context's ``ContextVar``,
+stash keys, sentinels). Names are therefore looked up on each read, and hooks reach such
+modules through :func:`current_module`.
+
 PYTEST_DONT_REWRITE
 """
 
@@ -14,6 +21,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
 
@@ -29,11 +37,20 @@ def lazy_exports(
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
-        vars(sys.modules[package])[name] = value
-        return value
+        # not kept in the package's namespace: the module is looked up again on each read,
+        # so a module dropped and imported again (pytester's in-process runs drop modules a
+        # run imported first) is never served in two copies (see :func:`current_module`)
+        return getattr(importlib.import_module(module, package), name)
 
     def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(where))
 
     return __getattr__, __dir__
+
+
+def current_module(name: str) -> ModuleType:
+    """The module ``name`` as ``sys.modules`` holds it now, imported if it is not: a dict
+    lookup per call, for hooks that run on every run and must not keep a module that a
+    pytester run may drop (see the module docstring)."""
+    found = sys.modules.get(name)
+    return found if found is not None else importlib.import_module(name)

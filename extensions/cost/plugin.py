@@ -5,11 +5,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pytest_probability.lazy import current_module
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -35,22 +35,17 @@ TOKENS_SUMMARY_ORDER = 300
 
 def __getattr__(name: str) -> Any:
     """``case_cost`` (which other extensions read from this module through the plugin
-    manager), imported from :mod:`.service` the first time it is read."""
+    manager), looked up in :mod:`.service` on each read (not kept here: see
+    :func:`pytest_probability.lazy.current_module`)."""
     if name == "case_cost":
-        from .service import case_cost
-
-        globals()["case_cost"] = case_cost
-        return case_cost
+        return current_module(f"{__package__}.service").case_cost
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@functools.cache
 def _recording() -> ModuleType:
-    """The ``recording`` module, imported by the first run (once per process: a local
-    import on every run would cost more than the rest of the hook)."""
-    from . import recording
-
-    return recording
+    """The ``recording`` module, imported by the first call (a dictionary lookup afterwards:
+    never cached here, see :func:`pytest_probability.lazy.current_module`)."""
+    return current_module(f"{__package__}.recording")
 
 
 @pytest.hookimpl(trylast=True)

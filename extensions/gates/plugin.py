@@ -269,8 +269,9 @@ class GateItemOutcomes:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
-    @property
     def state(self) -> GateState:
+        """The session's gate state (a method, not a property: pytest < 8 reads every
+        attribute of a plugin object when it looks for fixtures, which would make it)."""
         from .state import state_of
 
         return state_of(self.config)
@@ -286,7 +287,7 @@ class GateItemOutcomes:
         ours = rest is not None and (rest == "" or rest.startswith("@"))
         if ours and (report.when == "call" or not report.passed):
             deferred = report.skipped and DEFERRED in str(report.longrepr)
-            self.state.item_outcomes[report.nodeid[:at]] = (
+            self.state().item_outcomes[report.nodeid[:at]] = (
                 "deferred" if deferred else report.outcome
             )
 

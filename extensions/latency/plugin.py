@@ -5,13 +5,13 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.kernel import KERNEL_NAME, kernel_of
+from pytest_probability.lazy import current_module
 from pytest_probability.options import OptionError
 from pytest_probability.values import parse_bool, parse_fraction
 
@@ -262,13 +262,10 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
 
 
 # -- executing process --------------------------------------------------------------------------
-@functools.cache
 def _recording() -> ModuleType:
-    """The ``recording`` module, imported by the first run (once per process: a local
-    import on every run would cost more than the rest of the hook)."""
-    from . import recording
-
-    return recording
+    """The ``recording`` module, imported by the first call (a dictionary lookup afterwards:
+    never cached here, see :func:`pytest_probability.lazy.current_module`)."""
+    return current_module(f"{__package__}.recording")
 
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:

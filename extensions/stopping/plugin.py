@@ -5,11 +5,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.kernel import kernel_of
+from pytest_probability.lazy import current_module
 
 if TYPE_CHECKING:  # the rules and the stopper load when a session stops cases
     from collections.abc import Callable
@@ -33,13 +33,10 @@ COLUMN_ORDER = 950
 SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
-@functools.cache
 def _rules() -> ModuleType:
-    """The ``rules`` module, imported the first time a rule decides (a rule is asked before
-    every run of a gated case: one import, then a cached call)."""
-    from . import rules
-
-    return rules
+    """The ``rules`` module, imported by the first call (a dictionary lookup afterwards:
+    never cached here, see :func:`pytest_probability.lazy.current_module`)."""
+    return current_module(f"{__package__}.rules")
 
 
 def curtail_rule(context: StopContext) -> str | None:
