@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import signals
+from .lazy import MadeOnFirstUse
 from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .values import (
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 COLLECT_MODULE = f"{__package__}.collect"
 #: The kernel's attributes made on first use (left out of ``dir``: see ``Kernel.__dir__``).
 MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
+
 
 KERNEL_NAME = "probability.kernel"
 TOKEN_KEY = pytest.StashKey[object]()
@@ -98,45 +100,15 @@ class Kernel:
 
     # The results, the extension failure log and the hook plans are made on first use: a
     # session without bench items never needs them (nor the modules defining them).
+    results = MadeOnFirstUse(".results", "Results")
+    failures = MadeOnFirstUse(".safecall", "FailureLog")
+    plans = MadeOnFirstUse(".safecall", "HookPlans")
+
     def __dir__(self) -> list[str]:
-        """The attribute names, less the three made on first use: pytest < 8 reads every
-        name ``dir`` lists when it looks for fixtures in a plugin object, which would make
-        them (and import their modules) in every session."""
+        """The attribute names, less those made on first use: pytest < 8 reads every name
+        ``dir`` lists when it looks for fixtures in a plugin object, which would make them
+        (and import their modules) in every session."""
         return [name for name in super().__dir__() if name not in MADE_ON_FIRST_USE]
-
-    @property
-    def results(self) -> Results:
-        """Every run record of the session, by case."""
-        found = self._results
-        if found is None:
-            from .results import Results
-
-            found = self._results = Results()
-        return found
-
-    @results.setter
-    def results(self, value: Results) -> None:
-        self._results = value
-
-    @property
-    def failures(self) -> FailureLog:
-        """The extension hooks that raised, and the warnings they gave."""
-        found = self._failures
-        if found is None:
-            from .safecall import FailureLog
-
-            found = self._failures = FailureLog()
-        return found
-
-    @property
-    def plans(self) -> HookPlans:
-        """The cached hook implementation lists of the guarded extension hooks."""
-        found = self._plans
-        if found is None:
-            from .safecall import HookPlans
-
-            found = self._plans = HookPlans()
-        return found
 
     @property
     def recorded(self) -> int:
