@@ -46,6 +46,7 @@ HEAVY = (
     "pytest_probability.extensions.comparisons.signflip",
     "pytest_probability.extensions.comparisons.sequential",
     "pytest_probability.extensions.comparisons.seqruntime",
+    "pytest_probability.extensions.comparisons.seqtrack",
     "pytest_probability.extensions.comparisons.seqmean",
     "pytest_probability.extensions.comparisons.seqdiff",
     "pytest_probability.extensions.comparisons.regression",

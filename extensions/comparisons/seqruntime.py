@@ -5,7 +5,9 @@ every process. At the end of collection it lays out each monitored function (its
 inputs, their arms' cases and planned runs) and interleaves the function's runs pair by
 pair, run-major inside the function, in the places the function's runs already have (so
 ``--prob-transpose`` keeps its spread); before a run, its readers tell the stopper whether
-each comparison reading a case is settled, from the runs this process made. A function
+each comparison reading a case is settled, from the runs this process made. Each
+comparison's look is kept up to date as its cases' runs are reported (:mod:`.seqtrack`),
+so a reader costs a few dictionary reads and a completed round the inputs once. A function
 whose ``--prob-margin`` comparison with a baseline report is monitored
 (:mod:`.seqbaseline`) is laid out, interleaved (run 1 of each paired case, then run 2, …)
 and read the same way.
@@ -16,7 +18,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.cases import Case
@@ -26,9 +28,12 @@ from pytest_probability.kernel import kernel_of
 from pytest_probability.located import function_key
 from pytest_probability.ordering import verdicts_after_runs
 
-from .seqrule import look_of, settle
-from .sequential import monitored, paired_runs, resolution
+from .seqrule import settle
+from .sequential import monitored, resolution
 from .session import setting, state_of
+
+if TYPE_CHECKING:
+    from .seqtrack import Judged, RunningLook
 
 PLUGIN_NAME = "probability.comparisons.sequential"
 
@@ -60,6 +65,19 @@ class BaselineLayout:
     cases: dict[str, tuple[int, tuple[int, ...], str]] = field(default_factory=dict)
 
 
+@dataclass(eq=False)
+class Watched:
+    """One monitored comparison as the readers keep it: its look, its cases that ran none
+    of their runs here yet, its rule (margin, and whether that is an equivalence margin),
+    and its last answer with the look's version then."""
+
+    look: RunningLook
+    unseen: set[str]
+    rule: tuple[float | None, bool]
+    answered: tuple[int, int, int] | None = None
+    answer: str | None = None
+
+
 @dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
 class SequentialComparisons:
     """Run order and readers of the session's monitored comparisons."""
@@ -73,11 +91,15 @@ class SequentialComparisons:
     channel: Any = None
     #: whether collection finished (the layouts are known)
     laid_out: bool = False
-    #: (function, arm or ``None`` for the baseline report) → (the runs made and passes of
-    #: each of its cases) and the reading then
-    _readings: dict[tuple[str, str | None], tuple[tuple[int, ...], str | None]] = field(
-        default_factory=dict
-    )
+    #: (function, arm or ``None`` for the baseline report) → its comparison as the readers
+    #: keep it; each watched case's judged runs, and the looks it is a side of (with the
+    #: input's index); a run item's node id → its case key; the cases whose records may
+    #: have changed since the looks last read them
+    _watched: dict[tuple[str, str | None], Watched] = field(default_factory=dict)
+    _judged: dict[str, Judged] = field(default_factory=dict)
+    _sides_of: dict[str, list[tuple[Watched, int]]] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)
+    _dirty: set[str] = field(default_factory=set)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -125,6 +147,7 @@ class SequentialComparisons:
             self.channel.write([*self.layouts, *self.baselines])
         if self.layouts or self.baselines:
             session.items[:] = verdicts_after_runs(interleaved(session.items, self))
+            self._watch(session)
 
     def _lay_out_baselines(self, cases: list[Case]) -> None:
         """Lay out the functions a ``--prob-margin`` judges on its sequence: their selected
@@ -185,72 +208,112 @@ class SequentialComparisons:
             found = self._ranks[function] = {key: n for n, key in enumerate(sorted(keys))}
         return found
 
-    def _answer(
-        self, key: Any, signature: tuple[int, ...], inputs: Any, rule: tuple[Any, ...]
-    ) -> str | None:
-        """:func:`~.seqrule.settle` on the look after ``inputs()`` (a callable: the pairs
-        are built only when the runs made changed since the last answer)."""
-        cached = self._readings.get(key)
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        level, margin, equivalence = rule
-        look = look_of(inputs(), level)
-        answer = settle(look, margin, equivalence, resolution(self.config))
-        self._readings[key] = (signature, answer)
-        return answer
+    def _watch(self, session: pytest.Session) -> None:
+        """Set up the looks the readers keep (:mod:`.seqtrack`): one per monitored
+        comparison, over its paired inputs in input-key order (the report's order), and
+        which run items feed which case."""
+        from .seqtrack import Fixed
+
+        for function, layout in self.layouts.items():
+            arms = {arm for sides in layout.inputs.values() for arm in sides}
+            for arm in sorted(arms - {layout.baseline}):
+                paired = [
+                    (sides[arm], sides[layout.baseline])
+                    for _, sides in sorted(layout.inputs.items())
+                    if arm in sides and layout.baseline in sides
+                ]
+                rule = (layout.margin, layout.equivalence)
+                self._watch_one((function, arm), paired, layout.level, rule)
+        for function, baseline in self.baselines.items():
+            paired = [
+                ((key, planned), Fixed(runs))
+                for key, (planned, runs, _) in sorted(baseline.cases.items())
+            ]
+            self._watch_one((function, None), paired, baseline.level, (baseline.margin, False))
+        for item in session.items:
+            if isinstance(item, BenchRun) and item.case.key in self._judged:
+                self._keys[item.nodeid] = item.case.key
+
+    def _watch_one(
+        self,
+        name: tuple[str, str | None],
+        paired: list[tuple[Any, Any]],
+        level: float,
+        rule: tuple[float | None, bool],
+    ) -> None:
+        """Keep the look of one comparison at ``level``: ``paired`` holds each input's two
+        sides, a ``(case key, planned runs)`` or a :class:`~.seqtrack.Fixed` one; ``rule``
+        is its margin and whether that is an equivalence margin."""
+        from .seqtrack import Fixed, Judged, RunningLook, Side
+
+        if not paired:
+            return  # (no paired input: its reading is never known)
+        inputs, feeds = [], []
+        for index, found in enumerate(paired):
+            sides = []
+            for side in found:
+                if isinstance(side, Fixed):
+                    sides.append(Side(side, len(side.runs)))
+                    continue
+                key, planned = side
+                sides.append(Side(self._judged.setdefault(key, Judged()), planned))
+                feeds.append((key, index))
+            inputs.append((sides[0], sides[1]))
+        watched = Watched(RunningLook(inputs, level), {key for key, _ in feeds}, rule)
+        self._watched[name] = watched
+        for key, index in feeds:
+            self._sides_of.setdefault(key, []).append((watched, index))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Note that a monitored case's records may have changed. Called for every report
+        in every process (only the executing process has run items to note); returns
+        nothing. The looks read the records when a reader next asks."""
+        key = self._keys.get(report.nodeid)
+        if key is not None:
+            self._dirty.add(key)
+
+    def _catch_up(self) -> None:
+        """Bring the looks up to date with the records of the cases noted since."""
+        if not self._dirty:
+            return
+        results = kernel_of(self.config).results
+        for key in self._dirty:
+            result = results.get(key)
+            if result is None:
+                continue
+            first = self._judged[key].update(result.records)
+            for watched, index in self._sides_of[key]:
+                watched.unseen.discard(key)
+                watched.look.changed(index, first)
+        self._dirty.clear()
+
+    def _reading(self, name: tuple[str, str | None]) -> tuple[bool, str | None]:
+        """``(known, reading)`` of one watched comparison: ``known`` is false when some of
+        its cases ran none of their runs here yet (their runs may be running elsewhere);
+        ``reading`` is :func:`~.seqrule.settle`'s at its look, worked out again only when
+        the look changed."""
+        self._catch_up()
+        watched = self._watched.get(name)
+        if watched is None or watched.unseen:
+            return False, None
+        version = watched.look.version
+        if watched.answered != version:
+            margin, equivalence = watched.rule
+            look = watched.look.look()
+            watched.answer = settle(look, margin, equivalence, resolution(self.config))
+            watched.answered = version
+        return True, watched.answer
 
     def reading(self, function: str, arm: str) -> tuple[bool, str | None]:
-        """``(known, reading)`` of one arm's comparison from the runs this process made:
-        ``known`` is false when some of its cases ran none of their runs here yet (their
-        runs may be running elsewhere); ``reading`` is :func:`~.seqrule.settle`'s."""
-        layout = self.layouts[function]
-        results = kernel_of(self.config).results
-        sides_of, made = [], []
-        for key in sorted(layout.inputs):
-            sides = layout.inputs[key]
-            if arm not in sides or layout.baseline not in sides:
-                continue
-            (arm_key, arm_runs), (base_key, base_runs) = sides[arm], sides[layout.baseline]
-            here, there = results.get(arm_key), results.get(base_key)
-            if here is None or there is None:
-                return False, None
-            made += [len(here.records), here.passes, len(there.records), there.passes]
-            sides_of.append((key, here, there, arm_runs, base_runs))
-        if not sides_of:
-            return False, None
-
-        def inputs() -> list[Any]:
-            return [
-                paired_runs(layout.names[key], here.records, there.records, arm_runs, base_runs)
-                for key, here, there, arm_runs, base_runs in sides_of
-            ]
-
-        rule = (layout.level, layout.margin, layout.equivalence)
-        return True, self._answer((function, arm), tuple(made), inputs, rule)
+        """``(known, reading)`` of one arm's comparison with the baseline arm, from the
+        runs this process made (:meth:`_reading`)."""
+        return self._reading((function, arm))
 
     def baseline_reading(self, function: str) -> tuple[bool, str | None]:
         """``(known, reading)`` of a function's ``--prob-margin`` comparison with the
-        baseline report, from the runs this process made (as :meth:`reading`)."""
-        from .seqbaseline import paired_with_baseline
-
-        layout = self.baselines[function]
-        results = kernel_of(self.config).results
-        found, made = [], []
-        for key in sorted(layout.cases):
-            here = results.get(key)
-            if here is None:
-                return False, None
-            made += [len(here.records), here.passes]
-            found.append((here, *layout.cases[key]))
-
-        def inputs() -> list[Any]:
-            return [
-                paired_with_baseline(name, here.records, planned, runs)
-                for here, planned, runs, name in found
-            ]
-
-        rule = (layout.level, layout.margin, False)
-        return True, self._answer((function, None), tuple(made), inputs, rule)
+        baseline report, from the runs this process made (:meth:`_reading`)."""
+        return self._reading((function, None))
 
     def readers(self, case: Case) -> list[StopReader]:
         """Every monitored comparison reading ``case`` (:meth:`arm_readers` and
