@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 from importlib import metadata as importlib_metadata
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,13 @@ BUNDLED: tuple[tuple[str, str], ...] = (
 )
 #: Plugin names of the bundled extensions.
 BUNDLED_NAMES = frozenset(PREFIX + name for name, _ in BUNDLED)
+
+
+def implemented_outside(hook: Any) -> bool:
+    """Whether a plugin other than the bundled extensions implements ``hook`` (an installed
+    extension, a conftest): a registry filled through it is then filled at
+    ``pytest_configure``, so that its failures stop the session before anything runs."""
+    return any(impl.plugin_name not in BUNDLED_NAMES for impl in hook.get_hookimpls())
 
 
 def add_bundled_hookspecs(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -127,10 +127,9 @@ class CompareState:
         first = hook
         if late is not None:  # the call recorded for later plugins, without ``late``'s part
             first = self.config.pluginmanager.subset_hook_caller(hook_name, [late])
-        try:
-            first.call_historic(kwargs=kwargs)
-        except ValueError as exc:
-            raise pytest.UsageError(f"registering a {registry.what} failed: {exc}") from None
+        from pytest_probability.registering import call_registrations
+
+        call_registrations(first, kwargs, f"a {registry.what}")
         if first is not hook:  # then ``late``'s part, as on its registration
             for impl in hook.get_hookimpls():
                 if impl.plugin is late:

@@ -292,11 +292,21 @@ class GateItemOutcomes:
             )
 
 
+@pytest.hookimpl(trylast=True)  # (after the kernel has read the settings)
 def pytest_configure(config: pytest.Config) -> None:
-    """Track gate items in the aggregating process. Called once per process; returns
-    nothing."""
+    """Track gate items in the aggregating process, and register the gate kinds now when
+    another plugin implements ``pytest_prob_register_gates`` (a broken registration is then
+    a usage error before collection, not a collection error with a traceback; otherwise
+    the kinds are registered when the first bench case is collected). Called once per
+    process; returns nothing."""
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(GateItemOutcomes(config), "probability.gates.items")
+    from pytest_probability.loader import implemented_outside
+
+    if implemented_outside(config.hook.pytest_prob_register_gates):
+        from .state import state_of
+
+        state_of(config).kinds()
 
 
 @pytest.hookimpl(tryfirst=True)

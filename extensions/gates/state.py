@@ -58,12 +58,13 @@ class GateState:
     def kinds(self) -> GateKinds:
         if self._kinds is None:
             self._kinds = GateKinds()
-            try:
-                self.config.hook.pytest_prob_register_gates.call_historic(
-                    kwargs={"register": self._kinds.register, "config": self.config}
-                )
-            except ValueError as exc:
-                raise pytest.UsageError(f"registering gate kinds failed: {exc}") from None
+            from pytest_probability.registering import call_registrations
+
+            call_registrations(
+                self.config.hook.pytest_prob_register_gates,
+                {"register": self._kinds.register, "config": self.config},
+                "gate kinds",
+            )
         return self._kinds
 
     def case_gates(self, key: str, mark: Mapping[str, Any]) -> list[tuple[GateKind, Any]]:

@@ -149,6 +149,21 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
+@pytest.hookimpl(trylast=True)  # (after the kernel has read the settings)
+def pytest_configure(config: pytest.Config) -> None:
+    """Fill the interval methods' registry now when another plugin implements the
+    registration hook, so that a broken registration is a usage error before anything runs
+    rather than a failed section at the end of the session; otherwise it is filled on first
+    use (``--prob-method``, a mark's ``method=``, or the report). Called once per process;
+    returns nothing."""
+    from pytest_probability.loader import implemented_outside
+
+    if implemented_outside(config.hook.pytest_prob_register_interval_methods):
+        from .service import interval_methods
+
+        interval_methods(config)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
     """Register ``exact``, ``wilson`` and ``bayes`` (first, so they lead the list).

@@ -95,12 +95,13 @@ def interval_methods(config: pytest.Config) -> IntervalMethods:
 
         registry = IntervalMethods()
         config.stash[METHODS_KEY] = registry
-        try:
-            config.hook.pytest_prob_register_interval_methods.call_historic(
-                kwargs={"register": registry.register, "config": config}
-            )
-        except ValueError as exc:
-            raise pytest.UsageError(f"registering interval methods failed: {exc}") from None
+        from pytest_probability.registering import call_registrations
+
+        call_registrations(
+            config.hook.pytest_prob_register_interval_methods,
+            {"register": registry.register, "config": config},
+            "interval methods",
+        )
     return registry
 
 

@@ -65,12 +65,13 @@ class LatencyState:
     def methods(self) -> LatencyMethods:
         if self._methods is None:
             self._methods = LatencyMethods()
-            try:
-                self.config.hook.pytest_prob_register_latency_methods.call_historic(
-                    kwargs={"register": self._methods.register, "config": self.config}
-                )
-            except ValueError as exc:
-                raise pytest.UsageError(f"registering latency methods failed: {exc}") from None
+            from pytest_probability.registering import call_registrations
+
+            call_registrations(
+                self.config.hook.pytest_prob_register_latency_methods,
+                {"register": self._methods.register, "config": self.config},
+                "latency methods",
+            )
         return self._methods
 
 

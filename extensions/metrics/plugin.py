@@ -71,12 +71,13 @@ def metrics_of(config: pytest.Config) -> Metrics:
         from .registry import Metrics
 
         found = config.stash[STATE_KEY] = Metrics()
-        try:
-            config.hook.pytest_prob_register_metrics.call_historic(
-                kwargs={"register": found.register, "config": config}
-            )
-        except ValueError as exc:
-            raise pytest.UsageError(f"registering metrics failed: {exc}") from None
+        from pytest_probability.registering import call_registrations
+
+        call_registrations(
+            config.hook.pytest_prob_register_metrics,
+            {"register": found.register, "config": config},
+            "metrics",
+        )
     return found
 
 

@@ -92,12 +92,13 @@ def rules_of(config: pytest.Config) -> StopRules:
     found = config.stash.get(STATE_KEY, None)
     if found is None:
         found = config.stash[STATE_KEY] = StopRules()
-        try:
-            config.hook.pytest_prob_register_stopping_rules.call_historic(
-                kwargs={"register": found.register, "config": config}
-            )
-        except ValueError as exc:
-            raise pytest.UsageError(f"registering stopping rules failed: {exc}") from None
+        from pytest_probability.registering import call_registrations
+
+        call_registrations(
+            config.hook.pytest_prob_register_stopping_rules,
+            {"register": found.register, "config": config},
+            "stopping rules",
+        )
     return found
 
 
