@@ -27,7 +27,7 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
 
     :param register: ``register(name, decide, *, description="")``;
         ``decide(context)`` receives a
-        :class:`~pytest_probability.extensions.stopping.plugin.StopContext` (the case's
+        :class:`~pytest_probability.extensions.stopping.service.StopContext` (the case's
         passes and judged runs so far, the runs left of those planned, its gates'
         thresholds) before each run of a gated case, in the executing process, and returns
         the settled verdict (``"pass"``, ``"fail"``, ``"undecided"``) to skip the case's
