@@ -14,6 +14,9 @@ collected at a tenth of the size: the difference is the cost per item beyond fix
 that an unrelated session no longer pays at start-up, so it falls in this window). The
 variants alternate round by round and the best round of each is kept, so a machine that
 other work shares moves them alike. Prints the window, the cost per item, and both ratios.
+A third variant, ``bare items``, collects as many bare ``pytest.Item`` objects from a file
+plugin (no function, fixtures or parametrization): the floor for anything pytest collects
+as items, and the ratios are also given against it.
 """
 
 from __future__ import annotations
@@ -61,6 +64,29 @@ def test_case(i, run):
 """
 
 
+#: the floor for any item pytest holds: a file plugin yielding bare ``pytest.Item``s (no
+#: function, no fixtures, no parametrization), as many as the other variants have
+BARE = """
+import pytest
+
+
+class BareItem(pytest.Item):
+    def runtest(self):
+        pass
+
+
+class BareFile(pytest.File):
+    def collect(self):
+        for n in range(int(self.path.read_text())):
+            yield BareItem.from_parent(self, name=f"item{n}")
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".bare":
+        return BareFile.from_parent(parent, path=file_path)
+"""
+
+
 def collect(root: Path, args: list[str], env: dict[str, str]) -> tuple[float, int]:
     """One collection session: its collection CPU seconds and item count."""
     command = [sys.executable, "-m", "pytest", "--collect-only", "-qq", "-p", "col_timer"]
@@ -80,9 +106,11 @@ def main() -> None:
         root = Path(tmp)
         (root / "pytest.ini").write_text("[pytest]\n")
         (root / "col_timer.py").write_text(TIMER)
+        (root / "col_bare.py").write_text(BARE)
         for size, name in ((args.cases, "col"), (small, "small")):
             (root / f"bench_{name}.py").write_text(BENCH.format(cases=size))
             (root / f"test_{name}.py").write_text(PLAIN.format(cases=size, runs=args.runs))
+            (root / f"{name}.bare").write_text(str(size * args.runs))
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPATH"] = str(root)
@@ -93,6 +121,8 @@ def main() -> None:
             ("plugin", "small"): ["bench_small.py", *plugin],
             ("plain pytest", "large"): ["test_col.py", *plain],
             ("plain pytest", "small"): ["test_small.py", *plain],
+            ("bare items", "large"): ["col.bare", "-p", "col_bare", *plain],
+            ("bare items", "small"): ["small.bare", "-p", "col_bare", *plain],
         }
         best: dict[tuple[str, str], float] = {}
         items: dict[tuple[str, str], int] = {}
@@ -103,19 +133,20 @@ def main() -> None:
                 seconds, items[key] = collect(root, variant, env)
                 best[key] = min(best.get(key, seconds), seconds)
     marginal: dict[str, float] = {}
-    for name in ("plugin", "plain pytest"):
+    for name in ("plugin", "plain pytest", "bare items"):
         large, few = (name, "large"), (name, "small")
         seconds = best[large]
         print(f"{name:<13} {items[large]:>6} items  {seconds:.3f} s CPU  (window)")
         extra = items[large] - items[few]
         marginal[name] = (best[large] - best[few]) / extra
         print(f"{'':<13} {marginal[name] * 1e6:.1f} µs per item beyond the first {items[few]}")
-    window = best[("plugin", "large")] / best[("plain pytest", "large")]
-    per_item = marginal["plugin"] / marginal["plain pytest"]
-    print(
-        f"plugin / plain pytest: {window:.2f}x the window, {per_item:.2f}x per item "
-        f"(best of {args.rounds})"
-    )
+    for floor in ("plain pytest", "bare items"):
+        window = best[("plugin", "large")] / best[(floor, "large")]
+        per_item = marginal["plugin"] / marginal[floor]
+        print(
+            f"plugin / {floor}: {window:.2f}x the window, {per_item:.2f}x per item "
+            f"(best of {args.rounds})"
+        )
 
 
 if __name__ == "__main__":
