@@ -669,3 +669,40 @@ def test_teardown_output_is_shown_and_scanned_once(
         ]
     )
     result.stdout.fnmatch_lines(["*4 failed, 1 passed*"])
+
+
+def test_every_run_shown_is_pytests_own_output_scanned_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``--prob-failures=all`` pytest prints every failing run itself; the list it
+    scans for each one's teardown output holds only the teardown reports with output while
+    it prints, and the section is line for line what pytest prints from the whole list."""
+    from _pytest.terminal import TerminalReporter
+    from pytest_probability.extensions.failures import plugin
+
+    scanned: list[int] = []
+    original = TerminalReporter._get_teardown_reports
+
+    def counting(self: TerminalReporter, nodeid: Any) -> Any:
+        scanned.append(len(self.getreports("")))
+        return original(self, nodeid)
+
+    monkeypatch.setattr(TerminalReporter, "_get_teardown_reports", counting)
+    pytester.makepyfile(bench_teardown=TEARDOWN_BENCH)
+    args = ("--prob-runs=5", "-p", "no:randomly", "-rN", "--tb=short", "--prob-failures=all")
+    narrowed = pytester.runpytest(*args)
+    assert scanned == [1, 1, 1, 1]  # four failing runs shown, one teardown with output
+    monkeypatch.setattr(plugin, "_narrow_phases", lambda config, stats: None)
+    scanned.clear()
+    whole = pytester.runpytest(*args)
+    assert scanned == [10, 10, 10, 10]  # (5 setup + 5 teardown reports of passed phases)
+
+    def failures(result: Any) -> list[str]:
+        lines = result.outlines
+        start = next(n for n, line in enumerate(lines) if "FAILURES" in line)
+        end = next(n for n, line in enumerate(lines) if "probability" in line and n > start)
+        return [re.sub(r"0x[0-9a-f]+", "0x…", line) for line in lines[start:end]]
+
+    assert failures(narrowed) == failures(whole)
+    assert "closing the connection of run 1" in failures(narrowed)
+    assert sum("_ bench_teardown" in line for line in failures(narrowed)) == 4
