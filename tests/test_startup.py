@@ -447,3 +447,59 @@ def test_machinery_loaded_inside_an_inline_run_works_in_the_next_one(tmp_path: P
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+LOOP_MODULES = """
+import json, sys
+import pytest
+
+class LoopEnd:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session):
+        try:
+            return (yield)
+        finally:
+            with open("loop_modules.json", "w") as out:
+                json.dump(sorted(m for m in sys.modules if m.startswith("pytest_probability")), out)
+
+sys.exit(int(pytest.main(sys.argv[1:], plugins=[LoopEnd()])))
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("mark", "flags", "loaded"),
+    [
+        ("", (), False),
+        ("@pytest.mark.probability(compare='q')\n", (), True),
+        ("", ("--prob-compare=q",), True),
+    ],
+    ids=["nothing-compared", "compare-mark", "session-axis"],
+)
+def test_a_bench_session_that_compares_nothing_loads_no_comparison_machinery(
+    tmp_path: Path, mark: str, flags: tuple[str, ...], loaded: bool
+) -> None:
+    """Collecting and running bench functions that no ``compare=`` mark, session-wide axis
+    or baseline report can compare loads none of the comparisons' collection machinery
+    (it did for every bench function); a function that may be compared still does."""
+    (tmp_path / "bench_a.py").write_text(
+        "import pytest\n\n"
+        f"{mark}@pytest.mark.parametrize('q', ['x', 'y'])\n"
+        "def bench_a(q):\n    assert q\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    args = ["-q", "-p", "pytest_probability.plugin", "-p", "no:cacheprovider", "--prob-runs=2"]
+    done = subprocess.run(
+        [sys.executable, "-c", LOOP_MODULES, *args, *flags],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    modules = set(json.loads((tmp_path / "loop_modules.json").read_text()))
+    assert "pytest_probability.collect" in modules  # (the bench file was collected and run)
+    machinery = {f"{COMPARISONS}.{name}" for name in ("collection", "session", "axes")}
+    assert (machinery <= modules) is loaded and (not machinery & modules) is not loaded

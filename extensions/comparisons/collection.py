@@ -23,6 +23,7 @@ from pytest_probability.verdicts import VerdictRequest
 
 from .axes import ArmInfo, OneValueError, analyse_axis
 from .items import KIND_PREFIX, judge_item
+from .plugin import FUNCTION_KEYS
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .session import (
     PAIRED,
@@ -35,8 +36,6 @@ from .session import (
     state_of,
 )
 
-#: the per-function keys: every case of a function must agree on them
-FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 #: where a warning about a command-line setting points
 COMMAND_LINE = "<command line>"
 #: the record field naming the axis of a function a session-wide axis does not compare

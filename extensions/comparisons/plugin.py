@@ -25,8 +25,27 @@ if TYPE_CHECKING:
 
 #: the hooks that fill the registries of comparison tests and p adjustments
 REGISTRATION_HOOKS = ("pytest_prob_register_comparison_tests", "pytest_prob_register_p_adjustments")
-#: set when this process collected a bench function (so the comparisons' state exists)
+#: set when this process collected a bench function that may be compared (so the
+#: comparisons' state exists)
 COLLECTED = pytest.StashKey[bool]()
+#: the per-function mark keys of a comparison (every case of a function must agree on them)
+FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
+
+
+def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
+    """Whether nothing can compare ``function``: none of its cases' marks has a comparison
+    key, no session-wide axis is set (``--prob-compare``, ``prob_compare``) and no baseline
+    report is read (``--prob-baseline``). Its collection then loads none of the comparison
+    machinery, and its run records get no ``compare`` field."""
+    from pytest_probability.kernel import kernel_of
+
+    from .regression_options import PLUGIN_NAME as REGRESSION
+
+    if any(key in case.mark for case in function.cases for key in FUNCTION_KEYS):
+        return False
+    if config.pluginmanager.get_plugin(REGRESSION) is not None:
+        return False
+    return kernel_of(config).options.session_value("compare") is None
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -157,6 +176,8 @@ def pytest_prob_collect_function_verdicts(
     verdict requests. Raises ``OptionError`` (a collection error naming the function) for a
     bad axis, ``baseline=``, ``equivalence`` or ``margin`` (:func:`.collection.function_verdicts`).
     """
+    if compares_nothing(function, config):
+        return []
     config.stash[COLLECTED] = True
     from .collection import function_verdicts
 
@@ -180,7 +201,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Tag the run record of a compared case with its arm and input (``compare``), or with
     the session-wide axis that does not compare its function (``not_compared``). Called in
-    the executing process once per run; returns nothing."""
+    the executing process once per run; returns nothing. A session in which no function
+    may be compared tags nothing (and loads nothing)."""
+    if not item.config.stash.get(COLLECTED, False):
+        return
     from .collection import tag_record
 
     tag_record(item, record)
