@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import warnings
 from collections.abc import Generator
 from pathlib import Path
 from time import sleep
@@ -20,7 +19,6 @@ import pytest
 
 from . import signals
 from .lazy import MadeOnFirstUse
-from .loader import BUNDLED_NAMES
 from .options import OptionRegistry
 from .values import (
     parse_bool,
@@ -355,82 +353,15 @@ class Kernel:
             and isinstance(item, collect.BenchRun)
             and (call.when == "call" or (call.when == "setup" and not report.passed))
         ):
-            from . import bus, jsonreport
-            from .records import (
-                CLASSIFIER_FAILED,
-                UNKNOWN_OUTCOME,
-                checked_outcome,
-                make_record,
-            )
-            from .results import ERROR
-            from .safecall import call_each
+            from . import bus
+            from .runrecord import make_run_record
 
-            unknown_error = UNKNOWN_OUTCOME
-            try:
-                answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
-            except Exception as exc:  # a third party's bug: the run is an error, not the session
-                outcome, unknown_error = None, CLASSIFIER_FAILED
-                unknown = self._classifier_failed(item, call, exc)
-            else:
-                outcome = checked_outcome(answer)
-                unknown = None if outcome is not None else self._unknown_outcome(item, call, answer)
-            record = make_record(
-                item,
-                call,
-                report,
-                outcome or ERROR,
-                self.case_order.get(item.case.key, 0),
-                unknown,
-                unknown_error,
-            )
-            plan = self.plans.plan(item.config, "pytest_prob_run_finished")
-            if plan:
-                failures = call_each(
-                    item.config,
-                    "pytest_prob_run_finished",
-                    {"item": item, "record": record},
-                    self.plans,
-                )
-                if failures:
-                    messages = self.failures.add("pytest_prob_run_finished", failures)
-                    record.setdefault("warnings", []).extend(messages)
-                if self.foreign_run_data is None:
-                    self.foreign_run_data = any(
-                        impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan
-                    )
-                if self.foreign_run_data:
-                    # a third party may have added anything: make it fit to travel
-                    record = jsonreport.jsonable(record)
+            record = make_run_record(self, item, call, report)
             bus.attach(report, record)
             for key in (collect.STEPS_KEY, collect.STEP_RECORDS_KEY, collect.ELAPSED_KEY):
                 if key in item.stash:
                     del item.stash[key]
         return report
-
-    def _unknown_outcome(self, item: pytest.Item, call: pytest.CallInfo[None], answer: Any) -> str:
-        """The message for a classifier's answer that is not an outcome word, warned about
-        once per extension (:class:`ProbabilityExtensionWarning`)."""
-        from .records import classifier_of, unknown_outcome
-
-        return self._warn_classifier(classifier_of(item, call), unknown_outcome, answer)
-
-    def _classifier_failed(
-        self, item: pytest.Item, call: pytest.CallInfo[None], exc: Exception
-    ) -> str:
-        """The message for a classifier that raised, warned about once per extension
-        (:class:`ProbabilityExtensionWarning`)."""
-        from .records import classifier_of, failed_classifier
-
-        return self._warn_classifier(classifier_of(item, call), failed_classifier, exc)
-
-    def _warn_classifier(self, name: str, describe: Any, detail: Any) -> str:
-        message: str = describe(name, detail)
-        if self.failures.first(name, "pytest_prob_classify_outcome"):
-            self.failures.messages.append(message)  # (the report's warnings too)
-            from .safecall import ProbabilityExtensionWarning
-
-            warnings.warn(ProbabilityExtensionWarning(message), stacklevel=3)
-        return message
 
     @pytest.hookimpl(trylast=True)
     def pytest_prob_classify_outcome(self, item: pytest.Item, call: pytest.CallInfo[None]) -> str:

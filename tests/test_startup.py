@@ -149,6 +149,7 @@ KERNEL_ON_FIRST_USE = tuple(
         "records",
         "report",
         "results",
+        "runrecord",
         "safecall",
         "steps",
         "untrusted",

@@ -1,0 +1,96 @@
+"""A run's record, made in the executing process when its call report (or a failed or
+skipped setup report) is made: the outcome an extension classifies it as, the record
+itself (:mod:`.records`), and what the extensions add to it in
+``pytest_prob_run_finished``. A classifier or an extension that fails makes the run an
+error or a warning on its record, never the session's failure. Loaded with the first bench
+run's report.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from . import jsonreport
+from .loader import BUNDLED_NAMES
+from .records import (
+    CLASSIFIER_FAILED,
+    UNKNOWN_OUTCOME,
+    checked_outcome,
+    classifier_of,
+    failed_classifier,
+    make_record,
+    unknown_outcome,
+)
+from .results import ERROR
+from .safecall import ProbabilityExtensionWarning, call_each
+
+if TYPE_CHECKING:
+    from .kernel import Kernel
+
+
+def make_run_record(
+    kernel: Kernel, item: Any, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> dict[str, Any]:
+    """The record of the run ``item`` (a ``BenchRun``) whose ``call`` made ``report``:
+    classified by ``pytest_prob_classify_outcome`` (an answer that is not an outcome word,
+    or a classifier that raises, makes it an error naming the classifier), then given to
+    every ``pytest_prob_run_finished`` implementation (one that raises adds a warning to
+    the record); made JSON-able when an extension outside the bundled ones may have added
+    to it."""
+    unknown_error = UNKNOWN_OUTCOME
+    try:
+        answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
+    except Exception as exc:  # a third party's bug: the run is an error, not the session
+        outcome, unknown_error = None, CLASSIFIER_FAILED
+        unknown = _warn_classifier(kernel, classifier_of(item, call), failed_classifier, exc)
+    else:
+        outcome = checked_outcome(answer)
+        unknown = None
+        if outcome is None:
+            name = classifier_of(item, call)
+            unknown = _warn_classifier(kernel, name, unknown_outcome, answer)
+    record = make_record(
+        item,
+        call,
+        report,
+        outcome or ERROR,
+        kernel.case_order.get(item.case.key, 0),
+        unknown,
+        unknown_error,
+    )
+    plan = kernel.plans.plan(item.config, "pytest_prob_run_finished")
+    if plan:
+        failures = call_each(
+            item.config,
+            "pytest_prob_run_finished",
+            {"item": item, "record": record},
+            kernel.plans,
+        )
+        if failures:
+            messages = kernel.failures.add("pytest_prob_run_finished", failures)
+            record.setdefault("warnings", []).extend(messages)
+        if kernel.foreign_run_data is None:
+            kernel.foreign_run_data = any(
+                impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan
+            )
+        if kernel.foreign_run_data:
+            # a third party may have added anything: make it fit to travel
+            record = jsonreport.jsonable(record)
+    return record
+
+
+def _warn_classifier(kernel: Kernel, name: str, describe: Any, detail: Any) -> str:
+    """The message for a classifier's answer that is not an outcome word, or for a
+    classifier that raised; warned about once per extension
+    (:class:`~pytest_probability.safecall.ProbabilityExtensionWarning`) and listed in the
+    report's warnings."""
+    message: str = describe(name, detail)
+    if kernel.failures.first(name, "pytest_prob_classify_outcome"):
+        kernel.failures.messages.append(message)  # (the report's warnings too)
+        warnings.warn(ProbabilityExtensionWarning(message), stacklevel=3)
+    return message
