@@ -463,7 +463,10 @@ class LoopEnd:
             with open("loop_modules.json", "w") as out:
                 json.dump(sorted(m for m in sys.modules if m.startswith("pytest_probability")), out)
 
-sys.exit(int(pytest.main(sys.argv[1:], plugins=[LoopEnd()])))
+code = pytest.main(sys.argv[1:], plugins=[LoopEnd()])
+with open("end_modules.json", "w") as out:
+    json.dump(sorted(m for m in sys.modules if m.startswith("pytest_probability")), out)
+sys.exit(int(code))
 """
 
 
@@ -482,7 +485,9 @@ def test_a_bench_session_that_compares_nothing_loads_no_comparison_machinery(
 ) -> None:
     """Collecting and running bench functions that no ``compare=`` mark, session-wide axis
     or baseline report can compare loads none of the comparisons' collection machinery
-    (it did for every bench function); a function that may be compared still does."""
+    (it did for every bench function), and the report loads none of the rest (it loaded
+    18 comparison modules to find nothing to report); a function that may be compared
+    still does, and the report builds its comparison."""
     (tmp_path / "bench_a.py").write_text(
         "import pytest\n\n"
         f"{mark}@pytest.mark.parametrize('q', ['x', 'y'])\n"
@@ -504,3 +509,10 @@ def test_a_bench_session_that_compares_nothing_loads_no_comparison_machinery(
     assert "pytest_probability.collect" in modules  # (the bench file was collected and run)
     machinery = {f"{COMPARISONS}.{name}" for name in ("collection", "session", "axes")}
     assert (machinery <= modules) is loaded and (not machinery & modules) is not loaded
+    report = {
+        f"{COMPARISONS}.{name}"
+        for name in ("section", "engine", "explain", "seqreport", "registry", "session")
+    }
+    at_end = set(json.loads((tmp_path / "end_modules.json").read_text()))
+    assert (report <= at_end) is loaded and (not report & at_end) is not loaded
+    assert ("probability: comparisons" in done.stdout) is loaded, done.stdout

@@ -32,6 +32,33 @@ COLLECTED = pytest.StashKey[bool]()
 FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 
 
+#: the run-record fields of a compared case (``session.RECORD_FIELD``) and of a case whose
+#: function a session-wide axis does not compare (``collection.NOT_COMPARED``)
+RECORD_TAGS = ("compare", "not_compared")
+#: whether the session's records hold a comparison to report (worked out once)
+TAGGED = pytest.StashKey[bool]()
+
+
+def reports_nothing(results: Results, config: pytest.Config) -> bool:
+    """Whether the session has no comparison to build or report: no run record is tagged
+    as compared or as not compared, and no baseline report is read (``--prob-baseline``).
+    The report phase then loads none of the comparisons' machinery. Read from the records,
+    so that it holds in the aggregating process of pytest-xdist, which collects nothing."""
+    from .regression_options import PLUGIN_NAME as REGRESSION
+
+    if config.pluginmanager.get_plugin(REGRESSION) is not None:
+        return False
+    tagged = config.stash.get(TAGGED, None)
+    if tagged is None:
+        tagged = config.stash[TAGGED] = any(
+            tag in record
+            for case in results.cases()
+            for record in case.records.values()
+            for tag in RECORD_TAGS
+        )
+    return not tagged
+
+
 def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
     """Whether nothing can compare ``function``: none of its cases' marks has a comparison
     key, no session-wide axis is set (``--prob-compare``, ``prob_compare``) and no baseline
@@ -224,8 +251,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not kernel.recorded:
         return
     cases = kernel.results.cases()
-    if not cases:  # nothing to compare: the comparisons' machinery need not load
-        return
+    if not cases or reports_nothing(kernel.results, config):
+        return  # nothing to compare: the comparisons' machinery need not load
     from .session import build, state_of
 
     state = state_of(config)
@@ -246,7 +273,9 @@ def pytest_prob_build_report(
     """Contribute the ``probability: comparisons`` section, ``comparisons[]``,
     ``not_compared``, ``rows[].comparison`` and the sequential comparisons' savings
     (:func:`.section.contribute`). Called once in the aggregating process; returns
-    nothing."""
+    nothing; a session with nothing compared contributes nothing (and loads nothing)."""
+    if reports_nothing(results, config):
+        return
     from .section import contribute
 
     contribute(report, results, config)
@@ -254,7 +283,10 @@ def pytest_prob_build_report(
 
 def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
     """Read the comparisons and the baseline regression. Called once in the aggregating
-    process by the explain extension; returns the readings."""
+    process by the explain extension; returns the readings (none, without loading the
+    reader, when the report has no comparison)."""
+    if "comparisons" not in report.json and "baseline" not in report.json:
+        return []
     from .explain import readings
 
     return readings(report)
@@ -266,6 +298,8 @@ def pytest_prob_explain_count(
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
     building them. Called once in the aggregating process, only without
     ``--prob-explain``; returns the count."""
+    if "comparisons" not in report.json and "baseline" not in report.json:
+        return 0
     from .explain import count
 
     return count(report)
