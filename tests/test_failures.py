@@ -640,13 +640,9 @@ def bench_teardown(noisy):
 """
 
 
-def test_teardown_output_is_shown_and_scanned_once(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """pytest finds a shown report's teardown output by scanning every passed setup and
-    teardown report, for each report it shows (quadratic in runs); while the grouped
-    sections print, that list holds only the teardown reports with output, and the output
-    is shown exactly as pytest shows it."""
+def _count_teardown_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of the list pytest scans each time it looks for a shown report's
+    teardown output (``TerminalReporter._get_teardown_reports``), one entry per look."""
     from _pytest.terminal import TerminalReporter
 
     scanned: list[int] = []
@@ -657,6 +653,17 @@ def test_teardown_output_is_shown_and_scanned_once(
         return original(self, nodeid)
 
     monkeypatch.setattr(TerminalReporter, "_get_teardown_reports", counting)
+    return scanned
+
+
+def test_teardown_output_is_shown_and_scanned_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest finds a shown report's teardown output by scanning every passed setup and
+    teardown report, for each report it shows (quadratic in runs); while the grouped
+    sections print, that list holds only the teardown reports with output, and the output
+    is shown exactly as pytest shows it."""
+    scanned = _count_teardown_scans(monkeypatch)
     pytester.makepyfile(bench_teardown=TEARDOWN_BENCH)
     result = pytester.runpytest("--prob-runs=5", "-p", "no:randomly", "-rN", "--tb=short")
     assert result.ret == 1
@@ -677,17 +684,9 @@ def test_every_run_shown_is_pytests_own_output_scanned_once(
     """Under ``--prob-failures=all`` pytest prints every failing run itself; the list it
     scans for each one's teardown output holds only the teardown reports with output while
     it prints, and the section is line for line what pytest prints from the whole list."""
-    from _pytest.terminal import TerminalReporter
     from pytest_probability.extensions.failures import plugin
 
-    scanned: list[int] = []
-    original = TerminalReporter._get_teardown_reports
-
-    def counting(self: TerminalReporter, nodeid: Any) -> Any:
-        scanned.append(len(self.getreports("")))
-        return original(self, nodeid)
-
-    monkeypatch.setattr(TerminalReporter, "_get_teardown_reports", counting)
+    scanned = _count_teardown_scans(monkeypatch)
     pytester.makepyfile(bench_teardown=TEARDOWN_BENCH)
     args = ("--prob-runs=5", "-p", "no:randomly", "-rN", "--tb=short", "--prob-failures=all")
     narrowed = pytester.runpytest(*args)

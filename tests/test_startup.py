@@ -174,28 +174,24 @@ print(json.dumps({
 """
 
 
+def _plugin_only(arguments: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python ARGUMENTS`` in ``cwd`` with plugin autoloading off, so that only pytest and
+    the plugins named with ``-p`` load (third-party extensions, such as the contrib
+    examples, are not ours to count)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return subprocess.run(
+        [sys.executable, *arguments], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+
+
 def _unrelated_session(tmp_path: Path) -> dict[str, object]:
     """A one-test suite with no bench files, run in a child with only this plugin loaded
     (third-party extensions, such as the contrib examples, are not ours to count)."""
     (tmp_path / "test_a.py").write_text("def test_a():\n    assert True\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            IMPORTED,
-            "-q",
-            "-p",
-            "pytest_probability.plugin",
-            "-p",
-            "no:cacheprovider",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    done = _plugin_only(
+        ["-c", IMPORTED, "-q", "-p", "pytest_probability.plugin", "-p", "no:cacheprovider"],
+        tmp_path,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -436,16 +432,7 @@ def test_machinery_loaded_inside_an_inline_run_works_in_the_next_one(tmp_path: P
     ``current_run()``, ``record_latency`` and ``record_usage`` work in both runs. (The
     contrib suites caught this; this suite's own process imports the machinery early.)"""
     (tmp_path / "test_inline.py").write_text(INLINE_TWICE)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "pytest_probability.plugin"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _plugin_only(["-m", "pytest", "-q", "-p", "pytest_probability.plugin"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
 
@@ -493,17 +480,8 @@ def test_a_bench_session_that_compares_nothing_loads_no_comparison_machinery(
         f"{mark}@pytest.mark.parametrize('q', ['x', 'y'])\n"
         "def bench_a(q):\n    assert q\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     args = ["-q", "-p", "pytest_probability.plugin", "-p", "no:cacheprovider", "--prob-runs=2"]
-    done = subprocess.run(
-        [sys.executable, "-c", LOOP_MODULES, *args, *flags],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _plugin_only(["-c", LOOP_MODULES, *args, *flags], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     modules = set(json.loads((tmp_path / "loop_modules.json").read_text()))
     assert "pytest_probability.collect" in modules  # (the bench file was collected and run)
