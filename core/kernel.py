@@ -20,6 +20,7 @@ import pytest
 from . import signals
 from .lazy import MadeOnFirstUse
 from .options import OptionRegistry
+from .sessionviews import KERNEL_NAME
 from .values import (
     parse_bool,
     parse_delay,
@@ -41,7 +42,6 @@ COLLECT_MODULE = f"{__package__}.collect"
 MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
 
 
-KERNEL_NAME = "probability.kernel"
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
     "probability(**kwargs): pytest-probability settings for a bench function or case "

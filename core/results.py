@@ -12,7 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+from .outcomes import ERROR, FAIL, PASS, SKIP
+
+__all__ = ["ERROR", "FAIL", "PASS", "SKIP", "CaseResult", "Results", "Totals", "row_status"]
+
 RECORD_KEY = "pytest_probability"
 
 

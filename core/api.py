@@ -1,0 +1,400 @@
+"""The public API for extension authors: everything an extension may import from us.
+
+Bundled extensions and third parties alike build on these names and on the hooks (the
+``hookspecs`` modules): an extension imports this module, its own package, the standard
+library, pytest and pluggy, and nothing else of ours. ``docs/api.rst`` documents every name
+with the version it appeared in; ``tests/test_api.py`` keeps a snapshot of the names and
+their signatures, so that a change to this surface is always deliberate.
+
+Stability (semantic versioning): a name listed here keeps its meaning and signature within a
+major version. A name is removed only after at least one minor release in which using it
+raises :class:`ProbabilityDeprecationWarning` naming its replacement (:data:`DEPRECATED`).
+
+Each name is imported the first time it is read (``from pytest_probability.api import X``
+included), so importing this module costs nothing a session does not use.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import __version__ as plugin_version
+    from .cases import Case, FunctionCases
+    from .collect import BenchRun, VerdictItem
+    from .context import RunContext, current_run, current_run_or_none
+    from .decided import decide_runs
+    from .distribution import add_function_units
+    from .document import count_text, fraction, integer, items, num, obj, objects, text
+    from .durations import MISSING, duration, limit, quantile_label
+    from .extensions.comparisons.registry import (
+        InputLine,
+        Pair,
+        RegisterAdjustment,
+        RegisterComparisonTest,
+        Side,
+        TestOutcome,
+        TestSettings,
+    )
+    from .extensions.cost.recording import CostWarning, record_cost, record_usage
+    from .extensions.cost.usage import UNKNOWN_MODEL, TokenUsage
+    from .extensions.gates.registry import GateResult, RegisterGate
+    from .extensions.html.markup import HtmlPanel, Markup, element
+    from .extensions.html.markup import escape as html_escape
+    from .extensions.html.markup import table as html_table
+    from .extensions.latency.methods import RegisterLatencyMethod
+    from .extensions.latency.quantiles import LatencyQuantile
+    from .extensions.latency.recording import record_latency
+    from .extensions.markdown.markup import Markdown, MarkdownSection
+    from .extensions.markdown.markup import escape as markdown_escape
+    from .extensions.markdown.markup import table as markdown_table
+    from .extensions.metrics.registry import MetricCase, RegisterMetric
+    from .extensions.texts.settings import TextsConfigError, TextsSettings
+    from .fraction_text import fraction as fraction_text
+    from .fraction_text import whole_percent
+    from .hookspecs import hookspec
+    from .jsonreport import SCHEMA_VERSION
+    from .jsonreport import dumps as dump_report
+    from .loader import implemented_outside
+    from .located import first_collector, function_key, warn_at_selected
+    from .money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
+    from .options import OptionError, OptionRegistry, OptionSpec
+    from .ordering import verdicts_after_runs
+    from .outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
+    from .outputs import claim_output
+    from .percentages import interval_cells, percent, percent1, signed_percent
+    from .readings import Reading, glossary_for
+    from .readings import percent as reading_percent
+    from .readings import render as render_readings
+    from .registering import call_registrations
+    from .report import ReportBuilder
+    from .results import CaseResult, Results, row_status
+    from .rounding import percent_of, ratio_percent
+    from .sessionviews import (
+        is_active,
+        option_value,
+        options_of,
+        recorded_runs,
+        report_document,
+        report_of,
+        results_of,
+        run_context_of,
+        selected_cases,
+        stopped_early,
+    )
+    from .special import (
+        beta_ppf,
+        betainc,
+        betaincc,
+        binom_cdf,
+        binom_pmf,
+        binom_sf,
+        log_beta,
+        norm_ppf,
+    )
+    from .steps import Step, step_field
+    from .untrusted import describe as describe_exception
+    from .untrusted import escape_surrogates, int_text, is_huge_int
+    from .values import (
+        parse_bool,
+        parse_fraction,
+        parse_nonnegative_float,
+        parse_nonnegative_int,
+        parse_points,
+        parse_positive_int,
+        parse_probability,
+        parse_text,
+    )
+    from .verdicts import VerdictRequest, verdict_properties
+    from .visible import visible
+    from .writing import failure as write_failure
+    from .writing import is_stream, write_atomic
+
+    hookimpl: Any
+
+
+class ProbabilityDeprecationWarning(DeprecationWarning):
+    """A name of the public API that will be removed; the message names its replacement."""
+
+
+def _names(module: str, *names: str) -> dict[str, tuple[str, str]]:
+    return {name: (module, name) for name in names}
+
+
+#: Every public name: ``name -> (module relative to the package, attribute there)``. The
+#: version each appeared in is in :data:`ADDED_IN`.
+PUBLIC: dict[str, tuple[str, str]] = {
+    # -- hooks ------------------------------------------------------------------------------
+    "hookimpl": ("pytest", "hookimpl"),
+    "hookspec": (".hookspecs", "hookspec"),
+    # -- outcome and verdict words ------------------------------------------------------------
+    **_names(".outcomes", "PASS", "FAIL", "ERROR", "SKIP", "UNDECIDED", "RUN_OUTCOMES", "VERDICTS"),
+    # -- settings: declaring (pytest_prob_addoption) and reading ----------------------------
+    **_names(".options", "OptionRegistry", "OptionSpec", "OptionError"),
+    **_names(
+        ".values",
+        "parse_bool",
+        "parse_fraction",
+        "parse_nonnegative_float",
+        "parse_nonnegative_int",
+        "parse_points",
+        "parse_positive_int",
+        "parse_probability",
+        "parse_text",
+    ),
+    # -- the session: settings, results, report ----------------------------------------------
+    **_names(
+        ".sessionviews",
+        "is_active",
+        "option_value",
+        "options_of",
+        "recorded_runs",
+        "report_document",
+        "report_of",
+        "results_of",
+        "selected_cases",
+        "stopped_early",
+    ),
+    **_names(".results", "Results", "CaseResult", "row_status"),
+    **_names(".cases", "Case", "FunctionCases"),
+    **_names(".collect", "BenchRun", "VerdictItem"),
+    **_names(".context", "RunContext", "current_run", "current_run_or_none"),
+    "run_context_of": (".sessionviews", "run_context_of"),
+    **_names(".steps", "Step", "step_field"),
+    # -- collection: verdict items and the runs they decide ----------------------------------
+    **_names(".verdicts", "VerdictRequest", "verdict_properties"),
+    "decide_runs": (".decided", "decide_runs"),
+    **_names(".located", "warn_at_selected", "first_collector", "function_key"),
+    "verdicts_after_runs": (".ordering", "verdicts_after_runs"),
+    "add_function_units": (".distribution", "add_function_units"),
+    # -- the report: terminal, readings, JSON, files -----------------------------------------
+    "ReportBuilder": (".report", "ReportBuilder"),
+    **_names(".readings", "Reading", "glossary_for"),
+    "render_readings": (".readings", "render"),
+    "reading_percent": (".readings", "percent"),
+    "SCHEMA_VERSION": (".jsonreport", "SCHEMA_VERSION"),
+    "dump_report": (".jsonreport", "dumps"),
+    "plugin_version": (".", "__version__"),
+    "claim_output": (".outputs", "claim_output"),
+    **_names(".writing", "write_atomic", "is_stream"),
+    "write_failure": (".writing", "failure"),
+    "call_registrations": (".registering", "call_registrations"),
+    "implemented_outside": (".loader", "implemented_outside"),
+    # -- reading a report document defensively (renderers) ----------------------------------
+    **_names(".document", "count_text", "fraction", "integer", "items", "num", "obj", "objects"),
+    "text": (".document", "text"),
+    # -- formatting --------------------------------------------------------------------------
+    **_names(".percentages", "percent", "percent1", "signed_percent", "interval_cells"),
+    "fraction_text": (".fraction_text", "fraction"),
+    "whole_percent": (".fraction_text", "whole_percent"),
+    **_names(".durations", "duration", "limit", "quantile_label", "MISSING"),
+    **_names(".money", "money", "is_overflow", "overflow_note", "OVERFLOW", "OVERFLOW_REASON"),
+    **_names(".rounding", "percent_of", "ratio_percent"),
+    "visible": (".visible", "visible"),
+    **_names(".untrusted", "escape_surrogates", "int_text", "is_huge_int"),
+    "describe_exception": (".untrusted", "describe"),
+    # -- distributions (pure Python, checked against scipy) ----------------------------------
+    **_names(".special", "norm_ppf", "beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf"),
+    **_names(".special", "binom_sf", "log_beta"),
+    # -- registries of the bundled extensions: value types and register callbacks -----------
+    **_names(
+        ".extensions.comparisons.registry",
+        "InputLine",
+        "Pair",
+        "RegisterAdjustment",
+        "RegisterComparisonTest",
+        "Side",
+        "TestOutcome",
+        "TestSettings",
+    ),
+    **_names(".extensions.gates.registry", "GateResult", "RegisterGate"),
+    **_names(".extensions.metrics.registry", "MetricCase", "RegisterMetric"),
+    "RegisterLatencyMethod": (".extensions.latency.methods", "RegisterLatencyMethod"),
+    "LatencyQuantile": (".extensions.latency.quantiles", "LatencyQuantile"),
+    **_names(".extensions.texts.settings", "TextsSettings", "TextsConfigError"),
+    # -- bench-body helpers of the bundled extensions ----------------------------------------
+    **_names(".extensions.cost.recording", "CostWarning", "record_cost", "record_usage"),
+    **_names(".extensions.cost.usage", "TokenUsage", "UNKNOWN_MODEL"),
+    "record_latency": (".extensions.latency.recording", "record_latency"),
+    # -- report sections of the bundled writers ----------------------------------------------
+    **_names(".extensions.html.markup", "HtmlPanel", "Markup", "element"),
+    "html_escape": (".extensions.html.markup", "escape"),
+    "html_table": (".extensions.html.markup", "table"),
+    **_names(".extensions.markdown.markup", "Markdown", "MarkdownSection"),
+    "markdown_escape": (".extensions.markdown.markup", "escape"),
+    "markdown_table": (".extensions.markdown.markup", "table"),
+    # -- this module's own ---------------------------------------------------------------------
+    "ProbabilityDeprecationWarning": (".api", "ProbabilityDeprecationWarning"),
+}
+
+#: The version each public name appeared in (names added later get their own version here).
+ADDED_IN: dict[str, str] = dict.fromkeys(PUBLIC, "0.1.0")
+
+#: Names on their way out: ``old name -> (new name, version deprecated in)``. Reading one
+#: warns with :class:`ProbabilityDeprecationWarning` and returns the new name's value.
+DEPRECATED: dict[str, tuple[str, str]] = {}
+
+__all__ = [
+    "ERROR",
+    "FAIL",
+    "MISSING",
+    "OVERFLOW",
+    "OVERFLOW_REASON",
+    "PASS",
+    "RUN_OUTCOMES",
+    "SCHEMA_VERSION",
+    "SKIP",
+    "UNDECIDED",
+    "UNKNOWN_MODEL",
+    "VERDICTS",
+    "BenchRun",
+    "Case",
+    "CaseResult",
+    "CostWarning",
+    "FunctionCases",
+    "GateResult",
+    "HtmlPanel",
+    "InputLine",
+    "LatencyQuantile",
+    "Markdown",
+    "MarkdownSection",
+    "Markup",
+    "MetricCase",
+    "OptionError",
+    "OptionRegistry",
+    "OptionSpec",
+    "Pair",
+    "ProbabilityDeprecationWarning",
+    "Reading",
+    "RegisterAdjustment",
+    "RegisterComparisonTest",
+    "RegisterGate",
+    "RegisterLatencyMethod",
+    "RegisterMetric",
+    "ReportBuilder",
+    "Results",
+    "RunContext",
+    "Side",
+    "Step",
+    "TestOutcome",
+    "TestSettings",
+    "TextsConfigError",
+    "TextsSettings",
+    "TokenUsage",
+    "VerdictItem",
+    "VerdictRequest",
+    "add_function_units",
+    "beta_ppf",
+    "betainc",
+    "betaincc",
+    "binom_cdf",
+    "binom_pmf",
+    "binom_sf",
+    "call_registrations",
+    "claim_output",
+    "count_text",
+    "current_run",
+    "current_run_or_none",
+    "decide_runs",
+    "describe_exception",
+    "dump_report",
+    "duration",
+    "element",
+    "escape_surrogates",
+    "first_collector",
+    "fraction",
+    "fraction_text",
+    "function_key",
+    "glossary_for",
+    "hookimpl",
+    "hookspec",
+    "html_escape",
+    "html_table",
+    "implemented_outside",
+    "int_text",
+    "integer",
+    "interval_cells",
+    "is_active",
+    "is_huge_int",
+    "is_overflow",
+    "is_stream",
+    "items",
+    "limit",
+    "log_beta",
+    "markdown_escape",
+    "markdown_table",
+    "money",
+    "norm_ppf",
+    "num",
+    "obj",
+    "objects",
+    "option_value",
+    "options_of",
+    "overflow_note",
+    "parse_bool",
+    "parse_fraction",
+    "parse_nonnegative_float",
+    "parse_nonnegative_int",
+    "parse_points",
+    "parse_positive_int",
+    "parse_probability",
+    "parse_text",
+    "percent",
+    "percent1",
+    "percent_of",
+    "plugin_version",
+    "quantile_label",
+    "ratio_percent",
+    "reading_percent",
+    "record_cost",
+    "record_latency",
+    "record_usage",
+    "recorded_runs",
+    "render_readings",
+    "report_document",
+    "report_of",
+    "results_of",
+    "row_status",
+    "run_context_of",
+    "selected_cases",
+    "signed_percent",
+    "step_field",
+    "stopped_early",
+    "text",
+    "verdict_properties",
+    "verdicts_after_runs",
+    "visible",
+    "warn_at_selected",
+    "whole_percent",
+    "write_atomic",
+    "write_failure",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first read (PEP 562); warn for a deprecated one."""
+    if name in DEPRECATED:
+        new, since = DEPRECATED[name]
+        warnings.warn(
+            f"pytest_probability.api.{name} is deprecated since {since} and will be removed; "
+            f"use pytest_probability.api.{new}",
+            ProbabilityDeprecationWarning,
+            stacklevel=2,
+        )
+        return __getattr__(new)
+    where = PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = where
+    found = importlib.import_module(module, __package__) if module != ".api" else None
+    # not kept in this module's namespace: pytester's in-process runs drop the modules a run
+    # imported first, and a kept reference would be a second copy of their state
+    return getattr(found, attribute) if found is not None else globals()[attribute]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(PUBLIC))

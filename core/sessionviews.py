@@ -1,0 +1,113 @@
+"""What an extension may read of a session: its settings, results and report.
+
+Extensions reach the kernel only through these functions (re-exported by
+:mod:`pytest_probability.api`), never through the kernel object, so that the kernel's own
+layout can change without breaking them. Each raises :class:`RuntimeError` when
+pytest-probability is not active in the session (``-p no:probability``).
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+    from .context import RunContext
+    from .kernel import Kernel
+    from .options import OptionRegistry
+    from .report import ReportBuilder
+    from .results import Results
+
+#: the plugin name the kernel registers under (one definition: the kernel imports it)
+KERNEL_NAME = "probability.kernel"
+#: the collection module: while it is not imported, no item is a bench run
+COLLECT_MODULE = f"{__package__}.collect"
+
+
+def _kernel(config: pytest.Config) -> Kernel:
+    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
+    if kernel is None:
+        raise RuntimeError("pytest-probability is not active in this session")
+    return kernel
+
+
+def is_active(config: pytest.Config) -> bool:
+    """Whether pytest-probability runs in this session (``-p no:probability`` turns it off)."""
+    return config.pluginmanager.get_plugin(KERNEL_NAME) is not None
+
+
+def options_of(config: pytest.Config) -> OptionRegistry:
+    """The session's settings: ``value(name)``, ``case_value(name, mark)``, ``specs``.
+
+    Valid in every process from ``pytest_configure`` on (values are resolved there)."""
+    return _kernel(config).options
+
+
+def option_value(config: pytest.Config, name: str) -> Any:
+    """The validated session value (CLI > ini > default) of a setting declared through
+    ``pytest_prob_addoption``, e.g. ``option_value(config, "runs")``."""
+    return _kernel(config).options.session_value(name)
+
+
+def results_of(config: pytest.Config) -> Results:
+    """The session's results: its cases (rows) and their run records, in case order.
+
+    Complete in the aggregating process at ``pytest_sessionfinish``; an xdist worker holds
+    only the runs it executed. Read it; do not change it."""
+    return _kernel(config).results
+
+
+def recorded_runs(config: pytest.Config) -> int:
+    """How many run records the session holds (without building the results model)."""
+    return _kernel(config).recorded
+
+
+def selected_cases(config: pytest.Config) -> Mapping[str, int]:
+    """The keys of the cases selected in a collecting process, mapped to their row order
+    (empty when the session collected no bench case)."""
+    return _kernel(config).case_order
+
+
+def stopped_early(config: pytest.Config) -> bool:
+    """Whether the session ended before running everything it selected (``-x``,
+    ``--maxfail``, Ctrl-C); known from ``pytest_sessionfinish`` in the aggregating process."""
+    return _kernel(config).stopped_early
+
+
+def report_of(config: pytest.Config) -> ReportBuilder | None:
+    """The session's report as built at ``pytest_sessionfinish`` (aggregating process), or
+    ``None`` before then and in a session with nothing to report."""
+    return _kernel(config).builder
+
+
+def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] | None:
+    """The session's report document, as ``--prob-json`` writes it (``records`` is a lazy
+    sequence: serialise it with the document), or ``None`` when there is no report yet.
+
+    For an extension that writes the report in another format at ``pytest_sessionfinish``
+    or later, in the aggregating process."""
+    kernel = _kernel(config)
+    if kernel.builder is None:
+        return None
+    from .jsonreport import build_document
+
+    return build_document(
+        results=kernel.results,
+        builder=kernel.builder,
+        runs=kernel.options.session_value("runs"),
+        exit_status=exit_status,
+    )
+
+
+def run_context_of(item: pytest.Item) -> RunContext | None:
+    """The run context of a bench run item between its setup and teardown (what
+    ``current_run()`` returns inside its body), else ``None``: for hooks that see the item
+    (``pytest_runtest_*``, ``pytest_prob_run_finished``)."""
+    import sys
+
+    collect = sys.modules.get(COLLECT_MODULE)
+    return None if collect is None else item.stash.get(collect.CONTEXT_KEY, None)
