@@ -56,6 +56,6 @@ __all__ = [
 def option_value(config: pytest.Config, name: str) -> Any:
     """The validated session value (CLI > ini > default) of a setting declared through
     ``pytest_prob_addoption``, e.g. ``option_value(config, "runs")``."""
-    from .kernel import kernel_of
+    from .sessionviews import option_value as read
 
-    return kernel_of(config).options.session_value(name)
+    return read(config, name)

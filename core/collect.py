@@ -25,6 +25,7 @@ from _pytest.mark.structures import NodeKeywords
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
 from .options import OptionError, OptionRegistry
+from .sessionviews import options_of
 from .steps import (
     INVALID_STEP,
     StepErrored,
@@ -40,6 +41,8 @@ STEPS_KEY = pytest.StashKey[list[Any]]()
 #: the steps in their JSON form, once read after the body returned (:func:`read_steps`)
 STEP_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
 CONTEXT_KEY = pytest.StashKey[RunContext]()
+#: how many cases this process collected so far (their ``sequence``: definition order)
+CASES_COLLECTED_KEY = pytest.StashKey[int]()
 _SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
 #: the function behind pytest's pseudo fixtures for directly parametrized arguments
 _DIRECT_PARAM_FUNC = getattr(pytest_python, "get_direct_param_fixture_func", None) or getattr(
@@ -286,15 +289,13 @@ class BenchModule(pytest.Module):
         return benches + others
 
     def _bench_nodes(self, name: str, obj: Any) -> list[pytest.Item | pytest.Collector]:
-        from .kernel import kernel_of
-
-        kernel = kernel_of(self.config)
+        options = options_of(self.config)
         entries: list[tuple[pytest.Function, Case]] = []
         for generated in self._genfunctions(name, obj):
             param_id = generated.name[len(name) + 1 : -1] if generated.name != name else None
             key = f"{self.nodeid}::{name}" + (f"::{param_id}" if param_id is not None else "")
             try:
-                mark = kernel.options.validate_mark(_merged_mark_args(generated, kernel.options))
+                mark = options.validate_mark(_merged_mark_args(generated, options))
             except OptionError as exc:
                 return [BrokenBench.from_parent(self, name=name, message=f"{key}: {exc}")]
             callspec = getattr(generated, "callspec", None)
@@ -305,12 +306,12 @@ class BenchModule(pytest.Module):
                 function=name,
                 param_id=param_id,
                 module=self.nodeid,
-                runs=kernel.options.case_value("runs", mark),
+                runs=options.case_value("runs", mark),
                 params=dict(callspec.params) if callspec is not None else {},
                 mark=mark,
                 param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
                 param_indices=dict(getattr(callspec, "indices", {}) or {}),
-                sequence=kernel.next_case_sequence(),
+                sequence=next_case_sequence(self.config),
             )
             entries.append((generated, case))
         if any(case.param_id is not None for _, case in entries):
@@ -531,3 +532,10 @@ def _attach_module_setup(config: pytest.Config, module: ModuleType) -> None:
             teardown()
 
     setattr(module, _SETUP_FIXTURE_ATTR, module_setup)
+
+
+def next_case_sequence(config: pytest.Config) -> int:
+    """The collection position of the next case collected in this process."""
+    sequence = config.stash.get(CASES_COLLECTED_KEY, 0) + 1
+    config.stash[CASES_COLLECTED_KEY] = sequence
+    return sequence

@@ -20,7 +20,7 @@ import pytest
 from . import signals
 from .lazy import MadeOnFirstUse
 from .options import OptionRegistry
-from .sessionviews import KERNEL_NAME
+from .sessionviews import COLLECT_MODULE, KERNEL_NAME
 from .values import (
     parse_bool,
     parse_delay,
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
     from .results import Results
     from .safecall import FailureLog, HookPlans
 
-#: The collection module: imported when the first bench file is collected (or a bench
-#: item arrives from elsewhere), so a session without bench files never loads it, and
-#: while it is not imported no item can be one of its items.
-COLLECT_MODULE = f"{__package__}.collect"
 #: The kernel's attributes made on first use (left out of ``dir``: see ``Kernel.__dir__``).
 MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
 
@@ -76,7 +72,6 @@ class Kernel:
         self.config: pytest.Config | None = None
         self._results: Results | None = None
         self.case_order: dict[str, int] = {}
-        self._case_sequence = 0
         #: whether this kernel paused the garbage collector at the end of the run loop
         self.collector_paused = False
         self.runs_started = 0
@@ -246,11 +241,6 @@ class Kernel:
             items[:] = transposed(items, self.case_order)
         else:  # a reordering plugin (pytest-randomly) may have put a verdict before its runs
             items[:] = verdicts_after_runs(items)
-
-    def next_case_sequence(self) -> int:
-        """The collection position of the next case collected in this process."""
-        self._case_sequence += 1
-        return self._case_sequence
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
