@@ -40,15 +40,12 @@ if TYPE_CHECKING:
         TestOutcome,
         TestSettings,
     )
-    from .extensions.cost.recording import CostWarning, record_cost, record_usage
-    from .extensions.cost.usage import UNKNOWN_MODEL, TokenUsage
     from .extensions.gates.registry import GateResult, RegisterGate
     from .extensions.html.markup import HtmlPanel, Markup, element
     from .extensions.html.markup import escape as html_escape
     from .extensions.html.markup import table as html_table
     from .extensions.latency.methods import RegisterLatencyMethod
     from .extensions.latency.quantiles import LatencyQuantile
-    from .extensions.latency.recording import record_latency
     from .extensions.markdown.markup import Markdown, MarkdownSection
     from .extensions.markdown.markup import escape as markdown_escape
     from .extensions.markdown.markup import table as markdown_table
@@ -97,6 +94,16 @@ if TYPE_CHECKING:
         norm_ppf,
     )
     from .steps import Step, step_field
+    from .tokens import (
+        BIG_COUNT,
+        UNKNOWN_MODEL,
+        CostWarning,
+        TokenUsage,
+        check_cost,
+        check_model,
+        check_tokens,
+        usage_entry,
+    )
     from .untrusted import describe as describe_exception
     from .untrusted import escape_surrogates, int_text, is_huge_int
     from .values import (
@@ -216,10 +223,18 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "RegisterLatencyMethod": (".extensions.latency.methods", "RegisterLatencyMethod"),
     "LatencyQuantile": (".extensions.latency.quantiles", "LatencyQuantile"),
     **_names(".extensions.texts.settings", "TextsSettings", "TextsConfigError"),
-    # -- bench-body helpers of the bundled extensions ----------------------------------------
-    **_names(".extensions.cost.recording", "CostWarning", "record_cost", "record_usage"),
-    **_names(".extensions.cost.usage", "TokenUsage", "UNKNOWN_MODEL"),
-    "record_latency": (".extensions.latency.recording", "record_latency"),
+    # -- token usage and cost (the cost hooks' values) ----------------------------------------
+    **_names(
+        ".tokens",
+        "CostWarning",
+        "TokenUsage",
+        "UNKNOWN_MODEL",
+        "BIG_COUNT",
+        "check_cost",
+        "check_model",
+        "check_tokens",
+        "usage_entry",
+    ),
     # -- report sections of the bundled writers ----------------------------------------------
     **_names(".extensions.html.markup", "HtmlPanel", "Markup", "element"),
     "html_escape": (".extensions.html.markup", "escape"),
@@ -239,6 +254,7 @@ ADDED_IN: dict[str, str] = dict.fromkeys(PUBLIC, "0.1.0")
 DEPRECATED: dict[str, tuple[str, str]] = {}
 
 __all__ = [
+    "BIG_COUNT",
     "ERROR",
     "FAIL",
     "MISSING",
@@ -295,6 +311,9 @@ __all__ = [
     "binom_pmf",
     "binom_sf",
     "call_registrations",
+    "check_cost",
+    "check_model",
+    "check_tokens",
     "claim_output",
     "count_text",
     "current_run",
@@ -350,9 +369,6 @@ __all__ = [
     "quantile_label",
     "ratio_percent",
     "reading_percent",
-    "record_cost",
-    "record_latency",
-    "record_usage",
     "recorded_runs",
     "render_readings",
     "report_document",
@@ -365,6 +381,7 @@ __all__ = [
     "step_field",
     "stopped_early",
     "text",
+    "usage_entry",
     "verdict_properties",
     "verdicts_after_runs",
     "visible",

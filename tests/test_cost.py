@@ -660,7 +660,7 @@ def test_fast_and_checked_paths_keep_the_same_ledger() -> None:
     per-model totals, the amounts and the run cost, each a float sum in call order."""
     from pytest_probability.context import RunContext, enter_run, leave_run
     from pytest_probability.extensions.cost.recording import LEDGER
-    from pytest_probability.extensions.cost.usage import usage_entry
+    from pytest_probability.tokens import usage_entry
 
     rng = random.Random(7)
     for _ in range(300):

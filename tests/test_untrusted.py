@@ -23,9 +23,10 @@ from conftest import load_json, section
 from pytest_probability import jsonreport, untrusted
 from pytest_probability.document import count_text
 from pytest_probability.extensions.cost.format import tokens
-from pytest_probability.extensions.cost.usage import add_counts, check_tokens, total_cost
+from pytest_probability.extensions.cost.usage import add_counts, total_cost
 from pytest_probability.money import money
 from pytest_probability.steps import Step, read_steps, step_to_json
+from pytest_probability.tokens import check_tokens
 
 NO_CACHE = ("-p", "no:cacheprovider")
 

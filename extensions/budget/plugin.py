@@ -9,11 +9,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.values import parse_positive_int
+from pytest_probability.api import options_of, parse_positive_int
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
+    from pytest_probability.api import OptionRegistry
 
 SESSION = "probability.budget.session"
 #: the stopping extension's per-session plugin (registered only while --prob-stop is on)
@@ -86,7 +85,7 @@ def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> floa
 def pytest_configure(config: pytest.Config) -> None:
     """Start keeping the tally when a budget is set (registering :class:`.session.Budget`).
     Called once per process; returns nothing."""
-    options = kernel_of(config).options
+    options = options_of(config)
     if options.session_value("budget") is None and options.session_value("budget_runs") is None:
         return
     if config.pluginmanager.get_plugin(SESSION) is None:

@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.results import SKIP
-from pytest_probability.untrusted import describe
+from pytest_probability.api import (
+    SKIP,
+    UNDECIDED,
+    describe_exception,
+    option_value,
+    options_of,
+    results_of,
+)
+from pytest_probability.kernel import kernel_of  # (the API cannot set the Workers: line)
 
 from .plugin import (
     COLUMN_ORDER,
@@ -32,9 +38,7 @@ from .spend import UncountableSpend, checked
 from .tally import Tally, TallyReader
 
 if TYPE_CHECKING:
-    from pytest_probability.cases import Case
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import Case, ReportBuilder, Results
 
 
 def listen_to_controller(config: pytest.Config, budget: Budget) -> bool:
@@ -62,7 +66,7 @@ class Budget:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        options = kernel_of(config).options
+        options = options_of(config)
         self.amount: float | None = options.session_value("budget")
         self.runs_limit: int | None = options.session_value("budget_runs")
         self.ok: bool = options.session_value("budget_ok")
@@ -109,14 +113,15 @@ class Budget:
         ``--prob-stop`` (which needs a case's runs together) or for another ``--dist``."""
         if config.getvalue("dist") not in ("load", "worksteal"):
             return None
-        kernel = kernel_of(config)
-        if not kernel.options.session_value("transpose"):
+        if not option_value(config, "transpose"):
             return None
         if config.pluginmanager.has_plugin(STOPPER):
             return None
         from xdist.scheduler import LoadScheduling
 
-        kernel.distribution = (
+        kernel_of(
+            config
+        ).distribution = (
             "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
         )
         return LoadScheduling(config, log)
@@ -149,7 +154,7 @@ class Budget:
             return f"{self.runs_limit:,} runs"
         if abs(self.amount * 100 - round(self.amount * 100)) < 1e-9:
             return f"${self.amount:,.2f}"
-        from pytest_probability.money import money
+        from pytest_probability.api import money
 
         return money(self.amount)
 
@@ -198,7 +203,7 @@ class Budget:
         except UncountableSpend as exc:
             spend, problem = None, str(exc)
         except Exception as exc:  # an implementation's bug must not switch the budget off
-            spend, problem = None, f"raised {describe(exc)}"
+            spend, problem = None, f"raised {describe_exception(exc)}"
         self.tally.add(spend)
         if problem is not None:
             self.uncounted += 1
@@ -256,7 +261,7 @@ class Budget:
         aggregating process before the report; returns nothing."""
         if hasattr(self.config, "workerinput"):
             return
-        skipped = self.skipped(kernel_of(self.config).results)
+        skipped = self.skipped(results_of(self.config))
         if skipped and not self.ok and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -278,7 +283,7 @@ class Budget:
     ) -> None:
         """Contribute the ``Budget:`` line, ``cut short`` cells and the ``budget`` JSON.
         Called once in the aggregating process; returns nothing."""
-        from pytest_probability.money import OVERFLOW, OVERFLOW_REASON, money
+        from pytest_probability.api import OVERFLOW, OVERFLOW_REASON, money
 
         planned = sum(case.planned for case in results.cases())
         skipped = self.skipped(results)
@@ -324,7 +329,7 @@ class Budget:
         undecided = [
             case.display
             for case in results.cases()
-            if case.key in cells and getattr(verdicts.get(case.key), "verdict", None) == "undecided"
+            if case.key in cells and getattr(verdicts.get(case.key), "verdict", None) == UNDECIDED
         ]
         if undecided:
             lines.append(

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability.cases import Case, FunctionCases
+from pytest_probability.api import Case, FunctionCases
 
 
 @dataclass(frozen=True)

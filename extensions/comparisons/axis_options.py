@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_probability.values import parse_bool, parse_points
+from pytest_probability.api import parse_bool, parse_points
 
 from .regression_options import add_options as add_regression_options
 from .sequential_options import add_options as add_sequential_options
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.options import OptionRegistry
+    from pytest_probability.api import OptionRegistry
 
 #: the bundled comparison test's name (the default ``compare_test``)
 PAIRED = "paired"

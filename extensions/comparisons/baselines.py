@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import pytest_probability.api as api
 import tomli_w
-from pytest_probability import writing
-from pytest_probability.jsonreport import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
-from pytest_probability.untrusted import escape_surrogates
+from pytest_probability.api import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
+from pytest_probability.api import escape_surrogates
 
 #: The ``format`` value that marks a TOML file as a baseline.
 BASELINE_FORMAT = "pytest-probability baseline"
@@ -375,7 +375,7 @@ def write_baseline_toml(
     path: str | os.PathLike[str], cases: Iterable[BaselineCase], settings: Mapping[str, Any]
 ) -> None:
     """Write a TOML baseline (:func:`baseline_toml`) to ``path`` with
-    :func:`pytest_probability.writing.write_atomic`, the writer of every file the plugin
+    :func:`pytest_probability.api.write_atomic`, the writer of every file the plugin
     writes: missing parent directories are created; the text goes to a temporary file in the
     target's directory, is flushed to disk, then renamed over the target, so an existing
     baseline is only ever replaced by a complete one; an existing file keeps its permissions;
@@ -386,7 +386,7 @@ def write_baseline_toml(
     name = os.fspath(path)
     text = baseline_toml(cases, settings)
     try:
-        writing.write_atomic(name, text)
+        api.write_atomic(name, text)  # (read at each write: a test may replace the writer)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise OSError(f"could not write the baseline to {name}: {reason}") from exc

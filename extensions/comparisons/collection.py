@@ -13,13 +13,17 @@ import warnings
 from typing import Any
 
 import pytest
-from pytest_probability.cases import FunctionCases
-from pytest_probability.collect import BenchRun
-from pytest_probability.decided import decide_runs
-from pytest_probability.kernel import kernel_of
-from pytest_probability.located import first_collector, function_key, warn_at_selected
-from pytest_probability.options import OptionError
-from pytest_probability.verdicts import VerdictRequest
+from pytest_probability.api import (
+    BenchRun,
+    FunctionCases,
+    OptionError,
+    VerdictRequest,
+    decide_runs,
+    first_collector,
+    function_key,
+    options_of,
+    warn_at_selected,
+)
 
 from .axes import ArmInfo, OneValueError, analyse_axis
 from .items import KIND_PREFIX, judge_item
@@ -80,7 +84,7 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
 
         extra = regression.requests(config, function)
     mark = _function_mark(function)
-    options = kernel_of(config).options
+    options = options_of(config)
     if mark.get("equivalence") and mark.get("margin") is None:
         raise OptionError("equivalence=True needs margin= (how close counts as equivalent)")
     if mark.get("equivalence") and mark.get("margin") == 0:
@@ -201,7 +205,7 @@ def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
     """Warn when ``--prob-compare`` / ``prob_compare`` names an argument that no collected
     bench function has, with a did-you-mean over the arguments they do have; the warning
     points at the ini line that sets it, or at ``<command line>``."""
-    options = kernel_of(config).options
+    options = options_of(config)
     axis = options.session_value("compare")
     if axis is None or not state.functions or axis in state.arguments:
         return
@@ -243,7 +247,7 @@ def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) ->
 
 
 def _gate_items(config: pytest.Config) -> bool:
-    options = kernel_of(config).options
+    options = options_of(config)
     return "gate_items" not in options.specs or bool(options.session_value("gate_items"))
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_probability.readings import Reading
-from pytest_probability.report import ReportBuilder
+from pytest_probability.api import Reading, ReportBuilder
 
 from .render import p_value, signed_pp
 from .render import ratio as ratio_text

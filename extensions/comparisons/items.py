@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from pytest_probability.kernel import kernel_of
+from pytest_probability.api import options_of, results_of
 
 if TYPE_CHECKING:
-    from pytest_probability.collect import VerdictItem
+    from pytest_probability.api import VerdictItem
 
     from .engine import Comparison
 
@@ -26,7 +26,7 @@ def judge_item(item: VerdictItem) -> None:
     from .session import build
 
     config = item.config
-    results = kernel_of(config).results
+    results = results_of(config)
     # the runs the session selected (all, unless --deselect/-k kept only some of them)
     here, total = item.selected_runs_here(results)
     if here < total:
@@ -66,7 +66,7 @@ def failing(comparison: Comparison, config: pytest.Config) -> bool:
         return True
     if comparison.verdict != "undecided":
         return False
-    options = kernel_of(config).options
+    options = options_of(config)
     return "undecided" not in options.specs or options.session_value("undecided") == "fail"
 
 

@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_probability.cases import Case, FunctionCases
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
-    from pytest_probability.verdicts import VerdictRequest
+    from pytest_probability.api import (
+        Case,
+        FunctionCases,
+        OptionRegistry,
+        ReportBuilder,
+        Results,
+        VerdictRequest,
+    )
 
 #: the hooks that fill the registries of comparison tests and p adjustments
 REGISTRATION_HOOKS = ("pytest_prob_register_comparison_tests", "pytest_prob_register_p_adjustments")
@@ -64,7 +67,7 @@ def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
     key, no session-wide axis is set (``--prob-compare``, ``prob_compare``) and no baseline
     report is read (``--prob-baseline``). Its collection then loads none of the comparison
     machinery, and its run records get no ``compare`` field."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import option_value
 
     from .regression_options import PLUGIN_NAME as REGRESSION
 
@@ -72,7 +75,7 @@ def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
         return False
     if config.pluginmanager.get_plugin(REGRESSION) is not None:
         return False
-    return kernel_of(config).options.session_value("compare") is None
+    return option_value(config, "compare") is None
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -91,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     ``[compare:ARM]`` items in the aggregating process, and register the sequential
     comparisons under ``--prob-stop=sequential``. Called once per process; returns
     nothing."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
     from .sequential_options import sequential_mode
 
@@ -105,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(
             LateRegistrations(config), "probability.comparisons.registrations"
         )
-    options = kernel_of(config).options
+    options = options_of(config)
     if any(
         options.session_value(name) is not None
         for name in ("baseline_report", "baseline_margin", "save_baseline")
@@ -133,9 +136,9 @@ def registries_now(config: pytest.Config) -> bool:
     for name in REGISTRATION_HOOKS:
         if not all(_bundled(impl.plugin) for impl in getattr(config.hook, name).get_hookimpls()):
             return True
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
-    specs = kernel_of(config).options.specs
+    specs = options_of(config).specs
     for spec in (specs["compare_test"], specs["adjust"]):
         if spec.cli is not None and config.getoption(spec.dest, None) is not None:
             return True
@@ -245,13 +248,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import recorded_runs, results_of
 
-    kernel = kernel_of(config)
-    if not kernel.recorded:
+    if not recorded_runs(config):
         return
-    cases = kernel.results.cases()
-    if not cases or reports_nothing(kernel.results, config):
+    results = results_of(config)
+    cases = results.cases()
+    if not cases or reports_nothing(results, config):
         return  # nothing to compare: the comparisons' machinery need not load
     from .session import build, state_of
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pytest_probability.cases import Case
+from pytest_probability.api import Case, options_of
 from pytest_probability.extensions.stopping.service import StopReader
-from pytest_probability.kernel import kernel_of
 
 from .regression_options import PLUGIN_NAME as REGRESSION
 from .session import state_of
@@ -84,7 +83,7 @@ def planned_apart(config: pytest.Config, mark: Any) -> bool:
     keeps the case running."""
     from .session import PAIRED
 
-    options = kernel_of(config).options
+    options = options_of(config)
     return (
         "plan" in options.specs
         and bool(options.session_value("plan"))

@@ -18,16 +18,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.cases import Case, FunctionCases
-from pytest_probability.collect import BenchRun, VerdictItem
-from pytest_probability.decided import decide_runs
+from pytest_probability.api import (
+    BenchRun,
+    Case,
+    CaseResult,
+    FunctionCases,
+    ReportBuilder,
+    Results,
+    VerdictItem,
+    VerdictRequest,
+    claim_output,
+    decide_runs,
+    first_collector,
+    function_key,
+    options_of,
+    results_of,
+    warn_at_selected,
+)
 from pytest_probability.extensions.stopping.service import is_stopped
-from pytest_probability.kernel import kernel_of
-from pytest_probability.located import first_collector, function_key, warn_at_selected
-from pytest_probability.outputs import claim_output
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import CaseResult, Results
-from pytest_probability.verdicts import VerdictRequest
 
 from . import render
 from .baselines import Baseline, BaselineCase, BaselineError, read_baseline
@@ -69,7 +77,7 @@ class Regression:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        options = kernel_of(config).options
+        options = options_of(config)
         self.path: str | None = options.session_value("baseline_report")
         self.margin: float | None = options.session_value("baseline_margin")
         self.save_path: str | None = options.session_value("save_baseline")
@@ -101,7 +109,7 @@ class Regression:
         if self.baseline is None or self.margin is None:
             return []
         self.decide_runs(function)
-        options = kernel_of(self.config).options
+        options = options_of(self.config)
         if "gate_items" in options.specs and not options.session_value("gate_items"):
             return []  # --prob-no-gate-items: the verdicts still set the exit status
         rule = render.rule_cell(self.margin, False)
@@ -158,7 +166,7 @@ class Regression:
         seen: dict[str, int] = {}
         for case in cases.values():
             seen[case.case_id] = seen.get(case.case_id, 0) + 1
-        options = kernel_of(self.config).options
+        options = options_of(self.config)
         min_inputs = setting(self.config, "min_inputs")
         rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"
         pending: dict[str, list[Warning]] = {}
@@ -192,7 +200,7 @@ class Regression:
 
     def judge_item(self, item: VerdictItem) -> None:
         """A ``[baseline]`` item's body: judge the function from this process's runs."""
-        results = kernel_of(self.config).results
+        results = results_of(self.config)
         # the runs the session selected (all, unless --deselect/-k kept only some of them)
         here, total = item.selected_runs_here(results)
         if here < total:
@@ -255,7 +263,7 @@ class Regression:
                 baseline="baseline",
                 pairs=pairs,
                 unpaired=[],
-                test=kernel_of(self.config).options.case_value("compare_test", mark),
+                test=options_of(self.config).case_value("compare_test", mark),
                 level=settings.level,
                 margin=self.margin,
             )
@@ -319,7 +327,7 @@ class Regression:
         only; returns nothing."""
         if hasattr(self.config, "workerinput"):
             return
-        self.finish(kernel_of(self.config).results)
+        self.finish(results_of(self.config))
         failed = any(failing(f.comparison, self.config) for f in self.functions)
         if (failed or self.save_error) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -373,7 +381,7 @@ def configure(config: pytest.Config) -> None:
     """Register the regression plugin when ``--prob-baseline``, ``--prob-margin`` or
     ``--prob-save-baseline`` is given (reading the baseline now: a bad one is a usage
     error before anything runs)."""
-    options = kernel_of(config).options
+    options = options_of(config)
     wanted = any(
         options.session_value(name) is not None
         for name in ("baseline_report", "baseline_margin", "save_baseline")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
+    from pytest_probability.api import OptionRegistry
 
 PLUGIN_NAME = "probability.comparisons.baseline"
 

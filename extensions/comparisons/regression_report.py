@@ -9,10 +9,13 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from pytest_probability import __version__, writing
-from pytest_probability.kernel import kernel_of
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import (
+    ReportBuilder,
+    Results,
+    options_of,
+    plugin_version,
+    write_failure,
+)
 
 from . import render
 from .baselines import BaselineCase, write_baseline_toml
@@ -44,12 +47,12 @@ def save_baseline(regression: Regression, results: Results) -> None:
         )
         for case in results.cases()
     ]
-    options = kernel_of(regression.config).options
+    options = options_of(regression.config)
     settings = {
         "runs": options.session_value("runs"),
         "confidence": setting(regression.config, "confidence"),
         "seed": setting(regression.config, "seed"),
-        "plugin_version": __version__,
+        "plugin_version": plugin_version,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     if "method" in options.specs:
@@ -61,7 +64,7 @@ def save_baseline(regression: Regression, results: Results) -> None:
     except OSError as exc:  # (its message names the file)
         regression.save_error = f"--prob-save-baseline={regression.save_path}: {exc}"
     except Exception as exc:  # any failure is one error line naming the file
-        reason = writing.failure("the baseline", regression.save_file, exc)
+        reason = write_failure("the baseline", regression.save_file, exc)
         regression.save_error = f"--prob-save-baseline={regression.save_path}: {reason}"
 
 

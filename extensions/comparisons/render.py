@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pytest_probability.verdicts import verdict_properties
+from pytest_probability.api import verdict_properties
 
 from .engine import Comparison
 

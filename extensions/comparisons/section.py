@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import ReportBuilder, Results
 
 from .collection import NOT_COMPARED
 from .regression_options import PLUGIN_NAME as REGRESSION

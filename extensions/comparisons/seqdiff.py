@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pytest_probability.special import log_beta
+from pytest_probability.api import log_beta
 
 _LOG_PRIOR = log_beta(0.5, 0.5)
 #: bisection steps at most (the ends are exact to the float well before)

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_probability.api import ReportBuilder, Results, ratio_percent
 from pytest_probability.extensions.stopping.service import is_stopped
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
-from pytest_probability.rounding import ratio_percent
 
 from .sequential import REGIME
 
@@ -80,7 +78,7 @@ def contribute(
         f"{found['pairs_saved']} of {found['pairs_planned']} pairs ({share})"
     )
     if found["cost_avoided"] is not None and found["pairs_saved"]:
-        from pytest_probability.money import money
+        from pytest_probability.api import money
 
         text += f", about {money(found['cost_avoided'])} not spent"
     report.add_summary("", text, order=SUMMARY_ORDER)

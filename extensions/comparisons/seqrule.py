@@ -20,15 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_probability.results import PASS as RUN_PASS
-from pytest_probability.results import SKIP as RUN_SKIP
+from pytest_probability.api import FAIL, PASS, SKIP, UNDECIDED
 
 from . import seqdiff
 from .seqmean import RoundSequence
 
 #: the readings :func:`settle` returns besides the margin verdicts
 DIFFERENCE, RESOLVED = "difference", "resolved"
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 #: the methods, as the report names them
 MIXTURE = "mixture"
 BERNSTEIN = "empirical-bernstein"
@@ -59,9 +57,9 @@ def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
     """A case's judged runs in run order from its records: 1 for a pass, 0 for a failure or
     an error (skipped runs are left out)."""
     return tuple(
-        int(records[run]["outcome"] == RUN_PASS)
+        int(records[run]["outcome"] == PASS)
         for run in sorted(records)
-        if records[run]["outcome"] != RUN_SKIP
+        if records[run]["outcome"] != SKIP
     )
 
 

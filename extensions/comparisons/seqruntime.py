@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.collect import BenchRun
+from pytest_probability.api import (
+    BenchRun,
+    Case,
+    function_key,
+    results_of,
+    verdicts_after_runs,
+)
 from pytest_probability.extensions.stopping.service import StopReader
-from pytest_probability.kernel import kernel_of
-from pytest_probability.located import function_key
-from pytest_probability.ordering import verdicts_after_runs
 
 from .seqrule import settle
 from .sequential import monitored, resolution
@@ -277,7 +279,7 @@ class SequentialComparisons:
         """Bring the looks up to date with the records of the cases noted since."""
         if not self._dirty:
             return
-        results = kernel_of(self.config).results
+        results = results_of(self.config)
         for key in self._dirty:
             result = results.get(key)
             if result is None:

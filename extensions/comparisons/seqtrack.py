@@ -22,8 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pytest_probability.results import PASS as RUN_PASS
-from pytest_probability.results import SKIP as RUN_SKIP
+from pytest_probability.api import PASS, SKIP
 
 from .seqmean import RoundSequence
 from .seqrule import Look, MixtureLook, RoundsLook, outcomes
@@ -57,8 +56,8 @@ class Judged:
             if run > self.last:
                 self.seen, self.last = self.seen + 1, run
                 outcome = records[run]["outcome"]
-                if outcome != RUN_SKIP:
-                    self.runs.append(int(outcome == RUN_PASS))
+                if outcome != SKIP:
+                    self.runs.append(int(outcome == PASS))
                 return before
         fresh = list(outcomes(records))
         first = 0

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_probability.kernel import kernel_of
+from pytest_probability.api import option_value, options_of
 
 from .registry import TestOutcome
 from .seqmean import RoundSequence
@@ -47,15 +47,12 @@ def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
     and the bundled ``paired`` test (another test keeps its fixed-run meaning)."""
     from .session import PAIRED
 
-    return (
-        sequential_mode(config)
-        and kernel_of(config).options.case_value("compare_test", mark) == PAIRED
-    )
+    return sequential_mode(config) and options_of(config).case_value("compare_test", mark) == PAIRED
 
 
 def resolution(config: Any) -> float:
     """``prob_compare_resolution`` (``--prob-compare-resolution``)."""
-    return float(kernel_of(config).options.session_value("compare_resolution"))
+    return float(option_value(config, "compare_resolution"))
 
 
 def paired_runs(

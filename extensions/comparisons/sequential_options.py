@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_probability.values import parse_points
+from pytest_probability.api import parse_points
 
 #: the default ``prob_compare_resolution``: 5 points
 RESOLUTION = 0.05
@@ -18,9 +18,9 @@ SEQUENTIAL = "sequential"
 
 def sequential_mode(config: Any) -> bool:
     """Whether ``--prob-stop=sequential`` is on (and the stopping extension loaded)."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
-    options = kernel_of(config).options
+    options = options_of(config)
     return "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
 
 

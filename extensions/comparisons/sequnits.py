@@ -8,7 +8,7 @@ with function-level items); a comparison without a margin has no item — it has
 the workers tell it: the controller hands each worker a file path (``workerinput``), each
 worker writes the keys of the functions it monitors there at the end of collection —
 before pytest-xdist sends its collection — and the controller's scheduler reads them when
-it first splits the collection (:func:`pytest_probability.distribution.add_function_units`).
+it first splits the collection (:func:`pytest_probability.api.add_function_units`).
 When the file cannot be shared (a worker on another machine), the function is simply not
 grouped: its workers see that some of its cases ran elsewhere and run every run, so the
 verdicts are unchanged.
@@ -44,7 +44,7 @@ class UnitsChannel:
             given = workerinput.get(WORKER_KEY)
             self.path = Path(given) if given else None
         elif getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
-            from pytest_probability.distribution import add_function_units
+            from pytest_probability.api import add_function_units
 
             self.directory = tempfile.mkdtemp(prefix="prob-units-")
             self.path = Path(self.directory) / FILE_NAME

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from pytest_probability.cases import Case
-from pytest_probability.kernel import kernel_of
+from pytest_probability.api import Case, options_of
 from pytest_probability.lazy import lazy_exports
 
 from .session import PAIRED, setting, state_of
@@ -55,7 +54,7 @@ def plan_comparisons(
     from .sequential import resolution
 
     state = state_of(config)
-    options = kernel_of(config).options
+    options = options_of(config)
     functions: dict[str, dict[str, dict[str, Case]]] = {}  # function → input → arm → case
     for case in cases:
         info = state.arms.get(case.key)

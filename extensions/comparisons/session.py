@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pytest_probability.api import SKIP, CaseResult, options_of
 from pytest_probability.extensions.stopping.service import is_stopped
-from pytest_probability.kernel import kernel_of
-from pytest_probability.results import SKIP, CaseResult
 
 from .adjust import benjamini_hochberg, bonferroni, holm
 from .axes import ArmInfo
@@ -127,7 +126,7 @@ class CompareState:
         first = hook
         if late is not None:  # the call recorded for later plugins, without ``late``'s part
             first = self.config.pluginmanager.subset_hook_caller(hook_name, [late])
-        from pytest_probability.registering import call_registrations
+        from pytest_probability.api import call_registrations
 
         call_registrations(first, kwargs, f"a {registry.what}")
         if first is not hook:  # then ``late``'s part, as on its registration
@@ -181,7 +180,7 @@ def register_bundled(tests: Any, adjustments: Any) -> None:
 
 def setting(config: pytest.Config, name: str, mark: Mapping[str, Any] | None = None) -> Any:
     """A setting owned by another extension, or its default when that one is disabled."""
-    options = kernel_of(config).options
+    options = options_of(config)
     if name not in options.specs:
         return DEFAULTS[name]
     return options.case_value(name, mark or {})
@@ -227,7 +226,7 @@ def build(
 ) -> list[Comparison]:
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
-    options = kernel_of(config).options
+    options = options_of(config)
     state = state_of(config)
     cost_of = None
     if config.pluginmanager.get_plugin("probability.cost") is not None:

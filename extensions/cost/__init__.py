@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING
 from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .recording import CostWarning, record_cost, record_usage
-    from .usage import TokenUsage
+    from pytest_probability.api import CostWarning, TokenUsage
+
+    from .recording import record_cost, record_usage
 
 #: where each public name lives, imported on first use: a session that records no cost need
 #: not import the recording helpers and the usage values (``decimal``, ``fractions``)
 _WHERE = {
-    **dict.fromkeys(("CostWarning", "record_cost", "record_usage"), ".recording"),
-    "TokenUsage": ".usage",
+    **dict.fromkeys(("record_cost", "record_usage"), ".recording"),
+    "CostWarning": "pytest_probability.tokens",
+    "TokenUsage": "pytest_probability.tokens",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.money import money
-from pytest_probability.untrusted import int_text
-from pytest_probability.visible import visible
+from pytest_probability.api import int_text, money, visible
 
 from .usage import rounded
 

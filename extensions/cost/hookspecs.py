@@ -11,8 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-
-    from .usage import TokenUsage
+    from pytest_probability.api import TokenUsage
 
 hookspec = pluggy.HookspecMarker("pytest")
 

@@ -9,17 +9,16 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pytest_probability.api import run_context_of
 from pytest_probability.lazy import current_module
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import ReportBuilder, Results, TokenUsage
 
     from .recording import Ledger
     from .service import case_cost
-    from .usage import TokenUsage
 
 # What a feature computes is imported where it is used (the recording helpers, the usage
 # values, the formatting): a session that runs no bench imports none of it.
@@ -73,7 +72,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     if collect is None or not isinstance(item, collect.BenchRun):
         return
     steps = item.stash.get(collect.STEPS_KEY, ())
-    context = item.stash.get(collect.CONTEXT_KEY, None)
+    context = run_context_of(item)
     if not steps or context is None:
         return
     from .recording import ledger_of, step_spend
@@ -93,7 +92,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     does); the reports round them as they write each record (:func:`.format.round_record`)."""
     recording = _recording()
     collect = sys.modules[COLLECT_MODULE]  # (a run finished: its item is a bench run)
-    context = item.stash.get(collect.CONTEXT_KEY, None)
+    context = run_context_of(item)
     ledger: Ledger | None = None
     if context is not None:
         data = context.data
@@ -150,7 +149,7 @@ def pytest_prob_build_report(
     """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, ``cost`` and
     ``usage`` on JSON rows and totals, and the finisher that rounds the records' sums as the
     reports write them. Called once in the aggregating process."""
-    from pytest_probability.money import (
+    from pytest_probability.api import (
         OVERFLOW,
         OVERFLOW_REASON,
         is_overflow,

@@ -13,27 +13,24 @@ import math
 import warnings
 from typing import Any
 
-from pytest_probability.context import RunContext, current_run, current_run_or_none
-
-from .usage import (
+from pytest_probability.api import (
     BIG_COUNT,
+    CostWarning,
+    RunContext,
     TokenUsage,
-    add_entry_counts,
     check_cost,
-    read_usage,
+    current_run,
+    current_run_or_none,
     usage_entry,
-    usage_from_fields,
 )
+
+from .usage import add_entry_counts, read_usage, usage_from_fields
 
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
 _INF = math.inf
 #: model names that passed :func:`~.usage.check_model` unchanged (a fast-path check)
 _PLAIN_MODELS: set[str] = set()
-
-
-class CostWarning(UserWarning):
-    """Recorded cost or usage that could not be counted, or a price that could not be used."""
 
 
 class Ledger:
@@ -341,7 +338,7 @@ def step_spend(step: Any, config: Any) -> tuple[float | None, list[dict[str, Any
     """A step's own cost and usage entries (its ``cost`` field, its ``usage``: one value or
     a list). The step's cost is its ``cost`` field when given, else the sum of its priced
     usage. Raises ``ValueError`` naming the step and the field for invalid values."""
-    from pytest_probability.steps import step_field
+    from pytest_probability.api import step_field
 
     from .usage import total_cost
 

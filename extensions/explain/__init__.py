@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from pytest_probability.readings import Reading
+    from pytest_probability.api import Reading
 
 #: where each public name lives, imported on first use: a session that builds no report need
 #: not import the readings and their glossary

@@ -11,9 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.readings import Reading
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import Reading, ReportBuilder, Results
 
 hookspec = pluggy.HookspecMarker("pytest")
 

@@ -9,14 +9,10 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.values import parse_bool
+from pytest_probability.api import option_value, parse_bool
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.readings import Reading
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import OptionRegistry, Reading, ReportBuilder, Results
 
 # The readings and their glossary (``pytest_probability.readings``) are imported when a
 # report is built: a session that builds none never imports them.
@@ -47,7 +43,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 def collect(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Reading]:
     """Every extension's readings; one that raises is warned about and skipped."""
-    from pytest_probability.readings import Reading
+    from pytest_probability.api import Reading
 
     found: list[Reading] = []
     for impl in reversed(config.hook.pytest_prob_explain.get_hookimpls()):
@@ -66,7 +62,7 @@ def count(report: ReportBuilder, results: Results, config: pytest.Config) -> int
     """How many notable readings the extensions would give, without building them: each
     extension's ``pytest_prob_explain_count``, and the readings of an extension that only
     implements ``pytest_prob_explain`` (a third party's), built to be counted."""
-    from pytest_probability.readings import Reading
+    from pytest_probability.api import Reading
 
     found = 0
     counted = set()
@@ -107,7 +103,7 @@ def pytest_prob_build_report(
     ``--prob-explain``), else a one-line hint when something is worth explaining (counted
     without building the readings). Called once in the aggregating process, after every
     other extension; returns nothing."""
-    if not kernel_of(config).options.session_value("explain"):
+    if not option_value(config, "explain"):
         notable = count(report, results, config)
         if notable:
             report.add_block(
@@ -122,7 +118,7 @@ def pytest_prob_build_report(
     readings = collect(report, results, config)
     if not readings:
         return
-    from pytest_probability.readings import glossary_for, render
+    from pytest_probability.api import glossary_for, render_readings
 
     for reading in readings:
         if reading.target is not None:  # two readings of one object are both kept
@@ -130,7 +126,7 @@ def pytest_prob_build_report(
             reading.target["explanation"] = (
                 reading.text if not before else f"{before}\n\n{reading.text}"
             )
-    report.add_section("explained", render(readings, _width(config)), order=SECTION_ORDER)
+    report.add_section("explained", render_readings(readings, _width(config)), order=SECTION_ORDER)
     report.set_json("glossary", glossary_for(readings))
 
 

@@ -18,24 +18,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.options import OptionRegistry
+from pytest_probability.api import (
+    OptionRegistry,
+    is_active,
+    option_value,
+    recorded_runs,
+    results_of,
+)
 
 from . import hookspecs
 
 if TYPE_CHECKING:  # the machinery loads when a session has failures to show
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import CaseResult, Results
+    from pytest_probability.api import CaseResult, ReportBuilder, Results
 
     from .grouping import FailureGroup
     from .terminal import Builder, RunReport
 
 PLUGIN_NAME = "probability.failures"
-KERNEL_NAME = "probability.kernel"
 KEY_HOOK = "pytest_prob_failure_key"
 MODES = ("grouped", "first", "all")
-#: the outcome words (``pytest_probability.results``) of a passing and a failing run
-PASS, FAIL, ERROR = "pass", "fail", "error"
-FAILING = (FAIL, ERROR)
 #: pytest's ``stats`` keys regrouped, with the words of the line after a traceback and of
 #: the short-summary line
 SECTIONS = {"failed": "failing", "error": "errored"}
@@ -107,8 +108,7 @@ def _state(config: pytest.Config) -> FailuresState:
 
 
 def _mode(config: pytest.Config) -> str:
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    return "all" if kernel is None else kernel.options.session_value("failures")
+    return option_value(config, "failures") if is_active(config) else "all"
 
 
 @pytest.hookimpl(trylast=True)
@@ -163,11 +163,13 @@ def pytest_prob_build_report(
     Called once per session in the aggregating process, at ``pytest_sessionfinish``;
     returns nothing.
     """
+    from pytest_probability.api import ERROR, FAIL
+
     for case in results.rows():
         failing = [
             (run, record)
             for run, record in sorted(case.records.items())
-            if record.get("outcome") in FAILING
+            if record.get("outcome") in (FAIL, ERROR)
         ]
         groups = case_groups(config, failing) if failing else []
         report.add_row_json(case.key, {"failures": [group.to_json() for group in groups]})
@@ -178,8 +180,9 @@ def pytest_prob_build_report(
 
 # -- the terminal ----------------------------------------------------------------------------
 def _results(config: pytest.Config) -> Results | None:
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    return None if kernel is None or not kernel.recorded else kernel.results
+    if not is_active(config) or not recorded_runs(config):
+        return None
+    return results_of(config)
 
 
 def _groups_of(config: pytest.Config, runs: list[RunReport]) -> list[FailureGroup]:
@@ -262,8 +265,11 @@ def _prepare(
 ) -> None:
     """Work out the stand-in lists of the sections and of the short summary (``chars``:
     the reporter's ``-r`` characters)."""
+    from pytest_probability.api import ERROR, FAIL, PASS
+
     from .terminal import regroup
 
+    failing_outcomes = (FAIL, ERROR)
     state = _state(config)
     grouped = _mode(config) == "grouped"
     results.cases()  # (assigns the displayed ids)
@@ -272,7 +278,7 @@ def _prepare(
         if not (set(SUMMARY_CHARS[stat]) & set(chars) or "p" in chars):
             continue  # pytest prints no short-summary line for it (-rN, -rs, ...)
         build = _summary_builder(config, verb, grouped, failing)
-        shown = regroup(stats.get(stat) or [], results, build, FAILING)
+        shown = regroup(stats.get(stat) or [], results, build, failing_outcomes)
         if shown is not None:
             state.summary[stat] = shown
     if "p" in chars:  # (-rp, -rA: the only use of the passed list regrouped)
@@ -280,7 +286,8 @@ def _prepare(
         if passed is not None:
             state.summary["passed"] = passed
     sections = [
-        (stat, _section_builder(config, verb, grouped), FAILING) for stat, verb in SECTIONS.items()
+        (stat, _section_builder(config, verb, grouped), failing_outcomes)
+        for stat, verb in SECTIONS.items()
     ]
     if "P" in chars:  # (-rP, -rA: the PASSES section, the captured output of passing runs)
         sections.append(("passed", _passes_builder(config), (PASS,)))

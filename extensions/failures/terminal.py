@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability.results import CaseResult, Results
+from pytest_probability.api import CaseResult, Results
 
 RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
 

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_probability.readings import Reading, percent
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import Reading, ReportBuilder, Results, reading_percent
 
 
 def interval_words(ci: dict[str, Any] | None) -> str:
     """`` With 95% confidence its pass rate is between 44% and 97%.`` (or nothing)."""
     if not ci or ci.get("low") is None:
         return ""
-    level = percent(ci["level"])
+    level = reading_percent(ci["level"])
     return (
-        f" With {level} confidence its pass rate is between {percent(ci['low'])} and "
-        f"{percent(ci['high'])}, assuming its runs are independent repetitions."
+        f" With {level} confidence its pass rate is between {reading_percent(ci['low'])} and "
+        f"{reading_percent(ci['high'])}, assuming its runs are independent repetitions."
     )
 
 

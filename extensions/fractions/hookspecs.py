@@ -11,7 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.results import CaseResult
+    from pytest_probability.api import CaseResult
 
 hookspec = pluggy.HookspecMarker("pytest")
 

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import CaseResult, Results
+    from pytest_probability.api import CaseResult, ReportBuilder, Results
 
 FRACTION_ORDER = 100
 STATUS_ORDER = 900
@@ -22,7 +21,7 @@ OVERALL_ORDER = 100
 @pytest.hookimpl(trylast=True)
 def pytest_prob_row_status(case: CaseResult, config: pytest.Config) -> tuple[str, str]:
     """Default row status from the three outcome counts, in the aggregating process."""
-    from pytest_probability.results import row_status
+    from pytest_probability.api import row_status
 
     word, key = row_status(case.passes, case.fails, case.errors)
     if case.xfail and word:
@@ -35,11 +34,11 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``k/N`` column, the status column, the ``Overall:`` line and JSON
     ``status`` fields. Called once in the aggregating process; returns nothing."""
-    from pytest_probability.fraction_text import fraction, whole_percent
+    from pytest_probability.api import fraction_text, whole_percent
 
     rows = results.rows()
     report.add_column(
-        "fraction", {c.key: fraction(c.passes, c.total) for c in rows}, order=FRACTION_ORDER
+        "fraction", {c.key: fraction_text(c.passes, c.total) for c in rows}, order=FRACTION_ORDER
     )
     words: dict[str, str] = {}
     for case in results.cases():
@@ -62,9 +61,9 @@ def _subset_notes(report: ReportBuilder, results: Results, config: pytest.Config
     ``--deselect`` picked some runs; ``-x`` or Ctrl-C ended the session), so that such a row
     never reads as a measurement of the whole case: ``of 40 planned, selected subset``, and
     the JSON row field ``subset`` (``"selected"``, ``"stopped"`` or ``null``)."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import stopped_early
 
-    reason = "stopped" if kernel_of(config).stopped_early else "selected"
+    reason = "stopped" if stopped_early(config) else "selected"
     words = {"selected": "selected subset", "stopped": "session stopped early"}
     notes: dict[str, str] = {}
     for case in results.cases():

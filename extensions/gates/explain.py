@@ -9,9 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from pytest_probability.readings import Reading, percent
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import Reading, ReportBuilder, Results, reading_percent
 
 from .rate import bar_percent
 from .state import state_of
@@ -95,7 +93,7 @@ def readings(report: ReportBuilder, results: Results, config: pytest.Config) -> 
                 said = (
                     f"{data['passes']} of {data['n']} judged runs passed; with "
                     f"{bar_percent(data['level'])} confidence its pass rate is between "
-                    f"{percent(data['low'])} and {percent(data['high'])}."
+                    f"{reading_percent(data['low'])} and {reading_percent(data['high'])}."
                 )
                 if result.verdict == "pass":
                     parts.append(f"{said} All of it is above the {bar} bar: PASS.")
@@ -107,7 +105,8 @@ def readings(report: ReportBuilder, results: Results, config: pytest.Config) -> 
                 else:
                     needed = runs_to_settle(kind, spec, data["passes"], data["n"], config)
                     settle = (
-                        f" If it keeps passing at {percent(data['passes'] / data['n'], 1)}, "
+                        " If it keeps passing at "
+                        f"{reading_percent(data['passes'] / data['n'], 1)}, "
                         f"about {needed} runs would settle it."
                         if needed is not None
                         else " At exactly this rate no number of runs would settle it."

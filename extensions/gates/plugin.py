@@ -8,16 +8,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.values import parse_bool, parse_fraction, parse_positive_int
+from pytest_probability.api import (
+    option_value,
+    parse_bool,
+    parse_fraction,
+    parse_positive_int,
+    recorded_runs,
+    results_of,
+    selected_cases,
+)
 
 if TYPE_CHECKING:  # the gates' machinery loads when a session has gated cases
-    from pytest_probability.cases import Case
-    from pytest_probability.collect import VerdictItem
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
-    from pytest_probability.verdicts import VerdictRequest
+    from pytest_probability.api import (
+        Case,
+        OptionRegistry,
+        ReportBuilder,
+        Results,
+        VerdictItem,
+        VerdictRequest,
+    )
 
     from .state import GateState
 
@@ -154,12 +163,12 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     if infeasible:
         state.infeasible[case.key] = infeasible
     if case.key in state.deciding:
-        from pytest_probability.decided import decide_runs
+        from pytest_probability.api import decide_runs
 
         decide_runs(config, case.key, XFAIL_REASON)
-    if not kernel_of(config).options.session_value("gate_items"):
+    if not option_value(config, "gate_items"):
         return []
-    from pytest_probability.verdicts import VerdictRequest
+    from pytest_probability.api import VerdictRequest
 
     rules = ", ".join(kind.describe(spec) for kind, spec in gates)
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
@@ -195,9 +204,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     Called once after collection (after deselection) in collecting processes; under
     pytest-xdist only the first worker warns. Returns nothing.
     """
-    if not kernel_of(session.config).case_order:
+    if not selected_cases(session.config):
         return  # no case selected (the kernel's tryfirst hook ran): nothing to warn about
-    from pytest_probability.located import warn_at_selected
+    from pytest_probability.api import warn_at_selected
 
     from .state import state_of
 
@@ -215,7 +224,7 @@ def judge_item(item: VerdictItem) -> None:
     ran in other processes too (pytest-xdist without case grouping).
     """
     config = item.config
-    case = kernel_of(config).results.get(item.case.key)
+    case = results_of(config).get(item.case.key)
     ran = set(case.records) if case is not None else set()
     # the runs the session selected (all of them, unless --deselect/-k kept only some)
     selected = item.selected_run_numbers().get(item.case.key, set())
@@ -234,7 +243,7 @@ def judge_item(item: VerdictItem) -> None:
     if verdict is None:
         return
     _record_properties(item, verdict, len(selected))
-    undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
+    undecided_fails = option_value(config, "undecided") == "fail"
     if verdict.failing(undecided_fails):
         raise AssertionError(
             "\n".join(f"{item.case.case_id}  {result.line}" for result in verdict.results)
@@ -246,7 +255,7 @@ def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
     JUnit XML properties of the ``[gate]`` testcase: ``prob.verdict``, ``prob.runs``,
     ``prob.planned``, then ``prob.<kind>.<field>`` per check (``prob.rate.low``,
     ``prob.rate.min_rate``, ``prob.rate.line``, …)."""
-    from pytest_probability.verdicts import verdict_properties
+    from pytest_probability.api import verdict_properties
 
     fields: dict[str, Any] = {
         "verdict": verdict.verdict,
@@ -301,7 +310,7 @@ def pytest_configure(config: pytest.Config) -> None:
     process; returns nothing."""
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(GateItemOutcomes(config), "probability.gates.items")
-    from pytest_probability.loader import implemented_outside
+    from pytest_probability.api import implemented_outside
 
     if implemented_outside(config.hook.pytest_prob_register_gates):
         from .state import state_of
@@ -319,10 +328,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    kernel = kernel_of(config)
-    if not kernel.recorded:
+    if not recorded_runs(config):
         return  # no bench run reported: nothing to judge
-    results = kernel.results
+    results = results_of(config)
     # every run skipped: the case is skipped, not judged
     judged = [case for case in results.cases() if case.total != 0]
     if not judged:
@@ -330,7 +338,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from .state import state_of
 
     state = state_of(config)
-    undecided_fails = kernel_of(config).options.session_value("undecided") == "fail"
+    undecided_fails = option_value(config, "undecided") == "fail"
     failing = False
     for case in judged:
         verdict = state.judge(case)
@@ -349,13 +357,14 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``Gates:`` line, the ``probability: gates`` section, ``rows[].gate``
     and the top-level ``gates`` object. Called once in the aggregating process."""
-    from .registry import PASS, UNDECIDED
+    from pytest_probability.api import PASS, UNDECIDED
+
     from .state import state_of
 
     state = state_of(config)
     if not state.verdicts:
         return
-    undecided = kernel_of(config).options.session_value("undecided")
+    undecided = option_value(config, "undecided")
     counts = {PASS: 0, "fail": 0, UNDECIDED: 0}
     groups: dict[Any, list[tuple[str, Any]]] = {}
     for case in results.cases():
@@ -398,7 +407,7 @@ def pytest_prob_build_report(
             "failed": counts["fail"],
             "undecided": counts[UNDECIDED],
             "undecided_fails": undecided == "fail",
-            "errors": kernel_of(config).options.session_value("errors"),
+            "errors": option_value(config, "errors"),
         },
     )
 

@@ -14,13 +14,22 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from pytest_probability.api import (
+    FAIL,
+    PASS,
+    UNDECIDED,
+    CaseResult,
+    binom_cdf,
+    binom_sf,
+    interval_cells,
+    option_value,
+    options_of,
+)
 from pytest_probability.extensions.intervals.service import Settings, interval_methods, settings
-from pytest_probability.kernel import kernel_of
-from pytest_probability.percentages import interval_cells
-from pytest_probability.results import CaseResult
-from pytest_probability.special import binom_cdf, binom_sf
 
-from .registry import FAIL, PASS, UNDECIDED, WORDS, GateResult
+from .registry import GateResult
+
+WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
 
 #: the largest run count searched for a rate gate's minimum
 MAX_RUNS = 10_000_000
@@ -53,7 +62,7 @@ def bar_percent(rate: float) -> str:
 def judged_runs(case: CaseResult, config: pytest.Config) -> tuple[int, int]:
     """``(passes, n)`` a gate judges: errors count as non-passes unless ``prob_errors`` is
     ``exclude``."""
-    exclude = kernel_of(config).options.session_value("errors") == "exclude"
+    exclude = option_value(config, "errors") == "exclude"
     n = case.passes + case.fails + (0 if exclude else case.errors)
     return case.passes, n
 
@@ -62,7 +71,7 @@ def configure_rate(mark: Mapping[str, Any], config: pytest.Config) -> RateSpec |
     """A rate gate from ``min_rate=`` (mark, else session), unless the case's marks set
     ``min_passes`` (mark > CLI > ini: a count on the mark replaces the session's rate; the
     merged mark never has both, :meth:`~pytest_probability.options.OptionRegistry.merge_marks`)."""
-    options = kernel_of(config).options
+    options = options_of(config)
     if "min_passes" in mark and "min_rate" not in mark:
         return None
     rate = options.case_value("min_rate", mark)

@@ -11,9 +11,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
-WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
-
 
 @dataclass(frozen=True)
 class GateResult:
@@ -117,12 +114,3 @@ class GateKinds:
 
     def kinds(self) -> list[GateKind]:
         return list(self._kinds.values())
-
-
-def combine(verdicts: list[str]) -> str:
-    """A case's verdict over its gates: any FAIL fails, else any UNDECIDED, else PASS."""
-    if FAIL in verdicts:
-        return FAIL
-    if UNDECIDED in verdicts:
-        return UNDECIDED
-    return PASS

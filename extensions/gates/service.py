@@ -9,7 +9,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from .rate import bar_percent
-from .registry import GateResult, combine
-from .state import GateState, state_of
+from .registry import GateResult
+from .state import GateState, combine, state_of
 
 __all__ = ["GateResult", "GateState", "bar_percent", "combine", "state_of"]

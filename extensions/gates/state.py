@@ -12,12 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.options import OptionError
-from pytest_probability.results import CaseResult
+from pytest_probability.api import FAIL, PASS, UNDECIDED, CaseResult, OptionError
 
-from .registry import FAIL, UNDECIDED, GateKind, GateKinds, GateResult, combine
+from .registry import GateKind, GateKinds, GateResult
 
 STATE_KEY = pytest.StashKey["GateState"]()
+
+
+def combine(verdicts: list[str]) -> str:
+    """A case's verdict over its gates: any FAIL fails, else any UNDECIDED, else PASS."""
+    if FAIL in verdicts:
+        return FAIL
+    if UNDECIDED in verdicts:
+        return UNDECIDED
+    return PASS
 
 
 class GateJudgeWarning(pytest.PytestWarning):
@@ -58,7 +66,7 @@ class GateState:
     def kinds(self) -> GateKinds:
         if self._kinds is None:
             self._kinds = GateKinds()
-            from pytest_probability.registering import call_registrations
+            from pytest_probability.api import call_registrations
 
             call_registrations(
                 self.config.hook.pytest_prob_register_gates,

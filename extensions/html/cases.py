@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_probability.document import fraction, integer, num, obj, objects, text
-from pytest_probability.document import items as json_array
+from pytest_probability.api import fraction, integer, num, obj, objects, text
+from pytest_probability.api import items as json_array
 
 from . import fmt
 from .fmt import MISSING

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_probability.document import integer, num, obj, objects, text
-from pytest_probability.document import items as json_array
+from pytest_probability.api import integer, num, obj, objects, text
+from pytest_probability.api import items as json_array
 
 from . import fmt
 from .forest import ForestLine, forest_table

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability.document import obj, objects, text
+from pytest_probability.api import obj, objects, text
 
 from .markup import Markup, escape
 

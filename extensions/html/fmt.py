@@ -13,14 +13,13 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pytest_probability.document import fraction, integer, num
-from pytest_probability.durations import duration as _duration
-from pytest_probability.durations import limit as _limit
-from pytest_probability.durations import quantile_label as _quantile_label
-from pytest_probability.money import money as _money
-from pytest_probability.percentages import percent as _percent
-from pytest_probability.percentages import percent1 as _percent1
-from pytest_probability.rounding import percent_of
+from pytest_probability.api import duration as _duration
+from pytest_probability.api import fraction, integer, num, percent_of
+from pytest_probability.api import limit as _limit
+from pytest_probability.api import money as _money
+from pytest_probability.api import percent as _percent
+from pytest_probability.api import percent1 as _percent1
+from pytest_probability.api import quantile_label as _quantile_label
 
 MISSING = "\u2014"
 MINUS = "\u2212"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.document import integer, num, obj, objects, text
+from pytest_probability.api import integer, num, obj, objects, text
 
 from . import fmt
 from .forest import ForestLine, forest_table

@@ -16,9 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability import __version__
-from pytest_probability.document import integer, obj, text
-from pytest_probability.document import items as json_array
+from pytest_probability.api import integer, obj, plugin_version, text
+from pytest_probability.api import items as json_array
 
 from . import fmt
 from .markup import Markup, class_list, escape
@@ -93,7 +92,7 @@ def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[
             f"{section.body}</section>"
         )
     footer = (
-        f"Written by pytest-probability {escape(__version__)} from its JSON report "
+        f"Written by pytest-probability {escape(plugin_version)} from its JSON report "
         f"(schema {escape(text(document.get('schema_version'), '?'))}); the JSON holds every "
         "number unrounded and every message whole."
     )
@@ -103,7 +102,7 @@ def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_policy()}">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f'<meta name="generator" content="pytest-probability {escape(__version__)}">\n'
+        f'<meta name="generator" content="pytest-probability {escape(plugin_version)}">\n'
         f"<title>{escape(_title(document))}</title>\n"
         '<link rel="icon" href="data:,">\n'
         f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n"

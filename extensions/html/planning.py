@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.document import integer, num, obj, objects, text
-from pytest_probability.document import items as json_array
+from pytest_probability.api import integer, num, obj, objects, text
+from pytest_probability.api import items as json_array
 
 from . import fmt
 from .markup import Markup, escape, table

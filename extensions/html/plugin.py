@@ -9,18 +9,24 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.values import parse_text
+from pytest_probability.api import (
+    is_active,
+    option_value,
+    options_of,
+    parse_text,
+    recorded_runs,
+    report_of,
+)
 
 from . import hookspecs
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from pytest_probability.options import OptionRegistry
+    from pytest_probability.api import OptionRegistry
 
     from .markup import HtmlPanel
 
-KERNEL_NAME = "probability.kernel"
 HOOK = "pytest_prob_html_panels"
 #: Per-config state: the path as given and as resolved, and a write error to print.
 STATE_KEY = pytest.StashKey[dict[str, Any]]()
@@ -61,13 +67,12 @@ def pytest_configure(config: pytest.Config) -> None:
     aggregating process (a missing directory is created when the page is written).
     Returns nothing.
     """
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or _is_worker(config):
+    if not is_active(config) or _is_worker(config):
         return
-    path = kernel.options.session_value("html")
+    path = option_value(config, "html")
     if path is None:
         return
-    from pytest_probability.outputs import claim_output
+    from pytest_probability.api import claim_output
 
     target = claim_output(config, "--prob-html", path)
     config.stash[STATE_KEY] = {"shown": target.shown, "path": target.path, "error": None}
@@ -109,35 +114,30 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
     Returns an error line when writing failed, else ``None``.
     """
     state = config.stash.get(STATE_KEY, None)
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if state is None or kernel is None or kernel.builder is None:
+    report = report_of(config) if state is not None and is_active(config) else None
+    if report is None:
         return None  # no --prob-html, or nothing was collected: no report
-    if not kernel.recorded and "plan" not in kernel.builder.json:
+    if not recorded_runs(config) and "plan" not in report.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
     # (the kernel keeps the garbage collector paused from the end of the run loop)
-    from pytest_probability import jsonreport, writing
+    from pytest_probability.api import dump_report, report_document, write_failure
 
     from .render import render_report  # (the page's modules: only when writing one)
     from .render import write_page as write_file
 
     try:
-        document = jsonreport.build_document(
-            results=kernel.results,
-            builder=kernel.builder,
-            runs=kernel.options.session_value("runs"),
-            exit_status=exit_status,
-        )
+        document = report_document(config, exit_status)
         # the same strict JSON the report file holds, so a page rendered from it matches
-        document = json.loads(jsonreport.dumps(document))
+        document = json.loads(dump_report(document))
         page = render_report(
-            document, collect_panels(document, config), latency=_latency_asked(kernel.options)
+            document, collect_panels(document, config), latency=_latency_asked(options_of(config))
         )
     except Exception as exc:  # a bug here must not hide the session's results
         return f"could not build the HTML report: {type(exc).__name__}: {exc}"
     try:
         write_file(state["path"], page)
     except Exception as exc:  # any failure is one error line naming the file
-        return writing.failure("the HTML report", state["shown"], exc)
+        return write_failure("the HTML report", state["shown"], exc)
     return None
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_probability.document import integer, num, objects, text
+from pytest_probability.api import ERROR, FAIL, PASS, SKIP, integer, num, objects, text
 
 from .failures import failure_groups
 from .fmt import duration, money_per_run, plural, truncate
@@ -27,7 +27,7 @@ MESSAGE_BUDGET = 1_500_000
 MESSAGE_FLOOR = 160
 #: Characters of a step's message shown before it is cut.
 STEP_MESSAGE_LIMIT = 300
-OUTCOMES = ("pass", "fail", "error", "skip")
+OUTCOMES = (PASS, FAIL, ERROR, SKIP)
 
 
 def message_limit(lengths: Sequence[int]) -> int:
@@ -143,7 +143,7 @@ def run_table(records: Sequence[Mapping[str, Any]], limit: int = MESSAGE_LIMIT) 
         if show_message:
             cells.append(_message_cell(record, seen, run, limit))
         rest = "".join(f"<td>{cell}</td>" for cell in cells)
-        shown = outcome if word == "pass" else f'<b class="o-{css_token(word)}">{outcome}</b>'
+        shown = outcome if word == PASS else f'<b class="o-{css_token(word)}">{outcome}</b>'
         rows.append(f"<tr><td>{'?' if run is None else run}</td><td>{shown}</td>{rest}</tr>")
     header = "".join(f"<th>{name}</th>" for name in head)
     return (

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_probability import writing
+import pytest_probability.api as api
 
 from .cases import render_cases
 from .compare import render_baseline, render_comparisons
@@ -181,4 +181,4 @@ def too_deep(value: Any, limit: int) -> bool:
 def write_page(path: Path, page: str) -> None:
     """Write ``page`` with :func:`pytest_probability.writing.write_atomic` (missing
     directories created, a temporary file renamed over the target; raises ``OSError``)."""
-    writing.write_atomic(path, page)
+    api.write_atomic(path, page)  # (read at each write: a test may replace the writer)

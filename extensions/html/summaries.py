@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.document import fraction, integer, num, obj, objects, text
+from pytest_probability.api import fraction, integer, num, obj, objects, text
 
 from . import fmt
 from .cases import VERDICT_WORDS, gate_text, status_of

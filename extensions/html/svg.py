@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from pytest_probability.document import num
+from pytest_probability.api import num
 
 from .fmt import MINUS, short_duration
 from .markup import Markup, class_list, css_token, escape

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.document import count_text, integer, num, obj, objects, text
+from pytest_probability.api import count_text, integer, num, obj, objects, text
 
 from . import fmt
 from .ids import case_id

@@ -11,8 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_probability.money import money
-from pytest_probability.percentages import interval_cells, percent1, signed_percent
+from pytest_probability.api import interval_cells, money, percent1, signed_percent
 
 EN_DASH = "\u2013"
 INPUTS_X2 = 1 / math.sqrt(2) - 1

@@ -5,8 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from pytest_probability.readings import Reading, percent
-from pytest_probability.report import ReportBuilder
+from pytest_probability.api import Reading, ReportBuilder, reading_percent
 
 #: ρ below which runs vary enough that more runs help most, and above which inputs do
 LOW_RHO, HIGH_RHO = 0.3, 0.6
@@ -25,7 +24,7 @@ def readings(report: ReportBuilder) -> list[Reading]:
         ci = line["ci"]
         text = (
             f"The mean pass fraction over its {line['inputs']} inputs is "
-            f"{percent(line['estimate'], 1)}"
+            f"{reading_percent(line['estimate'], 1)}"
         )
         if line.get("hidden"):
             text += f"; its interval is hidden because {line['hidden']}."
@@ -35,16 +34,17 @@ def readings(report: ReportBuilder) -> list[Reading]:
             )
         else:
             text += (
-                f", with a {percent(ci['level'])} interval of {percent(ci['low'], 1)} to "
-                f"{percent(ci['high'], 1)} from a bootstrap over inputs (it treats these "
+                f", with a {reading_percent(ci['level'])} interval of "
+                f"{reading_percent(ci['low'], 1)} to {reading_percent(ci['high'], 1)} "
+                "from a bootstrap over inputs (it treats these "
                 "inputs as a sample of the ones you care about)."
             )
         rho = line.get("icc")
         runs_x2 = line["width_factor"]["runs_x2"]
         inputs_x2 = line["width_factor"]["inputs_x2"]
         if rho is not None and runs_x2 is not None and not line.get("hidden"):
-            narrow_runs = percent(-runs_x2)
-            narrow_inputs = percent(-inputs_x2)
+            narrow_runs = reading_percent(-runs_x2)
+            narrow_inputs = reading_percent(-inputs_x2)
             if rho >= HIGH_RHO:
                 text += (
                     f" ρ = {rho:.2f}: each input is mostly right or mostly wrong every time, "

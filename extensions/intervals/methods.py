@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pytest_probability.special import beta_ppf, norm_ppf
+from pytest_probability.api import beta_ppf, norm_ppf
 
 __all__ = ["Interval", "bayes", "clopper_pearson", "wilson"]
 

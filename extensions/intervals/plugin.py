@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.values import (
+from pytest_probability.api import (
     parse_bool,
     parse_nonnegative_int,
     parse_positive_int,
@@ -16,9 +16,7 @@ from pytest_probability.values import (
 )
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import CaseResult, Results
+    from pytest_probability.api import CaseResult, OptionRegistry, ReportBuilder, Results
 
     from .aggregate import Aggregate
 
@@ -156,7 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
     rather than a failed section at the end of the session; otherwise it is filled on first
     use (``--prob-method``, a mark's ``method=``, or the report). Called once per process;
     returns nothing."""
-    from pytest_probability.loader import implemented_outside
+    from pytest_probability.api import implemented_outside
 
     if implemented_outside(config.hook.pytest_prob_register_interval_methods):
         from .service import interval_methods
@@ -197,13 +195,12 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the interval column, ``ci`` row fields, the function-level and Overall
     lines and the JSON ``aggregates``. Called once in the aggregating process."""
-    from pytest_probability.kernel import kernel_of
-    from pytest_probability.percentages import interval_cells
+    from pytest_probability.api import interval_cells, options_of
 
     from .aggregate import render
     from .service import interval_methods, settings
 
-    options = kernel_of(config).options
+    options = options_of(config)
     bounds: dict[str, tuple[float, float]] = {}
     tags: dict[str, str] = {}
     methods = interval_methods(config)
@@ -254,9 +251,9 @@ def pytest_prob_build_report(
 
 
 def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
-    options = kernel_of(config).options
+    options = options_of(config)
     level = options.session_value("confidence")
     resamples = options.session_value("bootstrap")
     seed = options.session_value("seed")

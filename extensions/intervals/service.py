@@ -17,7 +17,7 @@ import pytest
 from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from pytest_probability.special import (
+    from pytest_probability.api import (
         beta_ppf,
         betainc,
         betaincc,
@@ -43,7 +43,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         **dict.fromkeys(
             ("beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf", "binom_sf", "norm_ppf"),
-            "pytest_probability.special",
+            "pytest_probability.api",
         ),
         **dict.fromkeys(
             ("Interval", "bayes", "clopper_pearson", "wilson"),
@@ -95,7 +95,7 @@ def interval_methods(config: pytest.Config) -> IntervalMethods:
 
         registry = IntervalMethods()
         config.stash[METHODS_KEY] = registry
-        from pytest_probability.registering import call_registrations
+        from pytest_probability.api import call_registrations
 
         call_registrations(
             config.hook.pytest_prob_register_interval_methods,
@@ -116,9 +116,9 @@ class Settings:
 
 def settings(config: pytest.Config, mark: Mapping[str, Any] | None = None) -> Settings:
     """A case's settings: its mark's ``method``/``confidence``/``prior``, else the session's."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
-    options = kernel_of(config).options
+    options = options_of(config)
     mark = mark or {}
     prior = options.case_value("prior", mark)
     return Settings(

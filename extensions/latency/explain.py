@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_probability.durations import duration, limit, quantile_label
-from pytest_probability.readings import Reading
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import (
+    Reading,
+    ReportBuilder,
+    Results,
+    duration,
+    limit,
+    quantile_label,
+)
 
 from .quantiles import min_runs_for_upper
 

@@ -10,10 +10,19 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import KERNEL_NAME, kernel_of
+from pytest_probability.api import (
+    FAIL,
+    PASS,
+    SKIP,
+    UNDECIDED,
+    OptionError,
+    option_value,
+    parse_bool,
+    parse_fraction,
+    run_context_of,
+)
+from pytest_probability.kernel import KERNEL_NAME  # (no accessor: see pytest_plugin_registered)
 from pytest_probability.lazy import current_module
-from pytest_probability.options import OptionError
-from pytest_probability.values import parse_bool, parse_fraction
 
 from . import ORDER_STATISTIC
 
@@ -21,11 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
 
-    from pytest_probability.cases import Case
-    from pytest_probability.extensions.gates import GateResult
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import Case, GateResult, OptionRegistry, ReportBuilder, Results
 
     from .service import CaseLatency, LatencySettings
 
@@ -33,12 +38,8 @@ if TYPE_CHECKING:
 # service): a session that times no bench run imports none of it.
 
 LATENCY_SECTION_ORDER = 300
-#: the outcome word of a skipped run (``pytest_probability.results.SKIP``)
-SKIP = "skip"
-#: the kernel's collection module, imported when the first bench file is collected
-COLLECT_MODULE = "pytest_probability.collect"
 GATES_PLUGIN = "probability.gates"
-WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
+WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
 
 
 def parse_quantile(value: Any) -> float:
@@ -179,12 +180,12 @@ def configure_gate(mark: dict[str, Any], config: pytest.Config) -> LatencySettin
 
 def judge_gate(chosen: LatencySettings, case: Any, config: pytest.Config) -> GateResult:
     """The latency gate's result on a case's runs (lower is better)."""
-    from pytest_probability.extensions.gates import GateResult
+    from pytest_probability.api import GateResult
 
     from .service import case_latency
 
     found = case_latency(config, case)
-    verdict = found.verdict or "undecided"
+    verdict = found.verdict or UNDECIDED
     cells = latency_cells(found)
     return GateResult(
         kind="latency",
@@ -197,7 +198,7 @@ def judge_gate(chosen: LatencySettings, case: Any, config: pytest.Config) -> Gat
 
 def describe_gate(chosen: LatencySettings) -> str:
     """``max_latency=2.0 (p95)``."""
-    from pytest_probability.durations import quantile_label
+    from pytest_probability.api import quantile_label
 
     assert chosen.limit is not None
     return f"max_latency={chosen.limit:g} ({quantile_label(chosen.quantile)})"
@@ -244,7 +245,7 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     limit_seconds = case.mark.get("max_latency")
     if limit_seconds is None:
         return
-    from pytest_probability.durations import limit, quantile_label
+    from pytest_probability.api import limit, quantile_label
 
     from .service import case_settings, minimum_runs
 
@@ -276,8 +277,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     if record["outcome"] == SKIP:  # a skipped run is not a sample
         record["latency"] = record["latency_source"] = None
         return
-    # (a run finished, so the kernel's collection module is imported)
-    context = item.stash.get(sys.modules[COLLECT_MODULE].CONTEXT_KEY, None)
+    context = run_context_of(item)
     recorded = context.data.get(_recording().RECORDED) if context is not None else None
     if recorded is not None and record["phase"] == "call":
         record["latency"] = recorded
@@ -291,7 +291,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 def latency_cells(found: CaseLatency) -> list[str]:
     """``[runs, label, estimate, interval, limit, verdict]`` (no limit or verdict without a
     gate); the interval's ends are padded by :func:`render_rows`."""
-    from pytest_probability.durations import duration, limit, quantile_label
+    from pytest_probability.api import duration, limit, quantile_label
 
     q = found.quantile
     n = q.n
@@ -308,7 +308,7 @@ def latency_cells(found: CaseLatency) -> list[str]:
 
 def render_rows(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
     """The ``probability: latency`` lines, aligned column by column."""
-    from pytest_probability.durations import duration
+    from pytest_probability.api import duration
 
     table: list[list[str]] = []
     ends: list[tuple[str, str]] = []
@@ -339,7 +339,7 @@ def render_rows(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
 
 def open_end_notes(rows: Sequence[tuple[str, CaseLatency]]) -> list[str]:
     """One note per quantile and level whose interval lacks an upper end somewhere."""
-    from pytest_probability.durations import MISSING, quantile_label
+    from pytest_probability.api import MISSING, quantile_label
 
     from .quantiles import min_runs_for_upper
 
@@ -369,7 +369,7 @@ def pytest_prob_build_report(
     in the aggregating process; returns nothing."""
     from .service import case_latency
 
-    show_all = kernel_of(config).options.session_value("latency")
+    show_all = option_value(config, "latency")
     if show_all:  # so that a page rendered later from the JSON shows what the session did
         report.set_json("latency", {"every_case": True})
     shown: list[tuple[str, CaseLatency]] = []
@@ -392,7 +392,7 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     extension; returns the readings."""
     from .explain import readings
 
-    return readings(report, results, bool(kernel_of(config).options.session_value("latency")))
+    return readings(report, results, bool(option_value(config, "latency")))
 
 
 def pytest_prob_explain_count(
@@ -403,4 +403,4 @@ def pytest_prob_explain_count(
     ``--prob-explain``; returns the count."""
     from .explain import count
 
-    return count(report, results, bool(kernel_of(config).options.session_value("latency")))
+    return count(report, results, bool(option_value(config, "latency")))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from pytest_probability.context import current_run
+from pytest_probability.api import current_run
 
 #: the key of the recorded latency in :attr:`RunContext.data`
 RECORDED = "latency"

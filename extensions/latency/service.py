@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.results import SKIP, CaseResult
+from pytest_probability.api import SKIP, CaseResult, options_of
 
 from . import ORDER_STATISTIC
 from .methods import LatencyMethods, order_statistic
@@ -65,7 +64,7 @@ class LatencyState:
     def methods(self) -> LatencyMethods:
         if self._methods is None:
             self._methods = LatencyMethods()
-            from pytest_probability.registering import call_registrations
+            from pytest_probability.api import call_registrations
 
             call_registrations(
                 self.config.hook.pytest_prob_register_latency_methods,
@@ -90,7 +89,7 @@ def latency_methods(config: pytest.Config) -> LatencyMethods:
 def case_settings(config: pytest.Config, mark: Mapping[str, Any]) -> LatencySettings:
     """A case's latency settings: its mark's ``latency_quantile``, ``confidence``,
     ``latency_method`` and ``max_latency``, else the session's."""
-    options = kernel_of(config).options
+    options = options_of(config)
     has_level = "confidence" in options.specs
     return LatencySettings(
         quantile=options.case_value("latency_quantile", mark),

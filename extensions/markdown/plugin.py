@@ -20,19 +20,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.values import parse_text
+from pytest_probability.api import (
+    is_active,
+    option_value,
+    parse_text,
+    recorded_runs,
+    report_of,
+    results_of,
+)
 
 from . import hookspecs
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.results import Results
+    from pytest_probability.api import OptionRegistry, Results
 
     from .markup import MarkdownSection
 
-KERNEL_NAME = "probability.kernel"
 SECTIONS_HOOK = "pytest_prob_markdown_sections"
 STEP_SUMMARY_HOOK = "pytest_prob_markdown_step_summary"
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -94,13 +99,12 @@ def pytest_configure(config: pytest.Config) -> None:
     :class:`pytest.UsageError` (exit 4) for a path that cannot take the file (missing
     directories are fine: they are created at the end). Returns nothing.
     """
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or _is_worker(config):
+    if not is_active(config) or _is_worker(config):
         return
-    shown = kernel.options.session_value("markdown")
+    shown = option_value(config, "markdown")
     path = None
     if shown is not None:
-        from pytest_probability.outputs import claim_output
+        from pytest_probability.api import claim_output
 
         path = claim_output(config, "--prob-markdown", shown, "the summary").path
     config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
@@ -137,6 +141,11 @@ def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[Mark
     return sections
 
 
+def _has_results(config: pytest.Config) -> bool:
+    """Whether the session has a report with bench runs recorded in it."""
+    return is_active(config) and report_of(config) is not None and bool(recorded_runs(config))
+
+
 def build_summary(config: pytest.Config, exit_status: int) -> str | None:
     """The summary's Markdown, or ``None`` when no bench run produced a result.
 
@@ -144,24 +153,20 @@ def build_summary(config: pytest.Config, exit_status: int) -> str | None:
     only when an extension implements ``pytest_prob_markdown_sections``: the summary itself
     shows only the first failing run of each case. Raises whatever building fails with.
     """
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or kernel.builder is None or not kernel.recorded:
+    if not _has_results(config):
         return None
-    from pytest_probability import jsonreport
+    from pytest_probability.api import dump_report, report_document
 
     from .render import render_markdown  # (only when a summary is written)
 
-    document = jsonreport.build_document(
-        results=kernel.results,
-        builder=kernel.builder,
-        runs=kernel.options.session_value("runs"),
-        exit_status=exit_status,
-    )
+    document = report_document(config, exit_status)
+    if document is None:  # (never: a report exists, checked above)
+        return None
     with_sections = bool(getattr(config.hook, SECTIONS_HOOK).get_hookimpls())
     if not with_sections:
-        document["records"] = first_failures(kernel.results)
+        document["records"] = first_failures(results_of(config))
     # the same strict JSON the report file holds (non-finite numbers are null)
-    report = json.loads(jsonreport.dumps(document))
+    report = json.loads(dump_report(document))
     sections = collect_sections(report, config) if with_sections else []
     return render_markdown(report, sections)
 
@@ -169,10 +174,12 @@ def build_summary(config: pytest.Config, exit_status: int) -> str | None:
 def first_failures(results: Results) -> list[dict[str, Any]]:
     """The first failing or errored run of each case, with the report's record fields the
     summary reads (``case`` is the row's displayed id, as in the report)."""
+    from pytest_probability.api import ERROR, FAIL
+
     found = []
     for case in results.cases():
         for record in case.ordered_records():
-            if record.get("outcome") in ("fail", "error"):  # (results.FAIL, results.ERROR)
+            if record.get("outcome") in (FAIL, ERROR):
                 fields = {key: record.get(key) for key in ("run", "outcome", "message")}
                 found.append({"case": case.display, **fields})
                 break
@@ -196,18 +203,18 @@ def write_file(path: Path, markdown: str) -> None:
     """Replace ``path`` with ``markdown`` with :func:`pytest_probability.writing.write_atomic`
     (missing parent directories created; a device or pipe such as ``/dev/stdout`` is written
     in place). Raises ``OSError``."""
-    from pytest_probability import writing
+    from pytest_probability.api import write_atomic
 
-    writing.write_atomic(path, markdown)
+    write_atomic(path, markdown)
 
 
 def append_file(path: Path, markdown: str) -> None:
     """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
     already has content, so the summary starts a block of its own. Raises ``OSError``."""
-    from pytest_probability import writing
+    from pytest_probability.api import is_stream
 
     data = markdown.encode("utf-8")
-    if writing.is_stream(path):
+    if is_stream(path):
         with open(path, "ab") as handle:
             handle.write(data)
         return
@@ -231,8 +238,7 @@ def _same_file(first: Path, second: Path) -> bool:
 def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: int) -> list[str]:
     """Render the summary and write it to every target; returns one error line per failure
     (and none when there was nothing to write). Never raises."""
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None or kernel.builder is None or not kernel.recorded:
+    if not _has_results(config):
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
     try:
         target = _step_summary(config)
@@ -246,14 +252,14 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
         return [f"could not build the Markdown summary: {type(exc).__name__}: {exc}"]
     if markdown is None:
         return []
-    from pytest_probability import writing
+    from pytest_probability.api import write_failure
 
     errors = []
     if state.path is not None:
         try:
             write_file(state.path, markdown)
         except Exception as exc:  # any failure is one warning line naming the file
-            errors.append(writing.failure("the Markdown summary", str(state.shown), exc))
+            errors.append(write_failure("the Markdown summary", str(state.shown), exc))
     if target is not None and not (state.path is not None and _same_file(state.path, target)):
         try:
             append_file(target, markdown)

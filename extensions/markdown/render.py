@@ -19,15 +19,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pytest_probability.document import count_text, integer, num, obj, objects, text
-from pytest_probability.durations import duration as _duration
-from pytest_probability.durations import limit as _limit
-from pytest_probability.durations import quantile_label as _quantile_label
-from pytest_probability.fraction_text import whole_percent
-from pytest_probability.money import money as _money
-from pytest_probability.percentages import percent as _percent
-from pytest_probability.percentages import percent1 as _percent1
-from pytest_probability.results import row_status
+from pytest_probability.api import (
+    count_text,
+    integer,
+    num,
+    obj,
+    objects,
+    row_status,
+    text,
+    whole_percent,
+)
+from pytest_probability.api import duration as _duration
+from pytest_probability.api import limit as _limit
+from pytest_probability.api import money as _money
+from pytest_probability.api import percent as _percent
+from pytest_probability.api import percent1 as _percent1
+from pytest_probability.api import quantile_label as _quantile_label
 
 from .markup import Markdown, MarkdownSection, escape, has_body, render_section, table
 

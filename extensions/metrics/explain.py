@@ -5,8 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from pytest_probability.readings import Reading, percent
-from pytest_probability.report import ReportBuilder
+from pytest_probability.api import Reading, ReportBuilder, reading_percent
 
 
 def _inputs(count: int) -> str:
@@ -39,9 +38,11 @@ def readings(report: ReportBuilder) -> list[Reading]:
             meaning = f"the chance that at least one of {name[5:]} runs of an input passes"
         else:
             meaning = f"the metric {name}"
-        text = f"{percent(line['value'], 1)} is {meaning}, averaged over {_inputs(line['n'])}"
+        value = reading_percent(line["value"], 1)
+        text = f"{value} is {meaning}, averaged over {_inputs(line['n'])}"
         if line.get("low") is not None:
-            text += f" (interval {percent(line['low'], 1)} to {percent(line['high'], 1)})"
+            low, high = reading_percent(line["low"], 1), reading_percent(line["high"], 1)
+            text += f" (interval {low} to {high})"
         text += "."
         left_out = line.get("left_out")
         if left_out:

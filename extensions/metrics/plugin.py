@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import CaseResult, Results
+    from pytest_probability.api import CaseResult, OptionRegistry, ReportBuilder, Results
 
     from .registry import ChosenMetric, MetricCase, Metrics
     from .summary import MetricLine
@@ -71,7 +69,7 @@ def metrics_of(config: pytest.Config) -> Metrics:
         from .registry import Metrics
 
         found = config.stash[STATE_KEY] = Metrics()
-        from pytest_probability.registering import call_registrations
+        from pytest_probability.api import call_registrations
 
         call_registrations(
             config.hook.pytest_prob_register_metrics,
@@ -154,7 +152,7 @@ def _pass_at(case: MetricCase, k: int) -> float:
 
 def metric_case(case: CaseResult) -> MetricCase:
     """A case as metrics see it: judged outcomes in run order (skipped runs left out)."""
-    from pytest_probability.results import SKIP
+    from pytest_probability.api import SKIP
 
     from .registry import MetricCase
 
@@ -165,9 +163,9 @@ def metric_case(case: CaseResult) -> MetricCase:
 
 
 def _setting(config: pytest.Config, name: str) -> Any:
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import options_of
 
-    options = kernel_of(config).options
+    options = options_of(config)
     return options.session_value(name) if name in options.specs else DEFAULTS[name]
 
 
@@ -177,9 +175,9 @@ def pytest_prob_build_report(
     """Contribute ``rows[].metrics``, the ``probability: metrics`` section and the top-level
     ``metrics`` object when ``--prob-metric`` is given. Called once in the aggregating
     process; returns nothing."""
-    from pytest_probability.kernel import kernel_of
+    from pytest_probability.api import option_value
 
-    chosen: tuple[ChosenMetric, ...] | None = kernel_of(config).options.session_value("metric")
+    chosen: tuple[ChosenMetric, ...] | None = option_value(config, "metric")
     if not chosen:
         return
     import warnings

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_probability.percentages import percent1
+from pytest_probability.api import percent1
 
 from .registry import ChosenMetric, MetricCase
 

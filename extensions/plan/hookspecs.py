@@ -11,7 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.cases import Case
+    from pytest_probability.api import Case
 
     from .rows import PlanRow
 

@@ -9,9 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.values import parse_probability
+from pytest_probability.api import OptionRegistry, options_of, parse_probability
 
 SESSION = "probability.plan.session"
 
@@ -111,7 +109,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Start a planning session when ``--prob-plan`` is given (reading the cost report now:
     a bad one is a usage error). Called once per process; returns nothing."""
-    options = kernel_of(config).options
+    options = options_of(config)
     if not options.session_value("plan"):
         for name, flag in (
             ("plan_report", "--prob-plan-report"),

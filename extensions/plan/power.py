@@ -15,16 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from pytest_probability.api import FAIL, PASS, UNDECIDED, binom_sf
 from pytest_probability.extensions.stopping.service import (
-    FAIL,
-    PASS,
     RATE,
-    UNDECIDED,
     Thresholds,
     sequence_end,
     sequential_decision,
 )
-from pytest_probability.special import binom_sf
 
 from .sequential import StopOutcome, follow
 

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pytest_probability.extensions.stopping.service import FAIL, PASS, UNDECIDED
+from pytest_probability.api import FAIL, PASS, UNDECIDED
 
 #: a path less likely than this is not followed
 NEGLIGIBLE = 1e-15

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.collect import BenchRun
-from pytest_probability.kernel import kernel_of
-from pytest_probability.outputs import claim_output
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
-from pytest_probability.untrusted import describe
+from pytest_probability.api import (
+    BenchRun,
+    Case,
+    ReportBuilder,
+    Results,
+    claim_output,
+    describe_exception,
+    options_of,
+)
 
 from .power import catch_chance, pass_chance, runs_for_power, runs_to_catch
 from .rows import PlanRow, flake_label, render
@@ -41,7 +43,7 @@ class PlanSession:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        options = kernel_of(config).options
+        options = options_of(config)
         self.assume: float = options.session_value("plan_assume")
         self.difference: float = options.session_value("plan_assume_diff")
         self.comparisons: list[dict[str, Any]] = []
@@ -173,7 +175,7 @@ class PlanSession:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
                 self.write_error = (
                     f"--prob-plan-write={self.write_path}: cannot write the plan: "
-                    f"{reason or describe(exc)}"
+                    f"{reason or describe_exception(exc)}"
                 )
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -206,9 +208,9 @@ class PlanSession:
     ) -> None:
         """Contribute the ``probability: plan`` section and the ``plan`` JSON object.
         Called once; returns nothing."""
-        from pytest_probability.money import money
+        from pytest_probability.api import money
 
-        options = kernel_of(config).options
+        options = options_of(config)
         lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
         lines += render(self.rows, self.flakes, money)
         catches = ", ".join(

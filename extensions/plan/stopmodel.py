@@ -16,8 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.kernel import kernel_of
+from pytest_probability.api import Case, options_of
 
 from .power import sequence_verdict
 from .rows import PlanRow
@@ -52,7 +51,7 @@ def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float)
     if seen is None or not seen.gates:  # (a case only readers stop has no gate to plan)
         return filled
     kinds = tuple(kind.name for kind, _ in seen.gates)
-    options = kernel_of(config).options  # (no "stop" with -p no:probability.stopping)
+    options = options_of(config)  # (no "stop" with -p no:probability.stopping)
     sequential = "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
     if not sequential and kinds != (RATE,):
         return filled  # the column is about a lone rate gate under the sequential rule

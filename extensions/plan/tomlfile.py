@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_probability import writing
-from pytest_probability.untrusted import escape_surrogates
+from pytest_probability.api import escape_surrogates, write_atomic
 
 #: Significant digits of every float the plan file holds.
 SIGNIFICANT = 15
@@ -50,4 +49,4 @@ def write_toml(path: Path, document: dict[str, Any]) -> None:
     ``OSError`` when the file cannot be written."""
     import tomli_w
 
-    writing.write_atomic(path, tomli_w.dumps(toml_values(document)))
+    write_atomic(path, tomli_w.dumps(toml_values(document)))

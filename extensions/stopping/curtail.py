@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+from pytest_probability.api import FAIL, PASS, UNDECIDED
 
 VerdictAt = Callable[[int, int], str]
 #: (largest pass_min, smallest pass_min − n, largest fail_max, smallest fail_max − n)

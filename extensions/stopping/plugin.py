@@ -8,17 +8,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.kernel import kernel_of
+from pytest_probability.api import option_value, options_of
 from pytest_probability.lazy import current_module
 
 if TYPE_CHECKING:  # the rules and the stopper load when a session stops cases
     from collections.abc import Callable
     from types import ModuleType
 
-    from pytest_probability.cases import Case
-    from pytest_probability.options import OptionRegistry
-    from pytest_probability.report import ReportBuilder
-    from pytest_probability.results import Results
+    from pytest_probability.api import Case, OptionRegistry, ReportBuilder, Results
 
     from .service import StopContext
 
@@ -92,7 +89,7 @@ def rules_of(config: pytest.Config) -> StopRules:
     found = config.stash.get(STATE_KEY, None)
     if found is None:
         found = config.stash[STATE_KEY] = StopRules()
-        from pytest_probability.registering import call_registrations
+        from pytest_probability.api import call_registrations
 
         call_registrations(
             config.hook.pytest_prob_register_stopping_rules,
@@ -144,9 +141,9 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> None:
     (its ``method`` becomes ``seq``, which its runs' records carry to the report). Called
     once per case at collection, before the gates extension reads the case; returns
     nothing."""
-    if kernel_of(config).options.session_value("stop") != SEQUENTIAL:
+    if option_value(config, "stop") != SEQUENTIAL:
         return None
-    options = kernel_of(config).options
+    options = options_of(config)
     if options.case_value("min_rate", case.mark) is None or (
         "min_passes" in case.mark and "min_rate" not in case.mark
     ):
@@ -160,7 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
     register the per-run stopper only when a rule is on (sessions without ``--prob-stop``
     pay nothing per run). Called once per process; returns nothing."""
     rules_of(config)
-    mode = kernel_of(config).options.session_value("stop")
+    mode = option_value(config, "stop")
     if mode != OFF and config.pluginmanager.get_plugin(STOPPER) is None:
         if config.pluginmanager.get_plugin("probability.gates") is None:
             raise pytest.UsageError(
@@ -179,10 +176,10 @@ def pytest_prob_build_report(
     running for a verdict that reads them), ``rows[].stopped``, ``rows[].kept_running`` and
     the ``stopping`` object when a rule is on. Called once in the aggregating process;
     returns nothing."""
-    mode = kernel_of(config).options.session_value("stop")
+    mode = option_value(config, "stop")
     if mode == OFF or not len(results):
         return  # (nothing ran: a --prob-plan session)
-    from pytest_probability.rounding import ratio_percent
+    from pytest_probability.api import ratio_percent
 
     from .service import case_kept, case_stop, is_spread
 
@@ -226,7 +223,7 @@ def pytest_prob_build_report(
     word = "case" if stopped_cases == 1 else "cases"
     text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
-        from pytest_probability.money import money
+        from pytest_probability.api import money
 
         text += f", about {money(avoided)} not spent"
     lines = [text]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pytest_probability.special import log_beta
+from pytest_probability.api import log_beta
 
 #: bisection steps at most: the ends are exact to the float
 STEPS = 100

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from pytest_probability.cases import Case
+    from pytest_probability.api import Case
 
     from .curtail import Thresholds
 
@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 __getattr__, _ = lazy_exports(
     __name__,
     {
-        "FAIL": "pytest_probability.extensions.stopping.curtail",
-        "PASS": "pytest_probability.extensions.stopping.curtail",
-        "UNDECIDED": "pytest_probability.extensions.stopping.curtail",
+        "FAIL": "pytest_probability.api",
+        "PASS": "pytest_probability.api",
+        "UNDECIDED": "pytest_probability.api",
         "Thresholds": "pytest_probability.extensions.stopping.curtail",
         "RATE": "pytest_probability.extensions.stopping.rules",
         "sequential_decision": "pytest_probability.extensions.stopping.rules",

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.cases import Case
-from pytest_probability.kernel import kernel_of
-from pytest_probability.results import SKIP
+from pytest_probability.api import SKIP, Case, option_value, results_of
 
 from .curtail import Thresholds
 from .service import SETTLED, CaseStopping, StopContext, case_stopping
@@ -110,7 +108,7 @@ class Stopper:
         if found is None:
             return None  # no gate a rule can decide on
         run: int = getattr(item, "run", 1)
-        result = kernel_of(self.config).results.get(key)
+        result = results_of(self.config).get(key)
         made = set(result.records) if result is not None else set()
         if key not in self.complete and not set(range(1, run)) <= made:
             self.partial.add(key)  # never stop a case from a partial view
@@ -118,7 +116,7 @@ class Stopper:
         if result is None:
             return None
         made.discard(run)  # a rerun (pytest-rerunfailures) is still to be made
-        exclude = kernel_of(self.config).options.session_value("errors") == "exclude"
+        exclude = option_value(self.config, "errors") == "exclude"
         judged = result.passes + result.fails + (0 if exclude else result.errors)
         if judged == 0:
             # no judged run yet (all skipped so far): stopped now the case would have no

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability.visible import visible
+from pytest_probability.api import visible
 
 from .breaker import Breaker, BreakerOpen
 from .errors import (

@@ -15,7 +15,7 @@ import pytest
 from .active import set_session
 
 if TYPE_CHECKING:
-    from pytest_probability.options import OptionRegistry
+    from pytest_probability.api import OptionRegistry
 
 #: (setting, CLI flag or None, help) — values are text, checked on first use
 SETTINGS = (
@@ -91,9 +91,9 @@ def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> N
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Name the judge and the prompt version on the record of a run that used the helpers
     (``texts``). Called in the executing process once per run; returns nothing."""
-    from pytest_probability.collect import CONTEXT_KEY  # (imported: a bench run finished)
+    from pytest_probability.api import run_context_of
 
-    context = item.stash.get(CONTEXT_KEY, None)
+    context = run_context_of(item)
     used = context.data.get("texts") if context is not None else None
     if used is not None:
         record["texts"] = used

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pytest_probability.visible import visible
+from pytest_probability.api import visible
 
 __all__ = ["parse_completion"]
 

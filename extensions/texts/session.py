@@ -10,7 +10,7 @@ import threading
 import warnings
 from typing import Any
 
-from pytest_probability.context import _current
+from pytest_probability.api import current_run_or_none
 
 from .active import SESSION, WARNED
 from .backends import Backends, default_backends
@@ -32,7 +32,7 @@ class TextsUsageWarning(UserWarning):
 
 def active_config() -> Any:
     """The running bench run's config, else the session's, else ``None``."""
-    context = _current.get()
+    context = current_run_or_none()
     if context is not None and context.config is not None:
         return context.config
     return SESSION["config"]
@@ -55,9 +55,9 @@ def settings_for(config: Any) -> TextsSettings:
     """The resolved settings (read once per session, on first use)."""
 
     def read(name: str) -> Any:
-        from pytest_probability.kernel import kernel_of
+        from pytest_probability.api import options_of
 
-        options = kernel_of(config).options
+        options = options_of(config)
         value = options.session_value(name) if name in options.specs else None
         if name == "texts_prices" and value and getattr(config, "inipath", None) is not None:
             import os
@@ -133,7 +133,7 @@ def judge_for(retry_on_error: bool) -> Judge:
             _warn_once("cache", "texts_cache is on but pytest's cache is disabled: not caching")
         else:
             cache = PytestCache(store)
-    context = _current.get()
+    context = current_run_or_none()
     run_key = f"{context.case_id}#{context.run}" if context is not None else ""
     if context is not None:  # the run's record names the judge and the prompt version
         context.data["texts"] = {
@@ -190,7 +190,7 @@ def record_call(call: Call, judge: Judge) -> None:
             "usage", f"the judge ({judge.model}) reported no token usage: its spend is not counted"
         )
         return
-    context = _current.get()
+    context = current_run_or_none()
     if context is None:
         return
     from pytest_probability.extensions.cost import record_usage
