@@ -10,7 +10,6 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Iterable
 from time import perf_counter
@@ -18,9 +17,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from _pytest import fixtures as pytest_fixtures
-from _pytest import python as pytest_python
-from _pytest.mark.structures import NodeKeywords
 
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .context import RunContext
@@ -44,10 +40,6 @@ CONTEXT_KEY = pytest.StashKey[RunContext]()
 #: how many cases this process collected so far (their ``sequence``: definition order)
 CASES_COLLECTED_KEY = pytest.StashKey[int]()
 _SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
-#: the function behind pytest's pseudo fixtures for directly parametrized arguments
-_DIRECT_PARAM_FUNC = getattr(pytest_python, "get_direct_param_fixture_func", None) or getattr(
-    pytest_fixtures, "get_direct_param_fixture_func", None
-)
 
 
 def _set_nodeid(node: pytest.Item, nodeid: str) -> None:
@@ -67,7 +59,7 @@ class BenchRun(pytest.Function):
     ``Function``'s (a larger one is allocated again when pytest caches ``location``).
     """
 
-    __slots__ = ("_direct_arguments", "case", "ihook", "location", "run")
+    __slots__ = ("case", "ihook", "location", "run")
 
     def __init__(
         self,
@@ -76,7 +68,6 @@ class BenchRun(pytest.Function):
         run: int,
         place: tuple[str, int | None],
         hooks: Any,
-        direct_arguments: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         # pytest's hook proxy for the item's file, looked up once per case instead of on
@@ -86,24 +77,12 @@ class BenchRun(pytest.Function):
         super().__init__(**kwargs)
         self.case = case
         self.run = run
-        self._direct_arguments = direct_arguments
         nodeid = f"{self.parent.nodeid}::{self.name}"
         _set_nodeid(self, nodeid)
         # what pytest's cached ``location`` would hold, with the file and line looked up
         # once per case instead of once per run
         self.location = (place[0], place[1], nodeid.split("::", 1)[1])
         self.extra_keyword_matches.add(case.case_id)
-
-    def setup(self) -> None:
-        """Fill the body's arguments: straight from the parameter values when every name
-        the body needs is a directly parametrized argument (no fixture, autouse or
-        ``request`` involved, so pytest's fixture manager has nothing to do); otherwise
-        through pytest's fixture machinery, exactly as for a ``test_*`` function."""
-        direct = self._direct_arguments
-        if direct is None:
-            super().setup()
-        else:
-            self.funcargs.update(direct)
 
     def getmodpath(self, stopatmodule: bool = True, includemodule: bool = False) -> str:
         """``bench_classify::identify_pii[run3]``: failure headlines read like node ids."""
@@ -131,55 +110,6 @@ class BenchRun(pytest.Function):
         if isinstance(excinfo.value, (StepFailed, StepErrored)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
-
-
-class RunCopier:
-    """The other runs of a case, copied from its first run instead of built again.
-
-    pytest builds every ``Function`` from nothing: it unpacks the function's marks, fills
-    its keywords and creates its fixture request, and all of that is the same for every run
-    of a case. A run is a shallow copy of the first (sharing the function, its parameters,
-    its fixture closure, the parent, config and session, as pytest's items of one function
-    already share the closure) in which everything an item owns alone is renewed: name and
-    id, location, keywords, markers, keyword matches, stash, report sections, user
-    properties, arguments and fixture request. ``tests/test_collect_copies.py`` checks a
-    copy against an item built by pytest, attribute by attribute, on every pytest the
-    project supports.
-    """
-
-    def __init__(self, first: BenchRun) -> None:
-        self.first = first
-        # the first run's own keywords, less its name (each copy gets its own)
-        self.keywords = _own_keywords(first)
-
-    def run(self, run: int) -> BenchRun:
-        """Run ``run`` of the case, a renewed copy of the first run."""
-        first = self.first
-        item = copy.copy(first)
-        name = first.case.run_item_name(run)
-        item.name = name
-        item.run = run
-        item.keywords = NodeKeywords(item)
-        item.keywords.update(self.keywords)
-        item.own_markers = list(first.own_markers)
-        item.extra_keyword_matches = set(first.extra_keyword_matches)
-        item.stash = pytest.Stash()
-        if hasattr(first, "_store"):  # pytest's old name for the stash
-            item._store = item.stash
-        item._report_sections = []
-        item.user_properties = []
-        item._initrequest()
-        nodeid = f"{first.parent.nodeid}::{name}"
-        _set_nodeid(item, nodeid)
-        item.location = (first.location[0], first.location[1], nodeid.split("::", 1)[1])
-        return item
-
-
-def _own_keywords(item: pytest.Item) -> dict[str, Any]:
-    """The keywords ``item`` holds itself (not through its parents), less its own name."""
-    own = dict(item.keywords._markers)  # type: ignore[attr-defined]
-    own.pop(item.name, None)
-    return own
 
 
 class VerdictItem(pytest.Item):
@@ -327,26 +257,23 @@ def make_case_items(
 ) -> list[pytest.Item]:
     """The run items of one case, then its verdict items."""
     callspec = getattr(generated, "callspec", None)
-    direct = direct_arguments(generated)
     place = _place(generated)
     hooks = parent.session.gethookproxy(parent.path)
-    first = BenchRun.from_parent(
-        parent,
-        name=case.run_item_name(1),
-        callspec=callspec,
-        callobj=generated.obj,
-        fixtureinfo=generated._fixtureinfo,
-        originalname=case.function,
-        case=case,
-        run=1,
-        place=place,
-        hooks=hooks,
-        direct_arguments=direct,
-    )
-    items: list[pytest.Item] = [first]
-    if case.runs > 1:
-        copier = RunCopier(first)
-        items.extend(copier.run(run) for run in range(2, case.runs + 1))
+    items: list[pytest.Item] = [
+        BenchRun.from_parent(
+            parent,
+            name=case.run_item_name(run),
+            callspec=callspec,
+            callobj=generated.obj,
+            fixtureinfo=generated._fixtureinfo,
+            originalname=case.function,
+            case=case,
+            run=run,
+            place=place,
+            hooks=hooks,
+        )
+        for run in range(1, case.runs + 1)
+    ]
     try:
         requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
     except OptionError as exc:  # an extension refused the case's settings: name the case
@@ -381,27 +308,6 @@ def _place(generated: pytest.Function) -> tuple[str, int | None]:
     the first two fields of pytest's ``location``, the same for every run of the case."""
     relpath, lineno, _ = generated.location
     return relpath, lineno
-
-
-def direct_arguments(generated: pytest.Function) -> dict[str, Any] | None:
-    """The body's arguments when all of them are directly parametrized values, else None.
-
-    A direct parameter is served by pytest through a pseudo fixture whose function returns
-    ``request.param``; when every name in the fixture closure is one (no real fixture, no
-    autouse fixture, no ``request``), the values can be handed over without it.
-    """
-    callspec = getattr(generated, "callspec", None)
-    params = callspec.params if callspec is not None else {}
-    info = generated._fixtureinfo
-    arguments: dict[str, Any] = {}
-    for name in info.names_closure:
-        definitions = info.name2fixturedefs.get(name)
-        if not definitions or name not in params:
-            return None
-        if getattr(definitions[-1], "func", None) is not _DIRECT_PARAM_FUNC:
-            return None
-        arguments[name] = params[name]
-    return arguments
 
 
 def make_function_items(

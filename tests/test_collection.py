@@ -371,11 +371,11 @@ def test_test_functions_in_bench_files_run_once(pytester: pytest.Pytester) -> No
     ]
 
 
-def test_directly_parametrized_arguments_skip_the_fixture_manager(
+def test_every_run_gets_its_arguments_from_pytests_fixture_machinery(
     pytester: pytest.Pytester,
 ) -> None:
-    """A case whose body needs only direct parameters gets them without pytest's fixture
-    machinery; any fixture, autouse fixture or ``request`` in the closure keeps it."""
+    """Direct parameters, derived and indirect fixtures and ``request`` reach every run as
+    they reach a ``test_*`` function."""
     pytester.makeconftest(
         """
         import pytest
@@ -383,8 +383,7 @@ def test_directly_parametrized_arguments_skip_the_fixture_manager(
         def pytest_runtest_call(item):
             if hasattr(item, "case"):
                 shown = sorted((k, v) for k, v in item.funcargs.items() if k != "request")
-                direct = "direct" if item._direct_arguments is not None else "fixtures"
-                print(f"\\nARGS {item.case.case_id} {direct} {shown}")
+                print(f"\\nARGS {item.case.case_id} {shown}")
         """
     )
     pytester.makepyfile(
@@ -421,11 +420,11 @@ def test_directly_parametrized_arguments_skip_the_fixture_manager(
     assert result.ret == 0
     shown = sorted({line for line in result.outlines if line.startswith("ARGS ")})
     assert shown == [
-        "ARGS derived::3 fixtures [('doubled', 6), ('n', 3)]",
-        "ARGS indirect::4 fixtures [('base', 40)]",
-        "ARGS plain::a-1 direct [('n', 1), ('word', 'a')]",
-        "ARGS plain::a-2 direct [('n', 2), ('word', 'a')]",
-        "ARGS request::5 fixtures [('n', 5)]",
+        "ARGS derived::3 [('doubled', 6), ('n', 3)]",
+        "ARGS indirect::4 [('base', 40)]",
+        "ARGS plain::a-1 [('n', 1), ('word', 'a')]",
+        "ARGS plain::a-2 [('n', 2), ('word', 'a')]",
+        "ARGS request::5 [('n', 5)]",
     ]
 
 
@@ -513,3 +512,55 @@ def test_run_locations_are_what_pytest_would_compute(pytester: pytest.Pytester) 
         "LOC ('sub/bench_deep.py', 18, 'bench_plain[run2]')",
     ]
     result.stdout.fnmatch_lines(["*_ bench_wrapped::2[[]run1[]] _*"])
+
+
+def test_what_one_run_is_given_stays_with_it(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        SEEN = []
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_setup(item):
+            if getattr(item, "run", None) == 2:
+                item.add_marker(pytest.mark.second_run)
+            item.stash.setdefault(KEY, []).append(item.run)
+
+        KEY = pytest.StashKey[list]()
+
+        def pytest_runtest_logreport(report):
+            if report.when == "call":
+                SEEN.append((report.nodeid.rsplit("[", 1)[1], report.user_properties,
+                             [m for m in report.keywords if m == "second_run"]))
+
+        def pytest_terminal_summary(terminalreporter):
+            for line in SEEN:
+                terminalreporter.write_line(f"SEEN {line}")
+        """
+    )
+    pytester.makepyfile(
+        bench_given="""
+        import pytest
+        from pytest_probability import current_run
+
+        @pytest.fixture
+        def counter():
+            return []
+
+        def bench_given(request, record_property, counter):
+            counter.append(current_run().run)
+            assert counter == [current_run().run]
+            record_property("run", current_run().run)
+            assert request.node.stash[KEY] == [current_run().run]
+
+        from conftest import KEY
+        """
+    )
+    result = pytester.runpytest("--prob-runs=3", "-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+    assert [line for line in result.outlines if line.startswith("SEEN")] == [
+        "SEEN ('run1]', [('run', 1)], [])",
+        "SEEN ('run2]', [('run', 2)], ['second_run'])",
+        "SEEN ('run3]', [('run', 3)], [])",
+    ]

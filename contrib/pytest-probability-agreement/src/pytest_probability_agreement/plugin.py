@@ -6,10 +6,14 @@ Registered by pytest-probability as ``probability.agreement`` from the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from pytest_probability.extensions.metrics.registry import MetricCase, RegisterMetric
 
 from .estimators import MIN_K, agreement
+
+if TYPE_CHECKING:
+    from pytest_probability.api import MetricCase, RegisterMetric
 
 #: The fixed metric: two runs drawn without replacement have the same outcome.
 NAME = "agreement"

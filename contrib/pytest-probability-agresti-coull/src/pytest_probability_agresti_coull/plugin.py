@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
-from pytest_probability.extensions.intervals.service import norm_ppf
+import pytest
+from pytest_probability.api import norm_ppf
 
 
 def agresti_coull(passes: int, total: int, level: float) -> tuple[float, float]:
@@ -19,7 +20,9 @@ def agresti_coull(passes: int, total: int, level: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def pytest_prob_register_interval_methods(register: Any, config: Any) -> None:
+def pytest_prob_register_interval_methods(
+    register: Callable[..., None], config: pytest.Config
+) -> None:
     """Register the method. Called once per session by pytest-probability (historic hook),
     in every process; returns nothing."""
     register(

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_probability.extensions.texts.settings import TextsConfigError, TextsSettings
+from pytest_probability.api import TextsConfigError, TextsSettings
 
 #: the ini option naming the function
 INI = "texts_callable"

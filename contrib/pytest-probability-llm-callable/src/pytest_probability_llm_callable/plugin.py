@@ -11,11 +11,14 @@ callable``, so a session that does not use it is never affected.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
-from pytest_probability.extensions.texts.settings import TextsSettings
 
 from .backend import INI, NAME, CallableBackend, CallableSource
+
+if TYPE_CHECKING:
+    from pytest_probability.api import TextsSettings
 
 HELP = (
     "the function that answers the texts_* judge's calls when texts_backend = callable: "

@@ -4,7 +4,7 @@ Registered by pytest-probability as ``probability.price-table`` from the
 ``pytest_probability.extensions`` entry point; ``-p no:probability.price-table`` disables it.
 The table is loaded once per process, when pytest-probability validates its settings at
 ``pytest_configure``; the loaded :class:`~.table.PriceTable` *is* the setting's value
-(``pytest_probability.option_value(config, "price_table")``).
+(``pytest_probability.api.option_value(config, "price_table")``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import sys
 import warnings
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability import option_value
-from pytest_probability.extensions.cost.usage import UNKNOWN_MODEL
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
+from pytest_probability.api import UNKNOWN_MODEL, option_value, options_of
 
 from .table import PriceTable, load_table
+
+if TYPE_CHECKING:
+    from pytest_probability.api import OptionRegistry
 
 SETTING = "price_table"
 #: Models already warned about in this process (one warning per model and session).
@@ -52,7 +52,7 @@ def parse_price_table(value: Any, config: pytest.Config) -> PriceTable:
 
 def _base_directory(config: pytest.Config) -> Path:
     """Where a relative path of the setting's current value is resolved from."""
-    dest = kernel_of(config).options.specs[SETTING].dest
+    dest = options_of(config).specs[SETTING].dest
     if config.getoption(dest, None) is not None:  # the command line wins over the ini key
         return Path(config.invocation_params.dir)
     if config.inipath is not None:

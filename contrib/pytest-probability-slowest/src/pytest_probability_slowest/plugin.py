@@ -6,13 +6,15 @@ Registered by pytest-probability as ``probability.slowest`` from the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
-from pytest_probability.kernel import kernel_of
-from pytest_probability.options import OptionRegistry
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.api import option_value
 
 from .timing import case_timing, parse_count, render, slowest
+
+if TYPE_CHECKING:
+    from pytest_probability.api import OptionRegistry, ReportBuilder, Results
 
 SETTING = "slowest"
 SECTION_TITLE = "slowest"
@@ -46,7 +48,7 @@ def pytest_prob_build_report(
     Called once in the aggregating process (the only process, or the xdist controller), from
     the records' ``elapsed`` seconds, which travel with each record. Returns nothing.
     """
-    count = kernel_of(config).options.session_value(SETTING)
+    count = option_value(config, SETTING)
     if not count:
         return
     timings = [
@@ -59,14 +61,14 @@ def pytest_prob_build_report(
     report.add_section(SECTION_TITLE, render(top) or ["  no timed runs"], order=SECTION_ORDER)
 
 
-def pytest_prob_html_panels(report: dict, config: pytest.Config) -> list | None:
+def pytest_prob_html_panels(report: dict[str, Any], config: pytest.Config) -> list[Any] | None:
     """Add a ``Slowest cases`` panel to the ``--prob-html`` page (from the JSON ``slowest``
     key this extension wrote). Called once in the aggregating process when the page is
     written; returns the panel, or ``None`` when ``--prob-slowest`` is off."""
     found = report.get("slowest")
     if not found:
         return None
-    from pytest_probability.extensions.html import HtmlPanel, table
+    from pytest_probability.api import HtmlPanel, html_table
 
     from .timing import format_duration
 
@@ -74,5 +76,5 @@ def pytest_prob_html_panels(report: dict, config: pytest.Config) -> list | None:
         (item["case"], format_duration(item["median"]), format_duration(item["max"]), item["runs"])
         for item in found
     ]
-    body = table(("case", "median", "max", "runs"), rows, caption="by median run time")
+    body = html_table(("case", "median", "max", "runs"), rows, caption="by median run time")
     return [HtmlPanel("Slowest cases", body)]
