@@ -44,8 +44,6 @@ if TYPE_CHECKING:
     from .extensions.html.markup import HtmlPanel, Markup, element
     from .extensions.html.markup import escape as html_escape
     from .extensions.html.markup import table as html_table
-    from .extensions.latency.methods import RegisterLatencyMethod
-    from .extensions.latency.quantiles import LatencyQuantile
     from .extensions.markdown.markup import Markdown, MarkdownSection
     from .extensions.markdown.markup import escape as markdown_escape
     from .extensions.markdown.markup import table as markdown_table
@@ -56,6 +54,7 @@ if TYPE_CHECKING:
     from .hookspecs import hookspec
     from .jsonreport import SCHEMA_VERSION
     from .jsonreport import dumps as dump_report
+    from .latencies import LatencyQuantile, RegisterLatencyMethod
     from .loader import implemented_outside
     from .located import first_collector, function_key, warn_at_selected
     from .money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
@@ -71,6 +70,15 @@ if TYPE_CHECKING:
     from .report import ReportBuilder
     from .results import CaseResult, Results, row_status
     from .rounding import percent_of, ratio_percent
+    from .run_numbers import runs_text
+    from .sampling import (
+        binomial_variate,
+        bootstrap_mean_interval,
+        bootstrap_means,
+        case_bootstrap_interval,
+        case_mean,
+        quantile_type7,
+    )
     from .sessionviews import (
         is_active,
         option_value,
@@ -201,12 +209,23 @@ PUBLIC: dict[str, tuple[str, str]] = {
     **_names(".durations", "duration", "limit", "quantile_label", "MISSING"),
     **_names(".money", "money", "is_overflow", "overflow_note", "OVERFLOW", "OVERFLOW_REASON"),
     **_names(".rounding", "percent_of", "ratio_percent"),
+    "runs_text": (".run_numbers", "runs_text"),
     "visible": (".visible", "visible"),
     **_names(".untrusted", "escape_surrogates", "int_text", "is_huge_int"),
     "describe_exception": (".untrusted", "describe"),
     # -- distributions (pure Python, checked against scipy) ----------------------------------
     **_names(".special", "norm_ppf", "beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf"),
     **_names(".special", "binom_sf", "log_beta"),
+    # -- resampling: the case bootstrap of every interval over cases ---------------------------
+    **_names(
+        ".sampling",
+        "binomial_variate",
+        "bootstrap_mean_interval",
+        "bootstrap_means",
+        "case_bootstrap_interval",
+        "case_mean",
+        "quantile_type7",
+    ),
     # -- registries of the bundled extensions: value types and register callbacks -----------
     **_names(
         ".extensions.comparisons.registry",
@@ -220,8 +239,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     ),
     **_names(".extensions.gates.registry", "GateResult", "RegisterGate"),
     **_names(".extensions.metrics.registry", "MetricCase", "RegisterMetric"),
-    "RegisterLatencyMethod": (".extensions.latency.methods", "RegisterLatencyMethod"),
-    "LatencyQuantile": (".extensions.latency.quantiles", "LatencyQuantile"),
+    **_names(".latencies", "LatencyQuantile", "RegisterLatencyMethod"),
     **_names(".extensions.texts.settings", "TextsSettings", "TextsConfigError"),
     # -- token usage and cost (the cost hooks' values) ----------------------------------------
     **_names(
@@ -310,7 +328,12 @@ __all__ = [
     "binom_cdf",
     "binom_pmf",
     "binom_sf",
+    "binomial_variate",
+    "bootstrap_mean_interval",
+    "bootstrap_means",
     "call_registrations",
+    "case_bootstrap_interval",
+    "case_mean",
     "check_cost",
     "check_model",
     "check_tokens",
@@ -367,6 +390,7 @@ __all__ = [
     "percent_of",
     "plugin_version",
     "quantile_label",
+    "quantile_type7",
     "ratio_percent",
     "reading_percent",
     "recorded_runs",
@@ -376,6 +400,7 @@ __all__ = [
     "results_of",
     "row_status",
     "run_context_of",
+    "runs_text",
     "selected_cases",
     "signed_percent",
     "step_field",

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from conftest import section
-from pytest_probability.extensions.comparisons import baselines
-from pytest_probability.extensions.comparisons.baselines import (
+from pytest_probability.extensions.comparisons.baseline import files as baselines
+from pytest_probability.extensions.comparisons.baseline.files import (
     BASELINE_FORMAT,
     BASELINE_VERSION,
     Baseline,
@@ -966,7 +966,7 @@ def test_overwrites_an_existing_baseline(tmp_path: Path) -> None:
 def test_module_never_imports_pytest() -> None:
     code = (
         "import sys\n"
-        "import pytest_probability.extensions.comparisons.baselines\n"
+        "import pytest_probability.extensions.comparisons.baseline.files\n"
         "loaded = [m for m in sys.modules if m == 'pytest' or m.startswith('_pytest')]\n"
         "assert not loaded, loaded\n"
     )

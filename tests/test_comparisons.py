@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import load_json, section
-from pytest_probability.extensions.comparisons.signflip import bootstrap_difference
+from pytest_probability.extensions.comparisons.statistics.signflip import bootstrap_difference
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep

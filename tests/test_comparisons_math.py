@@ -11,18 +11,18 @@ from fractions import Fraction
 
 import pytest
 from conftest import count_work
-from pytest_probability.extensions.comparisons.adjust import (
+from pytest_probability.extensions.comparisons.statistics.adjust import (
     adjust_p,
     benjamini_hochberg,
     bonferroni,
     holm,
 )
-from pytest_probability.extensions.comparisons.paired import (
+from pytest_probability.extensions.comparisons.statistics.paired import (
     fisher_two_sided,
     margin_verdict,
     newcombe_difference,
 )
-from pytest_probability.extensions.comparisons.signflip import (
+from pytest_probability.extensions.comparisons.statistics.signflip import (
     EXACT_BUDGET,
     SignFlipResult,
     bootstrap_difference,

@@ -1,9 +1,10 @@
 """The sequential comparisons' looks kept run by run (issue 22, section 2's run-loop term).
 
-* :class:`~.seqtrack.RunningLook` equals :func:`.seqrule.look_of` built afresh from the same
-  records after every change: runs in order, out of order, replaced (a rerun), altered in
-  place (a teardown that fails after its call passed), skipped, and with a fixed baseline
-  side (``--prob-margin`` against a baseline report) — exactly, float for float;
+* :class:`~.sequential.track.RunningLook` equals :func:`.sequential.rule.look_of` built
+  afresh from the same records after every change: runs in order, out of order, replaced (a
+  rerun), altered in place (a teardown that fails after its call passed), skipped, and with
+  a fixed baseline side (``--prob-margin`` against a baseline report) — exactly, float for
+  float;
 * its version changes whenever the look does;
 * in a session, the readers add each completed round to the sequence once: the rounds the
   run loop adds are the rounds made, where rebuilding the look at every run (the code
@@ -18,15 +19,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pytest_probability.extensions.comparisons.seqbaseline import paired_with_baseline
-from pytest_probability.extensions.comparisons.seqrule import look_of
-from pytest_probability.extensions.comparisons.seqtrack import (
+from pytest_probability.extensions.comparisons.sequential.baseline import paired_with_baseline
+from pytest_probability.extensions.comparisons.sequential.outcome import paired_runs
+from pytest_probability.extensions.comparisons.sequential.rule import look_of
+from pytest_probability.extensions.comparisons.sequential.track import (
     Fixed,
     Judged,
     RunningLook,
     Side,
 )
-from pytest_probability.extensions.comparisons.sequential import paired_runs
 
 OUTCOMES = ("pass", "fail", "error", "skip")
 
@@ -149,10 +150,10 @@ COUNTER = """
 import json
 
 import pytest
-from pytest_probability.extensions.comparisons import seqmean
+from pytest_probability.extensions.comparisons.statistics import bernstein
 
 ADDED = []
-_original = seqmean.RoundSequence.add_round
+_original = bernstein.RoundSequence.add_round
 
 
 def _counted(self, differences):
@@ -162,11 +163,11 @@ def _counted(self, differences):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session):
-    seqmean.RoundSequence.add_round = _counted
+    bernstein.RoundSequence.add_round = _counted
     try:
         return (yield)
     finally:
-        seqmean.RoundSequence.add_round = _original
+        bernstein.RoundSequence.add_round = _original
         with open("added.json", "w") as out:
             json.dump(ADDED, out)
 """

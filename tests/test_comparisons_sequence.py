@@ -1,13 +1,14 @@
 """The sequential comparison's statistics against references (issue 25).
 
-* the mixture sequence for one input (seqdiff): its profile maximum against scipy's
-  bounded optimiser, its mixture against scipy's log-Beta, its ends against the boundary
-  condition, its time-uniform coverage by exact enumeration of every path;
-* the empirical-Bernstein sequence for several inputs (seqmean): its closed-form ends
-  against a root search of the supermartingale, against an independent pair-by-pair
-  implementation of Waudby-Smith and Ramdas's Theorem 2, its supermartingale property and
-  time-uniform coverage with unequal inputs by exact enumeration, its bounds on later looks;
-* the rule (seqrule) and e-BH (sequential.e_bh) against their definitions.
+* the mixture sequence for one input (statistics.mixture): its profile maximum against
+  scipy's bounded optimiser, its mixture against scipy's log-Beta, its ends against the
+  boundary condition, its time-uniform coverage by exact enumeration of every path;
+* the empirical-Bernstein sequence for several inputs (statistics.bernstein): its
+  closed-form ends against a root search of the supermartingale, against an independent
+  pair-by-pair implementation of Waudby-Smith and Ramdas's Theorem 2, its supermartingale
+  property and time-uniform coverage with unequal inputs by exact enumeration, its bounds
+  on later looks;
+* the rule (sequential.rule) and e-BH (sequential.outcome.e_bh) against their definitions.
 """
 
 from __future__ import annotations
@@ -17,9 +18,7 @@ import math
 import random
 
 import pytest
-from pytest_probability.extensions.comparisons import seqdiff
-from pytest_probability.extensions.comparisons.seqmean import CAP, RoundSequence, psi
-from pytest_probability.extensions.comparisons.seqrule import (
+from pytest_probability.extensions.comparisons.sequential.rule import (
     DIFFERENCE,
     FAIL,
     PASS,
@@ -32,6 +31,8 @@ from pytest_probability.extensions.comparisons.seqrule import (
     settle,
     summary,
 )
+from pytest_probability.extensions.comparisons.statistics import mixture
+from pytest_probability.extensions.comparisons.statistics.bernstein import CAP, RoundSequence, psi
 
 scipy_special = pytest.importorskip("scipy.special")
 scipy_optimize = pytest.importorskip("scipy.optimize")
@@ -45,7 +46,7 @@ def test_mixture_matches_scipy_log_beta() -> None:
             + scipy_special.betaln(0.5 + xb, 0.5 + nb - xb)
             - 2 * scipy_special.betaln(0.5, 0.5)
         )
-        assert seqdiff.log_mixture(xa, na, xb, nb) == pytest.approx(expected, abs=1e-11)
+        assert mixture.log_mixture(xa, na, xb, nb) == pytest.approx(expected, abs=1e-11)
 
 
 def test_profile_maximum_matches_scipy() -> None:
@@ -58,14 +59,14 @@ def test_profile_maximum_matches_scipy() -> None:
 
         def negative(pb: float, counts: tuple = (delta, xa, na, xb, nb)) -> float:
             shift, *rest = counts
-            value = seqdiff.log_likelihood(pb + shift, pb, *rest)
+            value = mixture.log_likelihood(pb + shift, pb, *rest)
             return 1e300 if value == -math.inf else -value
 
         found = scipy_optimize.minimize_scalar(
             negative, bounds=(low, high), method="bounded", options={"xatol": 1e-12}
         )
         best = min(found.fun, negative(low), negative(high))
-        pa, pb = seqdiff.restricted_rates(delta, xa, na, xb, nb)
+        pa, pb = mixture.restricted_rates(delta, xa, na, xb, nb)
         assert pa - pb == pytest.approx(delta, abs=1e-12)
         assert negative(pb) <= best + 1e-7 * max(1.0, abs(best)), (xa, na, xb, nb, delta)
 
@@ -78,22 +79,22 @@ def test_ends_are_the_boundary(counts: tuple[int, int, int, int], level: float) 
     """Each end is inside and the float beyond it outside (or the end is ±1), and the
     observed difference is inside."""
     xa, na, xb, nb = counts
-    low, high = seqdiff.difference_sequence(xa, na, xb, nb, level)
+    low, high = mixture.difference_sequence(xa, na, xb, nb, level)
     observed = xa / na - xb / nb
     assert low <= observed <= high
-    assert not seqdiff.excludes(observed, xa, na, xb, nb, level)
+    assert not mixture.excludes(observed, xa, na, xb, nb, level)
     for end, beyond in ((low, math.nextafter(low, -2.0)), (high, math.nextafter(high, 2.0))):
-        assert not seqdiff.excludes(end, xa, na, xb, nb, level)
+        assert not mixture.excludes(end, xa, na, xb, nb, level)
         if abs(end) < 1.0:
-            assert seqdiff.excludes(beyond, xa, na, xb, nb, level)
+            assert mixture.excludes(beyond, xa, na, xb, nb, level)
     for fraction in (0.1, 0.5, 0.9):  # an interval: every point between the ends is inside
         point = low + fraction * (high - low)
-        assert not seqdiff.excludes(point, xa, na, xb, nb, level)
+        assert not mixture.excludes(point, xa, na, xb, nb, level)
 
 
 def test_no_runs_is_everything_and_perfect_separation_excludes_zero() -> None:
-    assert seqdiff.difference_sequence(0, 0, 0, 0, 0.95) == (-1.0, 1.0)
-    low, high = seqdiff.difference_sequence(5, 5, 0, 5, 0.95)
+    assert mixture.difference_sequence(0, 0, 0, 0, 0.95) == (-1.0, 1.0)
+    low, high = mixture.difference_sequence(5, 5, 0, 5, 0.95)
     assert low > 0.0 and high == 1.0
 
 
@@ -112,7 +113,7 @@ def _ever_excluded(pa: float, pb: float, pairs: int, level: float) -> float:
                     moved[key] = moved.get(key, 0.0) + chance * wa * wb
         alive = {}
         for (xa, xb), chance in moved.items():
-            if seqdiff.excludes(delta, xa, n, xb, n, level):
+            if mixture.excludes(delta, xa, n, xb, n, level):
                 ever += chance
             else:
                 alive[(xa, xb)] = chance
@@ -351,7 +352,7 @@ def test_settle_resolved_when_narrow() -> None:
 def test_one_input_uses_the_mixture() -> None:
     look = look_of([PairedRuns("x", (1,) * 10, (0,) * 10, 5, 5)], 0.95)
     assert isinstance(look, MixtureLook) and look.n == 10 and look.left == 5
-    assert look.interval() == seqdiff.difference_sequence(10, 10, 0, 10, 0.95)
+    assert look.interval() == mixture.difference_sequence(10, 10, 0, 10, 0.95)
 
 
 @pytest.mark.parametrize("inputs", [1, 4])
@@ -385,7 +386,7 @@ def test_e_bh_adjusted_values_reject_as_e_bh_does() -> None:
     from dataclasses import dataclass, field
 
     from pytest_probability.extensions.comparisons.registry import TestOutcome
-    from pytest_probability.extensions.comparisons.sequential import E_BH, e_bh
+    from pytest_probability.extensions.comparisons.sequential.outcome import E_BH, e_bh
 
     @dataclass
     class Row:

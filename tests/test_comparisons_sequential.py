@@ -324,7 +324,7 @@ def test_curtail_and_other_tests_keep_the_fixed_run_comparison(pytester: pytest.
     assert load_json(pytester.path / "r.json")["comparisons"][0]["regime"] == "one pair"
     pytester.makeconftest(
         """
-from pytest_probability.extensions.comparisons.engine import paired_test
+from pytest_probability.extensions.comparisons.statistics.engine import paired_test
 
 def pytest_prob_register_comparison_tests(register, config):
     register("mine", paired_test)

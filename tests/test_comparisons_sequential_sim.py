@@ -22,11 +22,10 @@ import random
 from fractions import Fraction
 
 import pytest
-from pytest_probability.extensions.comparisons.paired import newcombe_difference
-from pytest_probability.extensions.comparisons.seqbaseline import baseline_runs
-from pytest_probability.extensions.comparisons.seqmean import RoundSequence
-from pytest_probability.extensions.comparisons.seqplan import Rule, simulate
-from pytest_probability.extensions.comparisons.seqrule import (
+from pytest_probability.extensions.comparisons.sequential.baseline import baseline_runs
+from pytest_probability.extensions.comparisons.sequential.outcome import replay
+from pytest_probability.extensions.comparisons.sequential.plan import Rule, simulate
+from pytest_probability.extensions.comparisons.sequential.rule import (
     DIFFERENCE,
     FAIL,
     PASS,
@@ -35,8 +34,9 @@ from pytest_probability.extensions.comparisons.seqrule import (
     RoundsLook,
     settle,
 )
-from pytest_probability.extensions.comparisons.sequential import replay
-from pytest_probability.extensions.comparisons.signflip import bootstrap_difference
+from pytest_probability.extensions.comparisons.statistics.bernstein import RoundSequence
+from pytest_probability.extensions.comparisons.statistics.paired import newcombe_difference
+from pytest_probability.extensions.comparisons.statistics.signflip import bootstrap_difference
 
 ALPHA = 0.05
 

@@ -14,7 +14,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from pytest_probability.extensions.comparisons.signflip import (
+from pytest_probability.extensions.comparisons.statistics.signflip import (
     bootstrap_difference,
     sign_flip_test,
 )

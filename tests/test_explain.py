@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import load_json, section
-from pytest_probability.extensions.gates.rate import RateSpec, rate_verdict
-from pytest_probability.extensions.intervals.service import Settings
+from pytest_probability.extensions.gates.rate import RateSpec, Settings, rate_verdict
 from test_comparisons import TRIAGE_BENCH
 from test_gates import GATED_BENCH
 from test_latency import API_BENCH

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from conftest import load_json, section
 from pytest_probability.extensions.gates import rate
-from pytest_probability.extensions.intervals.service import settings
 
 #: The spec's gates example: 40/40, 37/40 and 3/40 against a 90% bar.
 GATED_BENCH = """
@@ -410,7 +409,9 @@ def test_a_broken_gate_kind_registration_is_a_usage_error(
 
 @pytest.mark.parametrize(("rate_bar", "runs"), [(0.8, 17), (0.9, 36), (0.95, 72), (0.99, 368)])
 def test_minimum_runs_exact_at_95(pytestconfig: pytest.Config, rate_bar: float, runs: int) -> None:
-    spec = rate.RateSpec(rate_bar, settings(pytestconfig, {"method": "exact", "confidence": 0.95}))
+    spec = rate.RateSpec(
+        rate_bar, rate.settings(pytestconfig, {"method": "exact", "confidence": 0.95})
+    )
     assert rate.minimum_runs_rate(spec, pytestconfig) == runs
 
 

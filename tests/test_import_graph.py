@@ -87,7 +87,11 @@ def imports(name: str, path: Path) -> Iterator[tuple[str, bool]]:
             yield from walk(child, inner)
 
     for target, top in walk(tree, True):
-        if target == PACKAGE or target.startswith(PACKAGE + ".") or (target.split(".")[0] == name.split(".")[0] and name in CONTRIB):
+        if (
+            target == PACKAGE
+            or target.startswith(PACKAGE + ".")
+            or (target.split(".")[0] == name.split(".")[0] and name in CONTRIB)
+        ):
             yield target, top
 
 
@@ -124,44 +128,32 @@ def allowed_for_extension(name: str, target: str) -> bool:
 #: its extension reaches the other through a hook or the API (issue 34).
 TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.budget.session", "extensions.gates.service"),
-    ("extensions.budget.session", "kernel"),
-    ("extensions.comparisons.paired", "extensions.intervals.service"),
+    ("extensions.comparisons.baseline.regression", "extensions.stopping.service"),
     ("extensions.comparisons.readers", "extensions.stopping.service"),
-    ("extensions.comparisons.regression", "extensions.cost.service"),
-    ("extensions.comparisons.regression", "extensions.stopping.service"),
-    ("extensions.comparisons.seqreport", "extensions.cost.service"),
-    ("extensions.comparisons.seqreport", "extensions.stopping.service"),
-    ("extensions.comparisons.seqruntime", "extensions.stopping.service"),
+    ("extensions.comparisons.sequential.report", "extensions.stopping.service"),
+    ("extensions.comparisons.sequential.runtime", "extensions.stopping.service"),
     ("extensions.comparisons.service", "lazy"),
     ("extensions.comparisons.session", "extensions.cost.service"),
     ("extensions.comparisons.session", "extensions.stopping.service"),
-    ("extensions.comparisons.signflip", "extensions.intervals.service"),
+    ("extensions.comparisons.statistics.paired", "extensions.intervals.service"),
+    ("extensions.comparisons.statistics.signflip", "extensions.intervals.service"),
     ("extensions.cost", "lazy"),
     ("extensions.cost.plugin", "lazy"),
     ("extensions.explain", "lazy"),
     ("extensions.failures", "lazy"),
     ("extensions.gates", "lazy"),
-    ("extensions.gates.rate", "extensions.intervals.service"),
     ("extensions.html", "lazy"),
-    ("extensions.html.failures", "extensions.failures"),
-    ("extensions.intervals.plugin", "extensions.stopping.service"),
     ("extensions.intervals.service", "lazy"),
     ("extensions.latency", "lazy"),
-    ("extensions.latency.plugin", "kernel"),
     ("extensions.latency.plugin", "lazy"),
-    ("extensions.latency.quantiles", "special"),
     ("extensions.markdown", "lazy"),
-    ("extensions.metrics.plugin", "extensions.stopping.service"),
-    ("extensions.metrics.summary", "extensions.intervals.service"),
     ("extensions.plan.power", "extensions.stopping.service"),
     ("extensions.plan.session", "extensions.comparisons.service"),
     ("extensions.plan.session", "extensions.gates.service"),
     ("extensions.plan.session", "extensions.stopping.service"),
     ("extensions.plan.stopmodel", "extensions.gates.service"),
     ("extensions.plan.stopmodel", "extensions.stopping.service"),
-    ("extensions.stopping.plugin", "extensions.cost.service"),
     ("extensions.stopping.plugin", "lazy"),
-    ("extensions.stopping.service", "extensions.gates.service"),
     ("extensions.stopping.service", "lazy"),
     ("extensions.texts.session", "extensions.cost"),
     ("extensions.texts.urls", "visible"),
@@ -169,26 +161,7 @@ TRANSITIONAL: set[tuple[str, str]] = {
 
 #: Circular imports left (through function-level imports); each one goes when its modules are
 #: regrouped (issue 34).
-KNOWN_CYCLES: list[list[str]] = [
-    ["pytest_probability.extensions.budget.plugin", "pytest_probability.extensions.budget.session"],
-    [
-        "pytest_probability.extensions.comparisons.axis_options",
-        "pytest_probability.extensions.comparisons.sequential",
-        "pytest_probability.extensions.comparisons.session",
-    ],
-    [
-        "pytest_probability.extensions.comparisons.collection",
-        "pytest_probability.extensions.comparisons.plugin",
-        "pytest_probability.extensions.comparisons.section",
-    ],
-    [
-        "pytest_probability.extensions.comparisons.regression",
-        "pytest_probability.extensions.comparisons.regression_report",
-    ],
-    ["pytest_probability.extensions.texts.api", "pytest_probability.extensions.texts.session"],
-    ["pytest_probability.extensions.texts.client", "pytest_probability.extensions.texts.replies"],
-    ["pytest_probability_example.gate", "pytest_probability_example.plugin"],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def test_the_graph_is_read_from_every_module() -> None:

@@ -462,7 +462,7 @@ def test_every_percent_and_point_formatter_rounds_the_same_way() -> None:
     """The rows, aggregates, differences, HTML, Markdown, explain and plan formatters all
     round half up on the decimal value (before: the aggregates printed 0.4125 as 41.2% and
     the HTML page rounded points half to even)."""
-    from pytest_probability.extensions.comparisons.render import signed_pp
+    from pytest_probability.extensions.comparisons.report.render import signed_pp
     from pytest_probability.extensions.html import fmt as html
     from pytest_probability.extensions.markdown import render as markdown
     from pytest_probability.extensions.plan.rows import percent as chance

@@ -41,29 +41,39 @@ HEAVY = (
     "pytest_probability.extensions.texts.transport",
     "pytest_probability.extensions.texts.evaluate",
     "pytest_probability.extensions.intervals.sampling",
-    "pytest_probability.extensions.comparisons.engine",
-    "pytest_probability.extensions.comparisons.paired",
-    "pytest_probability.extensions.comparisons.signflip",
-    "pytest_probability.extensions.comparisons.sequential",
-    "pytest_probability.extensions.comparisons.seqruntime",
-    "pytest_probability.extensions.comparisons.seqtrack",
-    "pytest_probability.extensions.comparisons.seqmean",
-    "pytest_probability.extensions.comparisons.seqdiff",
-    "pytest_probability.extensions.comparisons.regression",
+    "pytest_probability.sampling",
+    "pytest_probability.extensions.comparisons.statistics.engine",
+    "pytest_probability.extensions.comparisons.statistics.paired",
+    "pytest_probability.extensions.comparisons.statistics.signflip",
+    "pytest_probability.extensions.comparisons.sequential.outcome",
+    "pytest_probability.extensions.comparisons.sequential.runtime",
+    "pytest_probability.extensions.comparisons.sequential.track",
+    "pytest_probability.extensions.comparisons.statistics.bernstein",
+    "pytest_probability.extensions.comparisons.statistics.mixture",
+    "pytest_probability.extensions.comparisons.baseline.regression",
 )
 
 COMPARISONS = "pytest_probability.extensions.comparisons"
 #: What the comparisons extension loads only when first used (an unrelated session imports
-#: none of it): its per-config state and the registries of comparison tests and p
-#: adjustments (``session``, ``registry``, filled at ``pytest_configure`` only when a plugin
-#: other than its own implements a registration hook or an option names an entry), the
-#: bundled adjustments (``adjust``), the axis analysis (``axes``) and the collection-time
-#: work (``collection``).
+#: none of it): its per-config state (``session``) and the registries of comparison tests
+#: and p adjustments (``registrations``, ``registry``, filled at ``pytest_configure`` only
+#: when a plugin other than its own implements a registration hook or an option names an
+#: entry), the bundled adjustments (``statistics.adjust``), the axis analysis
+#: (``axis.arms``) and the collection-time work (``axis.collection``).
 COMPARISONS_ON_FIRST_USE = tuple(
-    f"{COMPARISONS}.{name}" for name in ("session", "registry", "adjust", "axes", "collection")
+    f"{COMPARISONS}.{name}"
+    for name in (
+        "session",
+        "registrations",
+        "registry",
+        "statistics.adjust",
+        "axis.arms",
+        "axis.collection",
+    )
 )
-#: ... and all it imports there: the package, its hooks and the settings it declares, and
-#: the compare items' tracker (registered in every aggregating process).
+#: ... and all it imports there: the package, its hooks and the settings it declares (with
+#: the subpackages of the baseline and sequential settings), and the compare items' tracker
+#: (registered in every aggregating process).
 COMPARISONS_AT_START = sorted(
     [COMPARISONS]
     + [
@@ -71,10 +81,13 @@ COMPARISONS_AT_START = sorted(
         for name in (
             "hookspecs",
             "plugin",
-            "axis_options",
-            "regression_options",
-            "sequential_options",
-            "items",
+            "options",
+            "baseline",
+            "baseline.options",
+            "sequential",
+            "sequential.options",
+            "axis",
+            "axis.items",
         )
     ]
 )
@@ -115,8 +128,9 @@ INTERVALS_AND_METRICS = (
 #: recording helper and service; the cost recording helpers and formatting; the budget's
 #: session, tally and spend; the judge's backend registry; and the kernel helpers only
 #: those import at start-up otherwise (the explain readings, durations, fraction text,
-#: visible text). (``cost.service`` and ``cost.usage`` are not listed: the comparisons
-#: extension's ``pytest_sessionfinish`` imports ``cost.service`` in every session.)
+#: visible text, the latency methods' contract, run numbers). (``cost.service`` and
+#: ``cost.usage`` are not listed: the comparisons extension's ``pytest_sessionfinish``
+#: imports ``cost.service`` in every session.)
 FIRST_USE = (
     "pytest_probability.extensions.latency.methods",
     "pytest_probability.extensions.latency.quantiles",
@@ -132,6 +146,8 @@ FIRST_USE = (
     "pytest_probability.durations",
     "pytest_probability.fraction_text",
     "pytest_probability.visible",
+    "pytest_probability.latencies",
+    "pytest_probability.run_numbers",
 )
 
 #: The kernel's machinery and the core modules only it and the extensions' hooks use: loaded
@@ -485,11 +501,19 @@ def test_a_bench_session_that_compares_nothing_loads_no_comparison_machinery(
     assert done.returncode == 0, done.stdout + done.stderr
     modules = set(json.loads((tmp_path / "loop_modules.json").read_text()))
     assert "pytest_probability.collect" in modules  # (the bench file was collected and run)
-    machinery = {f"{COMPARISONS}.{name}" for name in ("collection", "session", "axes")}
+    machinery = {f"{COMPARISONS}.{name}" for name in ("axis.collection", "session", "axis.arms")}
     assert (machinery <= modules) is loaded and (not machinery & modules) is not loaded
     report = {
         f"{COMPARISONS}.{name}"
-        for name in ("section", "engine", "explain", "seqreport", "registry", "session")
+        for name in (
+            "report.section",
+            "statistics.engine",
+            "report.explain",
+            "sequential.report",
+            "registrations",
+            "registry",
+            "session",
+        )
     }
     at_end = set(json.loads((tmp_path / "end_modules.json").read_text()))
     assert (report <= at_end) is loaded and (not report & at_end) is not loaded

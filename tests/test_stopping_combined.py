@@ -8,8 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from pytest_probability.extensions.gates.rate import RateSpec, rate_verdict
-from pytest_probability.extensions.intervals.service import Settings
+from pytest_probability.extensions.gates.rate import RateSpec, Settings, rate_verdict
 from pytest_probability.extensions.stopping.curtail import (
     FAIL,
     PASS,

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 from conftest import load_json, section, stable
-from pytest_probability.extensions.comparisons.explain import comparison_text, readings
+from pytest_probability.extensions.comparisons.report.explain import comparison_text, readings
 from pytest_probability.extensions.stopping.service import (
     CANNOT_SAY,
     NOT_YET,

@@ -15,19 +15,16 @@ if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry
 
 SESSION = "probability.budget.session"
-#: the stopping extension's per-session plugin (registered only while --prob-stop is on)
-STOPPER = "probability.stopping.runs"
-SUMMARY_ORDER = 170
-COLUMN_ORDER = 960
-WORKER_KEY = "prob_budget_tally"
-#: the controller's message to workers: ``(COMMAND, {"spent": float, "runs": int})``
-COMMAND = "pytest_probability_budget"
-REASON = "budget of "
 
 
-class BudgetWarning(pytest.PytestWarning):
-    """The budget could not count a run's spend, or could not share its tally through the
-    file: it went on enforcing from the aggregating process's own count."""
+def __getattr__(name: str) -> Any:
+    """``BudgetWarning``, which lives with the session's budget (:mod:`.session`), imported
+    only when asked for (a ``-W`` or ``filterwarnings`` naming it here)."""
+    if name == "BudgetWarning":
+        from .session import BudgetWarning
+
+        return BudgetWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_amount(value: Any) -> float:

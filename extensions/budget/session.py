@@ -1,15 +1,21 @@
 """The session's budget, registered as ``probability.budget.session`` only when a budget is
 set (``--prob-budget``, ``--prob-budget-runs``): the tally, the skips, the report.
 
+Under pytest-xdist the controller keeps the tally and shares it through a file the workers
+read before each run (:mod:`.tally`), and it hands out no more runs to be made once the
+budget is reached (:mod:`.scheduling`).
+
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
 import tempfile
 import warnings
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,43 +28,33 @@ from pytest_probability.api import (
     options_of,
     results_of,
 )
-from pytest_probability.kernel import kernel_of  # (the API cannot set the Workers: line)
 
-from .plugin import (
-    COLUMN_ORDER,
-    COMMAND,
-    REASON,
-    STOPPER,
-    SUMMARY_ORDER,
-    WORKER_KEY,
-    BudgetWarning,
-    pytest_prob_run_spend,
-)
 from .spend import UncountableSpend, checked
-from .tally import Tally, TallyReader
+from .tally import Tally, TallyReader, reader_mark
 
 if TYPE_CHECKING:
     from pytest_probability.api import Case, ReportBuilder, Results
 
+    from .scheduling import Dealer
 
-def listen_to_controller(config: pytest.Config, budget: Budget) -> bool:
-    """Make a pytest-xdist worker take the controller's ``COMMAND`` messages into
-    ``budget.tally``. Returns whether it could (it wraps the worker's command handler,
-    which pytest-xdist installs when its run loop starts, after this)."""
-    for plugin in config.pluginmanager.get_plugins():
-        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "handle_command"):
-            handle = plugin.handle_command
+#: the extension's plugin (whose ``pytest_prob_run_spend`` is the bundled default)
+PLUGIN = "probability.budget"
+#: the plugin that wraps pytest-xdist's scheduler (the controller, under ``-n``)
+DEALER = "probability.budget.scheduling"
+#: the stopping extension's per-session plugin (registered only while --prob-stop is on)
+STOPPER = "probability.stopping.runs"
+SUMMARY_ORDER = 170
+COLUMN_ORDER = 960
+#: the ``Workers:`` line's place (where the kernel puts its own)
+WORKERS_ORDER = 900
+WORKER_KEY = "prob_budget_tally"
+REASON = "budget of "
+RUN_MAJOR = "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
 
-            def handle_command(command: Any, _handle: Any = handle) -> None:
-                if isinstance(command, tuple) and len(command) == 2 and command[0] == COMMAND:
-                    told = command[1]
-                    budget.tally = Tally(float(told["spent"]), int(told["runs"]))
-                    return
-                _handle(command)
 
-            plugin.handle_command = handle_command
-            return True
-    return False
+class BudgetWarning(pytest.PytestWarning):
+    """The budget could not count a run's spend, or could not share its tally through the
+    file: it went on enforcing from the aggregating process's own count."""
 
 
 class Budget:
@@ -77,26 +73,36 @@ class Budget:
         workerinput = getattr(config, "workerinput", None)
         self.reader: TallyReader | None = None
         self.shared: Path | None = None
-        #: the controller's pytest-xdist workers, told the tally after every record
-        self.nodes: list[Any] = []
+        #: whether the tally file was written every time (the controller)
+        self.sharing = True
+        #: the controller's hand in pytest-xdist's scheduling (under ``-n``)
+        self.dealer: Dealer | None = None
+        #: the ``Workers:`` note (runs dealt run-major)
+        self.distribution: str | None = None
         #: runs whose spend could not be counted (each counted as the rest of the budget)
         self.uncounted = 0
         #: notes for the ``Budget:`` line (an uncountable spend, an unwritable tally file)
         self.notes: list[str] = []
         if workerinput is not None and workerinput.get(WORKER_KEY):
-            if Path(workerinput[WORKER_KEY]).exists():
-                self.reader = TallyReader(Path(workerinput[WORKER_KEY]))
-            # the controller's messages too: the only source on another machine (ssh=,
-            # socket=), and the one left if the file disappears in the middle of a session
-            listen_to_controller(config, self)
+            path = Path(workerinput[WORKER_KEY])
+            if path.exists():  # (not on another machine: ssh=, socket=)
+                self.reader = TallyReader(path)
+                # tell the controller this worker reads the tally (when it cannot, it counts
+                # as a worker that does not: it gets fewer runs at a time)
+                with contextlib.suppress(OSError):
+                    reader_mark(path, str(workerinput.get("workerid"))).touch()
         elif workerinput is None and (
             getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
         ):
             self.directory = tempfile.mkdtemp(prefix="prob-budget-")
             self.shared = Path(self.directory) / "tally.json"
             self.tally.write(self.shared)
+            from .scheduling import Dealer
 
-    # -- the controller tells the workers where the tally is ----------------------------------
+            self.dealer = Dealer(self.reached, lambda: self.sharing, self.reads)
+            config.pluginmanager.register(self.dealer, DEALER)
+
+    # -- under pytest-xdist: the controller tells the workers where the tally is ---------------
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """Give a pytest-xdist worker the tally's path. Called on the controller per worker;
@@ -108,9 +114,10 @@ class Budget:
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """With ``--prob-transpose``, deal the runs out in their run-major order (pytest-xdist's
         own load scheduling) rather than case by case, so the budget cuts every case evenly
-        on workers too. Called once by pytest-xdist on the controller; returns the scheduler,
-        or ``None`` (the kernel's case-aware one) without ``--prob-transpose``, with
-        ``--prob-stop`` (which needs a case's runs together) or for another ``--dist``."""
+        on workers too (the ``Workers:`` line says so). Called once by pytest-xdist on the
+        controller; returns the scheduler, or ``None`` (the kernel's case-aware one) without
+        ``--prob-transpose``, with ``--prob-stop`` (which needs a case's runs together) or for
+        another ``--dist``. Whichever is chosen, :class:`.scheduling.Dealer` wraps it."""
         if config.getvalue("dist") not in ("load", "worksteal"):
             return None
         if not option_value(config, "transpose"):
@@ -119,34 +126,21 @@ class Budget:
             return None
         from xdist.scheduler import LoadScheduling
 
-        kernel_of(
-            config
-        ).distribution = (
-            "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
-        )
+        self.distribution = RUN_MAJOR
         return LoadScheduling(config, log)
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodeready(self, node: Any) -> None:
-        """Remember a worker to tell the tally to. Called on the pytest-xdist controller
-        when a worker is ready; returns nothing."""
-        if self.shared is not None:
-            self.nodes.append(node)
+    def reached(self) -> bool:
+        """Whether the controller's tally reached the budget."""
+        return self.reason(self.tally) is not None
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Forget a worker that finished or crashed. Called on the pytest-xdist controller;
-        returns nothing."""
-        if node in self.nodes:
-            self.nodes.remove(node)
-
-    def tell_workers(self) -> None:
-        """Send the tally to every worker (those that cannot read the tally file need it)."""
-        for node in list(self.nodes):
-            try:
-                node.sendcommand(COMMAND, spent=self.tally.spent, runs=self.tally.runs)
-            except Exception:  # a worker shutting down: it runs nothing more
-                self.nodes.remove(node)
+    def reads(self, node: Any) -> bool:
+        """Whether a pytest-xdist worker reads the tally file (it left its mark beside it)."""
+        if self.shared is None:
+            return False
+        try:
+            return reader_mark(self.shared, str(node.gateway.id)).exists()
+        except (AttributeError, OSError):
+            return False
 
     def shown(self) -> str:
         """The budget as written: ``$5.00`` (cents when whole cents), or ``1,000 runs``."""
@@ -174,8 +168,8 @@ class Budget:
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run once the budget is reached. Called before every run in the
         executing process; returns the skip reason or ``None``."""
-        tally = self.tally  # as last told by the controller (or this process's own)
-        if self.reader is not None:
+        tally = self.tally  # this process's own (a worker aggregates nothing)
+        if self.reader is not None:  # a pytest-xdist worker: the controller's, from the file
             read = self.reader.read()
             tally = Tally(max(read.spent, tally.spent), max(read.runs, tally.runs))
         found = self.reason(tally)
@@ -190,11 +184,11 @@ class Budget:
             record["budget_skipped"] = True
 
     def pytest_prob_logrecord(self, record: dict[str, Any], config: pytest.Config) -> None:
-        """Add a finished run to the tally and share it with the workers: by message first,
-        then through the tally file, whose failure is a warning (the messages and this
-        process's own count keep the budget enforced). A spend that cannot be counted counts
-        as the rest of the budget, with a warning. Called in the aggregating process per
-        arriving record; returns nothing."""
+        """Add a finished run to the tally and share it with the workers through the tally
+        file, whose failure is a warning (this process's own count keeps the budget
+        enforced: the controller hands out no more runs once it is reached). A spend that
+        cannot be counted counts as the rest of the budget, with a warning. Called in the
+        aggregating process per arriving record; returns nothing."""
         if record.get("outcome") == SKIP:
             return
         problem = None
@@ -212,7 +206,6 @@ class Budget:
         if self.reached_at is None and self.reason(self.tally) is not None:
             self.reached_at = Tally(self.tally.spent, self.tally.runs)
         if self.shared is not None:
-            self.tell_workers()
             self.share()
         if problem is not None and self.uncounted == 1:
             self.warn(self.uncountable(record, problem, config))
@@ -222,7 +215,7 @@ class Budget:
         names = [
             config.pluginmanager.get_name(impl.plugin) or "?"
             for impl in config.hook.pytest_prob_run_spend.get_hookimpls()
-            if impl.function is not pytest_prob_run_spend
+            if impl.plugin_name != PLUGIN  # (not the bundled default)
         ]
         source = f"implemented by {', '.join(names)}" if names else "the bundled default: the cost"
         run = f"run {record.get('run')} of {record.get('case')}"
@@ -234,7 +227,8 @@ class Budget:
 
     def share(self) -> None:
         """Rewrite the tally file for the workers (its directory made again if it was
-        removed); a failure is warned about once, the messages carry the tally."""
+        removed); after a failure, warned about once, no worker counts as reading it: the
+        controller hands out no more runs once the budget is reached."""
         assert self.shared is not None
         try:
             try:
@@ -243,11 +237,12 @@ class Budget:
                 self.shared.parent.mkdir(parents=True, exist_ok=True)
                 self.tally.write(self.shared)
         except OSError as exc:
+            self.sharing = False
             if not any(note.startswith("the tally file") for note in self.notes):
                 self.warn(
                     f"the tally file {self.shared} could not be written "
-                    f"({exc.strerror or exc}): the workers learn the tally from the "
-                    "controller's messages"
+                    f"({exc.strerror or exc}): the controller hands the workers no more "
+                    "runs once the budget is reached"
                 )
 
     def warn(self, message: str) -> None:
@@ -270,13 +265,32 @@ class Budget:
         if self.shared is not None:
             shutil.rmtree(self.shared.parent, ignore_errors=True)
 
-    @staticmethod
-    def cut_runs(case: Any) -> int:
-        """The runs of a case the budget skipped."""
-        return sum(1 for record in case.records.values() if record.get("budget_skipped"))
+    def withheld(self, results: Results) -> Counter[str]:
+        """Runs never handed out for the budget (under pytest-xdist), by case key: each run
+        once, and none that another worker made (``--dist each``)."""
+        nodeids = set(self.dealer.withheld()) if self.dealer is not None else set()
+        if not nodeids:
+            return Counter()
+        from .scheduling import run_case
+
+        for case in results.cases():
+            nodeids.difference_update(record.get("nodeid") for record in case.records.values())
+        return Counter(run_case(nodeid) or nodeid for nodeid in nodeids)
+
+    def cut_runs(self, case: Any, withheld: Counter[str]) -> int:
+        """The runs of a case the budget skipped, or never handed out."""
+        skipped = sum(1 for record in case.records.values() if record.get("budget_skipped"))
+        return skipped + withheld.get(case.key, 0)
+
+    def unseen(self, results: Results, withheld: Counter[str]) -> int:
+        """Runs never handed out of cases that have no record at all."""
+        known = {case.key for case in results.cases()}
+        return sum(count for key, count in withheld.items() if key not in known)
 
     def skipped(self, results: Results) -> int:
-        return sum(self.cut_runs(case) for case in results.cases())
+        withheld = self.withheld(results)
+        cut = sum(self.cut_runs(case, withheld) for case in results.cases())
+        return cut + self.unseen(results, withheld)
 
     def pytest_prob_build_report(
         self, report: ReportBuilder, results: Results, config: pytest.Config
@@ -285,11 +299,14 @@ class Budget:
         Called once in the aggregating process; returns nothing."""
         from pytest_probability.api import OVERFLOW, OVERFLOW_REASON, money
 
-        planned = sum(case.planned for case in results.cases())
+        if self.distribution is not None:
+            report.add_summary("Workers:", self.distribution, order=WORKERS_ORDER)
+        withheld = self.withheld(results)
+        planned = sum(case.planned for case in results.cases()) + self.unseen(results, withheld)
         skipped = self.skipped(results)
         cells = {}
         for case in results.cases():
-            cut = self.cut_runs(case)
+            cut = self.cut_runs(case, withheld)
             if cut:
                 cells[case.key] = f"cut short ({case.total}/{case.planned})"
             report.add_row_json(case.key, {"budget_skipped": cut})

@@ -1,8 +1,10 @@
 """The session's spend, shared with pytest-xdist workers through a small file. Pure module.
 
 The aggregating process adds every finished run's spend and rewrites the file (atomically);
-a worker reads it before each run, only when it changed (its modification time), so the
-budget is global: workers may overshoot by at most the runs already in flight.
+a worker reads it before each run, only when it changed (its inode, modification time or
+size), so the budget is global: workers may overshoot by at most the runs already in flight.
+A worker that can read the file leaves a mark beside it (:func:`reader_mark`), from which
+the controller knows it does.
 
 PYTEST_DONT_REWRITE
 """
@@ -35,19 +37,27 @@ class Tally:
         os.replace(temporary, path)
 
 
+def reader_mark(path: Path, worker: str) -> Path:
+    """The file a worker that reads the tally at ``path`` leaves beside it."""
+    return path.parent / f"reader-{worker}"
+
+
 class TallyReader:
     """A worker's view of the controller's tally (re-read only when the file changed)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.seen: int | None = None
+        self.seen: tuple[int, int, int] | None = None
         self.tally = Tally()
 
     def read(self) -> Tally:
         try:
-            stamp = self.path.stat().st_mtime_ns
+            status = self.path.stat()
         except OSError:
             return self.tally
+        # each write replaces the file (a new inode): two writes within the file system's
+        # clock tick have the same modification time
+        stamp = (status.st_ino, status.st_mtime_ns, status.st_size)
         if stamp != self.seen:
             try:
                 data = json.loads(self.path.read_text(encoding="utf-8"))

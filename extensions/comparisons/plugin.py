@@ -1,11 +1,12 @@
 """The ``comparisons`` extension's pytest hooks: A/B arms on a parametrize axis.
 
-Each hook is thin: the work is in :mod:`.axis_options` (the settings),
-:mod:`.collection` (arms, inputs, ``[compare:ARM]`` requests and warnings at collection),
-:mod:`.items` (the compare items), :mod:`.session` (building the comparisons),
-:mod:`.section` (the report), :mod:`.readers` (what ``--prob-stop`` asks) and, under
-``--prob-stop=sequential``, :mod:`.seqruntime`; the baseline regression is a plugin of its
-own (:mod:`.regression`), registered when asked for.
+Each hook is thin: the work is in :mod:`.options` (the settings), :mod:`.registrations`
+(the registries of comparison tests and p adjustments), :mod:`.axis.collection` (arms,
+inputs, ``[compare:ARM]`` requests and warnings at collection), :mod:`.axis.items` (the
+compare items), :mod:`.session` (building the comparisons), :mod:`.report.section` (the
+report), :mod:`.report.explain` (``--prob-explain``), :mod:`.readers` (what ``--prob-stop``
+asks) and, under ``--prob-stop=sequential``, :mod:`.sequential.runtime`; the baseline
+regression is a plugin of its own (:mod:`.baseline.regression`), registered when asked for.
 
 PYTEST_DONT_REWRITE
 """
@@ -31,12 +32,10 @@ REGISTRATION_HOOKS = ("pytest_prob_register_comparison_tests", "pytest_prob_regi
 #: set when this process collected a bench function that may be compared (so the
 #: comparisons' state exists)
 COLLECTED = pytest.StashKey[bool]()
-#: the per-function mark keys of a comparison (every case of a function must agree on them)
-FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 
 
 #: the run-record fields of a compared case (``session.RECORD_FIELD``) and of a case whose
-#: function a session-wide axis does not compare (``collection.NOT_COMPARED``)
+#: function a session-wide axis does not compare (``axis.collection.NOT_COMPARED``)
 RECORD_TAGS = ("compare", "not_compared")
 #: whether the session's records hold a comparison to report (worked out once)
 TAGGED = pytest.StashKey[bool]()
@@ -47,7 +46,7 @@ def reports_nothing(results: Results, config: pytest.Config) -> bool:
     as compared or as not compared, and no baseline report is read (``--prob-baseline``).
     The report phase then loads none of the comparisons' machinery. Read from the records,
     so that it holds in the aggregating process of pytest-xdist, which collects nothing."""
-    from .regression_options import PLUGIN_NAME as REGRESSION
+    from .baseline.options import PLUGIN_NAME as REGRESSION
 
     if config.pluginmanager.get_plugin(REGRESSION) is not None:
         return False
@@ -69,7 +68,8 @@ def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
     machinery, and its run records get no ``compare`` field."""
     from pytest_probability.api import option_value
 
-    from .regression_options import PLUGIN_NAME as REGRESSION
+    from .baseline.options import PLUGIN_NAME as REGRESSION
+    from .options import FUNCTION_KEYS
 
     if any(key in case.mark for case in function.cases for key in FUNCTION_KEYS):
         return False
@@ -79,9 +79,9 @@ def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare the comparison settings (:mod:`.axis_options`). Called once per process by
+    """Declare the comparison settings (:mod:`.options`). Called once per process by
     the kernel's historic hook; returns nothing."""
-    from .axis_options import add_options
+    from .options import add_options
 
     add_options(options)
 
@@ -96,14 +96,14 @@ def pytest_configure(config: pytest.Config) -> None:
     nothing."""
     from pytest_probability.api import options_of
 
-    from .sequential_options import sequential_mode
+    from .sequential.options import sequential_mode
 
     if registries_now(config):
-        from .session import state_of
+        from .registrations import registries_of
 
-        state = state_of(config)
-        state.tests()
-        state.adjustments()
+        registries = registries_of(config)
+        registries.tests()
+        registries.adjustments()
     else:
         config.pluginmanager.register(
             LateRegistrations(config), "probability.comparisons.registrations"
@@ -113,17 +113,17 @@ def pytest_configure(config: pytest.Config) -> None:
         options.session_value(name) is not None
         for name in ("baseline_report", "baseline_margin", "save_baseline")
     ):
-        from . import regression
+        from .baseline import regression
 
         regression.configure(config)
     if not hasattr(config, "workerinput"):
-        from .items import CompareItemOutcomes
+        from .axis.items import CompareItemOutcomes
 
         config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
     if sequential_mode(config):  # the sequential machinery loads only under it
-        from . import seqruntime
+        from .sequential import runtime
 
-        seqruntime.configure(config)
+        runtime.configure(config)
 
 
 def registries_now(config: pytest.Config) -> bool:
@@ -174,9 +174,9 @@ class LateRegistrations:
             for name in REGISTRATION_HOOKS
             for impl in getattr(hook, name).get_hookimpls()
         ):
-            from .session import state_of
+            from .registrations import registries_of
 
-            state_of(self.config).registered_late(plugin)
+            registries_of(self.config).registered_late(plugin)
 
 
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
@@ -204,12 +204,13 @@ def pytest_prob_collect_function_verdicts(
 
     Called once per bench function at collection in collecting processes; returns the
     verdict requests. Raises ``OptionError`` (a collection error naming the function) for a
-    bad axis, ``baseline=``, ``equivalence`` or ``margin`` (:func:`.collection.function_verdicts`).
+    bad axis, ``baseline=``, ``equivalence`` or ``margin``
+    (:func:`.axis.collection.function_verdicts`).
     """
     if compares_nothing(function, config):
         return []
     config.stash[COLLECTED] = True
-    from .collection import function_verdicts
+    from .axis.collection import function_verdicts
 
     return function_verdicts(function, config)
 
@@ -217,13 +218,13 @@ def pytest_prob_collect_function_verdicts(
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Warn about a session-wide axis no collected function has and about margins with too
-    few paired inputs for an interval (:func:`.collection.collection_warnings`). Called once
+    few paired inputs for an interval (:func:`.axis.collection.collection_warnings`). Called once
     after collection (after deselection) in collecting processes; returns nothing. Without a
     bench function collected there is nothing to warn about (the collection machinery stays
     unloaded)."""
     if not session.config.stash.get(COLLECTED, False):
         return
-    from .collection import collection_warnings
+    from .axis.collection import collection_warnings
 
     collection_warnings(session)
 
@@ -235,7 +236,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     may be compared tags nothing (and loads nothing)."""
     if not item.config.stash.get(COLLECTED, False):
         return
-    from .collection import tag_record
+    from .axis.collection import tag_record
 
     tag_record(item, record)
 
@@ -262,7 +263,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     state.comparisons = build(config, cases)
     if not state.comparisons:
         return
-    from .items import failing
+    from .axis.items import failing
 
     if any(failing(c, config) for c in state.comparisons) and (
         session.exitstatus == pytest.ExitCode.OK
@@ -275,11 +276,11 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``probability: comparisons`` section, ``comparisons[]``,
     ``not_compared``, ``rows[].comparison`` and the sequential comparisons' savings
-    (:func:`.section.contribute`). Called once in the aggregating process; returns
+    (:func:`.report.section.contribute`). Called once in the aggregating process; returns
     nothing; a session with nothing compared contributes nothing (and loads nothing)."""
     if reports_nothing(results, config):
         return
-    from .section import contribute
+    from .report.section import contribute
 
     contribute(report, results, config)
 
@@ -290,7 +291,7 @@ def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.
     reader, when the report has no comparison)."""
     if "comparisons" not in report.json and "baseline" not in report.json:
         return []
-    from .explain import readings
+    from .report.explain import readings
 
     return readings(report)
 
@@ -303,7 +304,7 @@ def pytest_prob_explain_count(
     ``--prob-explain``; returns the count."""
     if "comparisons" not in report.json and "baseline" not in report.json:
         return 0
-    from .explain import count
+    from .report.explain import count
 
     return count(report)
 

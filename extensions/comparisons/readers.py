@@ -8,7 +8,7 @@ run every run (the stopping extension's ``pytest_prob_stop_readers`` contract), 
 margin is judged on the same runs as without ``--prob-stop``. Under
 ``--prob-stop=sequential`` a function compared with the ``paired`` test — on its axis, or
 against the baseline report with ``--prob-margin`` — is judged on an anytime-valid sequence
-instead, whose readers say when it is settled (:mod:`.seqruntime`).
+instead, whose readers say when it is settled (:mod:`.sequential.runtime`).
 
 PYTEST_DONT_REWRITE
 """
@@ -21,7 +21,7 @@ import pytest
 from pytest_probability.api import Case, options_of
 from pytest_probability.extensions.stopping.service import StopReader
 
-from .regression_options import PLUGIN_NAME as REGRESSION
+from .baseline.options import PLUGIN_NAME as REGRESSION
 from .session import state_of
 
 #: per config: function key → input key → the arms that input has
@@ -43,13 +43,13 @@ def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
     """The verdicts that read ``case``: under ``--prob-stop=sequential``, every comparison
     of a monitored function that reads it (its arm's, or every arm's for a baseline case)
     and its function's monitored ``--prob-margin`` comparison with the baseline report,
-    which answer from their sequences (:mod:`.seqruntime`); otherwise its function's
+    which answer from their sequences (:mod:`.sequential.runtime`); otherwise its function's
     ``margin=`` when the case's input has the baseline arm and another (a paired input),
     and ``--prob-margin`` when the case pairs with a case of the baseline report (by node
     id or case id), which cannot say when they are settled."""
     found: list[StopReader] = []
     info = state_of(config).arms.get(case.key)
-    from .seqruntime import plugin_of
+    from .sequential.runtime import plugin_of
 
     sequential = plugin_of(config)
     if (
@@ -71,7 +71,7 @@ def margin_readers(case: Case, config: pytest.Config) -> list[StopReader]:
     if monitored:
         found.extend(monitored)  # the comparison with the baseline, on its sequence
     elif regression.old_case(case) is not None and not planned_apart(config, case.mark):
-        from .seqbaseline import WHAT
+        from .sequential.baseline import WHAT
 
         found.append(StopReader(WHAT.format(label=case.label)))
     return found
@@ -81,7 +81,7 @@ def planned_apart(config: pytest.Config, mark: Any) -> bool:
     """Whether ``--prob-plan`` plans a compared case's comparison on its own lines (the
     ``paired`` test: sequential stopping would monitor it) rather than as a reader that
     keeps the case running."""
-    from .session import PAIRED
+    from .options import PAIRED
 
     options = options_of(config)
     return (

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from pytest_probability.api import Case, options_of
 from pytest_probability.lazy import lazy_exports
 
-from .session import PAIRED, setting, state_of
+from .options import PAIRED
+from .session import setting, state_of
 
 if TYPE_CHECKING:
     pass
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 __getattr__, _ = lazy_exports(
     __name__,
     dict.fromkeys(
-        ("BaselineError", "read_baseline"), "pytest_probability.extensions.comparisons.baselines"
+        ("BaselineError", "read_baseline"),
+        "pytest_probability.extensions.comparisons.baseline.files",
     ),
 )
 
@@ -48,10 +50,10 @@ def plan_comparisons(
     ``difference``: the JSON-able plan (``plan.comparisons[]``), in collection order.
 
     Every input makes at most the planned runs of its two cases, rounds stop at the fewest
-    of them; the numbers come from :func:`.seqplan.simulate` (1,000 sessions seeded with
+    of them; the numbers come from :func:`.sequential.plan.simulate` (1,000 sessions seeded with
     ``--prob-seed``), through the runtime's own rule."""
-    from .seqplan import SESSIONS, Rule, simulate
-    from .sequential import resolution
+    from .sequential.outcome import resolution
+    from .sequential.plan import SESSIONS, Rule, simulate
 
     state = state_of(config)
     options = options_of(config)

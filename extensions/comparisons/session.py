@@ -15,17 +15,14 @@ import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
 from pytest_probability.extensions.stopping.service import is_stopped
 
-from .adjust import benjamini_hochberg, bonferroni, holm
-from .axes import ArmInfo
-from .axis_options import PAIRED  # the bundled test's name, declared with its setting
-from .registry import Named, Pair, Side, TestSettings
+from .axis.arms import ArmInfo
+from .options import PAIRED  # the bundled test's name, declared with its setting
+from .registrations import registries_of
+from .registry import Pair, Side, TestSettings
+from .statistics.adjust import benjamini_hochberg, bonferroni, holm
 
 if TYPE_CHECKING:
-    from .engine import Comparison
-
-#: the hooks that fill the registries
-TESTS_HOOK = "pytest_prob_register_comparison_tests"
-ADJUSTMENTS_HOOK = "pytest_prob_register_p_adjustments"
+    from .statistics.engine import Comparison
 
 STATE_KEY = pytest.StashKey["CompareState"]()
 RECORD_FIELD = "compare"
@@ -73,8 +70,6 @@ class FunctionSettings:
 @dataclass
 class CompareState:
     config: pytest.Config
-    _tests: Named | None = None
-    _adjustments: Named | None = None
     #: collecting processes: case key → its arm and input
     arms: dict[str, ArmInfo] = field(default_factory=dict)
     #: the JSON form of ``arms`` (what run records carry)
@@ -92,47 +87,6 @@ class CompareState:
     functions: int = 0
     #: collecting processes: function key → its margin, checked when collection is finished
     margin_checks: dict[str, MarginCheck] = field(default_factory=dict)
-
-    def tests(self) -> Named:
-        if self._tests is None:
-            self._tests = Named("comparison test")
-            self._register(TESTS_HOOK, self._tests)
-        return self._tests
-
-    def adjustments(self) -> Named:
-        if self._adjustments is None:
-            self._adjustments = Named("p adjustment")
-            self._register(ADJUSTMENTS_HOOK, self._adjustments)
-        return self._adjustments
-
-    def registered_late(self, plugin: object) -> None:
-        """Fill the registries not filled yet because ``plugin``, registered after
-        ``pytest_configure`` left them to their first use, implements a registration hook:
-        as if they had been filled at ``pytest_configure`` and ``plugin`` registered
-        afterwards. The other implementations are called first, then ``plugin``'s, as pluggy
-        applies a historic call to an implementation registered after it, so the names
-        keep that order and ``plugin``'s errors propagate from its registration as they
-        are."""
-        if self._tests is None:
-            self._tests = Named("comparison test")
-            self._register(TESTS_HOOK, self._tests, late=plugin)
-        if self._adjustments is None:
-            self._adjustments = Named("p adjustment")
-            self._register(ADJUSTMENTS_HOOK, self._adjustments, late=plugin)
-
-    def _register(self, hook_name: str, registry: Named, late: object = None) -> None:
-        hook = getattr(self.config.hook, hook_name)
-        kwargs = {"register": registry.register, "config": self.config}
-        first = hook
-        if late is not None:  # the call recorded for later plugins, without ``late``'s part
-            first = self.config.pluginmanager.subset_hook_caller(hook_name, [late])
-        from pytest_probability.api import call_registrations
-
-        call_registrations(first, kwargs, f"a {registry.what}")
-        if first is not hook:  # then ``late``'s part, as on its registration
-            for impl in hook.get_hookimpls():
-                if impl.plugin is late:
-                    impl.function(*(kwargs[name] for name in impl.argnames))
 
     def warn_once(self, key: str, message: str) -> None:
         if key not in self.warned:
@@ -164,7 +118,7 @@ def state_of(config: pytest.Config) -> CompareState:
 
 def paired(pairs: Any, settings: TestSettings) -> Any:
     """The bundled ``paired`` test (its statistics are imported when first used)."""
-    from .engine import paired_test
+    from .statistics.engine import paired_test
 
     return paired_test(pairs, settings)
 
@@ -214,11 +168,20 @@ def runs_made(case: CaseResult) -> int:
     )
 
 
+def cost_reader(config: pytest.Config) -> Any:
+    """A case's cost, read through the ``cost`` extension: ``case_cost``, or a reader that
+    always answers ``None`` when that extension is disabled."""
+    if config.pluginmanager.get_plugin("probability.cost") is None:
+        return lambda case: None
+    from pytest_probability.extensions.cost.service import case_cost
+
+    return case_cost
+
+
 def _side(case: CaseResult, cost_of: Any) -> Side:
     """One arm of one input; its ``runs`` are the runs it made (:func:`runs_made`), so the
     cost ratio is per run made on each side."""
-    cost = cost_of(case) if cost_of is not None else None
-    return Side(case.key, case.passes, case.total, cost, runs_made(case))
+    return Side(case.key, case.passes, case.total, cost_of(case), runs_made(case))
 
 
 def build(
@@ -228,11 +191,8 @@ def build(
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
     options = options_of(config)
     state = state_of(config)
-    cost_of = None
-    if config.pluginmanager.get_plugin("probability.cost") is not None:
-        from pytest_probability.extensions.cost.service import case_cost
-
-        cost_of = case_cost
+    registries = registries_of(config)
+    cost_of = cost_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
     for case in cases:
         info = arm_of(case)
@@ -240,7 +200,7 @@ def build(
             grouped.setdefault(info.function, []).append((info, case))
     if not grouped:
         return []  # nothing compared: the engine's modules need not load
-    from .engine import Comparison, adjust_family, run_test
+    from .statistics.engine import Comparison, adjust_family, run_test
 
     comparisons: list[Comparison] = []
     for members in grouped.values():
@@ -297,7 +257,7 @@ def build(
                 comparisons.append(comparison)
                 continue
             try:
-                run_test(comparison, state.tests().get(test), settings)
+                run_test(comparison, registries.tests().get(test), settings)
             except Exception as exc:  # a test's bug must not lose the report
                 comparison.error = f"{type(exc).__name__}: {exc}"
                 state.warn_once(
@@ -313,11 +273,11 @@ def build(
             if name == "bh" and any(
                 c.outcome and c.outcome.regime == "sequence" for c in comparisons
             ):
-                from .sequential import e_bh
+                from .sequential.outcome import e_bh
 
                 e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
             else:
-                adjust_family(comparisons, name, state.adjustments().get(name))
+                adjust_family(comparisons, name, registries.adjustments().get(name))
         except Exception as exc:
             state.warn_once(
                 f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"
@@ -331,11 +291,11 @@ def build(
 
 
 def _sequential(config: pytest.Config, mark: Mapping[str, Any]) -> Any:
-    """The :mod:`.sequential` module when the function is compared on its sequence
+    """The :mod:`.sequential.outcome` module when the function is compared on its sequence
     (``--prob-stop=sequential`` and the ``paired`` test), else ``None``."""
-    from . import sequential
+    from .sequential import outcome
 
-    return sequential if sequential.monitored(config, mark) else None
+    return outcome if outcome.monitored(config, mark) else None
 
 
 def hide(comparison: Comparison, stopped: int) -> None:

@@ -11,7 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.api import TokenUsage
+    from pytest_probability.api import CaseResult, TokenUsage
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -63,4 +63,27 @@ def pytest_prob_price_usage(
 
     No bundled implementation: the plugin never guesses prices.
     ``contrib/pytest-probability-price-table`` prices from a TOML table through it.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | None:
+    """Give what a case's runs cost, for another extension that reports about spend.
+
+    Called in the aggregating process (the only process, or the pytest-xdist controller)
+    while the report is built: by the ``intervals`` extension for each case of a
+    function-level or ``Overall`` line (its ``each +$`` figure), and by the ``stopping``
+    extension for each case ``--prob-stop`` stopped early (the ``not spent`` estimate of its
+    ``Stopped:`` line).
+
+    :param case: the :class:`~pytest_probability.results.CaseResult`, with its run records.
+    :param config: the pytest config.
+    :return: the sum of the cost recorded by the case's runs (skipped runs included: they may
+        have spent), in the unit of the recorded costs; ``None`` when none recorded a cost
+        (not the same as ``0``), or to let the next implementation answer. The first
+        non-``None`` answer wins.
+
+    The bundled ``cost`` extension answers (``trylast``) from the run records' ``cost``
+    (``record_cost``, priced ``record_usage``, steps). Without it (``-p no:probability.cost``)
+    no run records a cost and the hook answers ``None``.
     """

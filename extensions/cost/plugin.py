@@ -15,30 +15,18 @@ from pytest_probability.lazy import current_module
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from pytest_probability.api import ReportBuilder, Results, TokenUsage
+    from pytest_probability.api import CaseResult, ReportBuilder, Results, TokenUsage
 
     from .recording import Ledger
-    from .service import case_cost
 
 # What a feature computes is imported where it is used (the recording helpers, the usage
 # values, the formatting): a session that runs no bench imports none of it.
-
-__all__ = ["case_cost"]  # read by other extensions through the plugin manager
 
 #: the kernel's collection module, imported when the first bench file is collected
 COLLECT_MODULE = "pytest_probability.collect"
 COST_ORDER = 300
 COST_SUMMARY_ORDER = 200
 TOKENS_SUMMARY_ORDER = 300
-
-
-def __getattr__(name: str) -> Any:
-    """``case_cost`` (which other extensions read from this module through the plugin
-    manager), looked up in :mod:`.service` on each read (not kept here: see
-    :func:`pytest_probability.lazy.current_module`)."""
-    if name == "case_cost":
-        return current_module(f"{__package__}.service").case_cost
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _recording() -> ModuleType:
@@ -141,6 +129,16 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
         step["usage"] = list(step_entries)
     record["cost"] = total_cost(costs)
     record["usage"] = merge_usage(entries)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | None:
+    """The cost the case's runs recorded (:func:`.service.case_cost`), ``None`` when none
+    did. Called in the aggregating process by the intervals and stopping extensions while
+    the report is built; returns the sum or ``None``."""
+    from .service import case_cost
+
+    return case_cost(case)
 
 
 def pytest_prob_build_report(

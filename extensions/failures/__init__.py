@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from pytest_probability.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .lines import runs_text
+    from pytest_probability.api import runs_text
 
-#: what another extension may use (the HTML page lists a group's runs the same way)
-__getattr__, __dir__ = lazy_exports(__name__, {"runs_text": ".lines"})
+#: kept for code that imports it from here: the public API's ``runs_text``, with which the
+#: terminal and the HTML page name a group's runs
+__getattr__, __dir__ = lazy_exports(__name__, {"runs_text": "pytest_probability.api"})
 __all__ = ["runs_text"]

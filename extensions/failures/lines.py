@@ -15,38 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+# (the HTML page names a group's runs with it too)
+from pytest_probability.api import runs_text
+
 from .grouping import FailureGroup
 
 #: Groups named on one line; the rest are counted together.
 MAX_GROUPS = 5
-#: Run numbers or ranges listed before ``…``.
-MAX_RUN_PARTS = 10
 
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def runs_text(runs: Sequence[int], limit: int = MAX_RUN_PARTS) -> str:
-    """``run 3``, ``runs 2–4, 6, 9–10``: consecutive runs as ranges, at most ``limit`` parts
-    (then ``…``)."""
-    ordered = sorted(runs)
-    parts: list[str] = []
-    start = previous = ordered[0]
-    for run in [*ordered[1:], None]:
-        if run is not None and run == previous + 1:
-            previous = run
-            continue
-        if previous == start:
-            parts.append(str(start))
-        elif previous == start + 1:
-            parts += [str(start), str(previous)]
-        else:
-            parts.append(f"{start}–{previous}")
-        if run is not None:
-            start = previous = run
-    shown = ", ".join(parts[:limit]) + (", …" if len(parts) > limit else "")
-    return f"{'run' if len(ordered) == 1 else 'runs'} {shown}"
 
 
 def _rest(groups: Sequence[FailureGroup]) -> str:

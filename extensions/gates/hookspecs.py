@@ -5,14 +5,15 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
     import pytest
+    from pytest_probability.api import Case
 
-    from .registry import RegisterGate
+    from .registry import GateKind, RegisterGate
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -38,4 +39,30 @@ def pytest_prob_register_gates(register: RegisterGate, config: pytest.Config) ->
 
     A kind whose ``judge`` raises does not stop the session: the case's check becomes
     UNDECIDED with the error as its line, and a warning names the kind.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[GateKind, Any]] | None:
+    """Give a collected case's gates, for another extension that reasons about its verdict.
+
+    Called by the ``stopping`` extension once per case the first time its rule considers
+    the case (``--prob-stop``: in the executing process, an xdist worker or the only
+    process, before the case's first run), and through it by the ``plan`` extension for
+    each gated case ``--prob-plan`` plans (in its one process). Not called without
+    ``--prob-stop`` or ``--prob-plan``.
+
+    :param case: the collected :class:`~pytest_probability.cases.Case`.
+    :param config: the pytest config.
+    :return: ``(kind, spec)`` for each gate of the case, in registration order of the
+        kinds: the :class:`~pytest_probability.extensions.gates.registry.GateKind` (its
+        ``name``, ``describe(spec)``, ``verdict_at``…) and the spec its ``configure``
+        returned; ``[]`` for an ungated case; ``None`` to let the next implementation
+        answer. The first non-``None`` answer wins. Read the list; do not change it.
+
+    The bundled ``gates`` extension answers (``trylast``) from the gates it configured for
+    the case (the same ones its ``[gate]`` item and the report judge), raising
+    :class:`~pytest_probability.options.OptionError` for a ``min_rate`` or ``min_passes``
+    gate while the ``intervals`` extension is disabled. Without the ``gates`` extension
+    (``-p no:probability.gates``) the hook answers ``None``: no case is gated.
     """

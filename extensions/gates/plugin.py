@@ -174,6 +174,16 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Any, Any]]:
+    """The case's gates: ``(kind, spec)`` for each, as configured for its ``[gate]`` item
+    (``[]`` when it has none). Called by the stopping extension once per case it considers
+    (executing process) and by ``--prob-plan``; returns the list."""
+    from .state import state_of
+
+    return state_of(config).case_gates(case.key, case.mark)
+
+
 def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
     """A :class:`GateWarning` per gate of ``case`` that cannot pass with its planned runs."""
     from . import rate

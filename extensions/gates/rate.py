@@ -1,14 +1,16 @@
 """The bundled gate kinds: ``rate`` (``min_rate``) and ``count`` (``min_passes``).
 
 STATISTICS.md, "Gates": a rate gate compares its interval (its own method, level and prior)
-with the bar, unrounded; a count gate compares the pass count with ``min_passes``.
+with the bar, unrounded; a count gate compares the pass count with ``min_passes``. The
+interval is the row's: the method comes from the ``intervals`` extension through
+``pytest_prob_interval_method`` (asked once per method and session, then called directly).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,7 +27,6 @@ from pytest_probability.api import (
     option_value,
     options_of,
 )
-from pytest_probability.extensions.intervals.service import Settings, interval_methods, settings
 
 from .registry import GateResult
 
@@ -33,6 +34,47 @@ WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
 
 #: the largest run count searched for a rate gate's minimum
 MAX_RUNS = 10_000_000
+
+Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
+#: the session's interval methods the gates asked for: name → compute
+METHODS_KEY = pytest.StashKey[dict[str, Compute]]()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a gate's interval is computed: the case's ``method``, ``confidence`` (``level``)
+    and ``prior``, as its row's."""
+
+    method: str
+    level: float
+    prior: tuple[float, float]
+
+
+def settings(config: pytest.Config, mark: Mapping[str, Any]) -> Settings:
+    """A case's interval settings: its mark's ``method``/``confidence``/``prior``, else the
+    session's (mark > CLI > ini > default). The ``intervals`` extension declares them."""
+    options = options_of(config)
+    prior = options.case_value("prior", mark)
+    return Settings(
+        method=options.case_value("method", mark),
+        level=options.case_value("confidence", mark),
+        prior=(float(prior[0]), float(prior[1])),
+    )
+
+
+def interval_method(config: pytest.Config, name: str) -> Compute:
+    """The interval method ``name`` (``compute(passes, total, level, prior) -> (low,
+    high)``), asked of ``pytest_prob_interval_method`` once per session."""
+    known = config.stash.setdefault(METHODS_KEY, {})
+    found = known.get(name)
+    if found is None:
+        found = config.hook.pytest_prob_interval_method(name=name, config=config)
+        if found is None:  # (the gates refuse min_rate and min_passes without intervals)
+            raise ValueError(
+                f"no interval method {name!r}: the bundled intervals extension is disabled"
+            )
+        known[name] = found
+    return found
 
 
 @dataclass(frozen=True)
@@ -91,8 +133,7 @@ def _bounds(
     if n == 0:
         return None
     chosen = spec.interval
-    found = interval_methods(config).compute(chosen.method, passes, n, chosen.level, chosen.prior)
-    return found.low, found.high
+    return interval_method(config, chosen.method)(passes, n, chosen.level, chosen.prior)
 
 
 def _result(

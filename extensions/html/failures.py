@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_probability.api import integer, objects, text
-from pytest_probability.extensions.failures import runs_text
+from pytest_probability.api import integer, objects, runs_text, text
 
 from .markup import escape
 

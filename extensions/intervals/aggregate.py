@@ -106,9 +106,12 @@ def aggregate(
     hidden: str | None = None,
 ) -> Aggregate:
     """The line for cases given as ``(passes, runs)`` with their ``case_ids`` (the
-    bootstrap puts them in case-id order: :func:`~.sampling.case_bootstrap_interval`);
-    with ``hidden`` (the reason) no interval is computed."""
-    from .sampling import case_bootstrap_interval, case_mean  # the bootstrap: only when used
+    bootstrap puts them in case-id order: the API's ``case_bootstrap_interval``); with
+    ``hidden`` (the reason) no interval is computed."""
+    from pytest_probability.api import (  # the bootstrap: only when used
+        case_bootstrap_interval,
+        case_mean,
+    )
 
     fractions = [x / k for x, k in counts]
     low: float | None = None

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pytest
 
     from .registry import Register
@@ -37,4 +39,34 @@ def pytest_prob_register_interval_methods(register: Register, config: pytest.Con
 
     The bundled ``intervals`` extension registers ``exact`` (Clopper–Pearson), ``wilson``
     and ``bayes`` through it, exactly as a third party would.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_interval_method(
+    name: str, config: pytest.Config
+) -> Callable[[int, int, float, tuple[float, float]], tuple[float, float]] | None:
+    """Give the row interval method registered as ``name``, for another extension to compute
+    intervals exactly as the rows do.
+
+    Called by the ``gates`` extension once per method and session for its ``rate`` and
+    ``count`` gates (the interval and the rate verdict), in every process that configures
+    or judges a gate: collecting processes (the ``[gate]`` items, ``--prob-plan``,
+    ``--prob-stop``) and the aggregating one. The caller keeps the function and calls it
+    directly for each interval; it reads a case's ``method``, ``confidence`` and ``prior``
+    itself (``options_of(config).case_value(...)``).
+
+    :param name: a method name the settings accepted (``exact``, ``wilson``, ``bayes``,
+        ``seq``, or a registered one).
+    :param config: the pytest config.
+    :return: ``compute(passes, total, level, prior) -> (low, high)``: the method's interval
+        for ``passes`` of ``total`` judged runs at two-sided ``level`` with the ``(a, b)``
+        Beta prior, checked as the rows' intervals are (a result that is not finite and
+        ordered inside [0, 1] raises :class:`ValueError`); or ``None`` to let the next
+        implementation answer. The first non-``None`` answer wins.
+
+    The bundled ``intervals`` extension answers (``trylast``) from the registry that
+    ``pytest_prob_register_interval_methods`` fills, and raises :class:`ValueError` for a
+    name nothing registered. Without it (``-p no:probability.intervals``) the hook answers
+    ``None``, and the ``gates`` extension refuses ``min_rate`` and ``min_passes`` gates.
     """

@@ -16,6 +16,8 @@ from pytest_probability.api import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pytest_probability.api import CaseResult, OptionRegistry, ReportBuilder, Results
 
     from .aggregate import Aggregate
@@ -190,6 +192,28 @@ def _pair(found: Any) -> tuple[float, float]:
     return found.low, found.high
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_prob_interval_method(
+    name: str, config: pytest.Config
+) -> Callable[[int, int, float, tuple[float, float]], tuple[float, float]]:
+    """The registered method ``name`` as ``compute(passes, total, level, prior) -> (low,
+    high)``, its results checked by the registry (the gates extension computes its rate and
+    count gates' intervals with it). Called once per method and session by the gates
+    extension, in every process that judges gates; raises :class:`ValueError` for a name
+    nothing registered."""
+    from .service import interval_methods
+
+    methods = interval_methods(config)
+    methods.check(name)
+
+    def compute(
+        passes: int, total: int, level: float, prior: tuple[float, float]
+    ) -> tuple[float, float]:
+        return _pair(methods.compute(name, passes, total, level, prior))
+
+    return compute
+
+
 def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
@@ -283,8 +307,6 @@ def _line(
     resamples: int,
     seed: int,
 ) -> Aggregate:
-    from pytest_probability.extensions.stopping.service import hidden_reason
-
     from .aggregate import aggregate
 
     ordered = sorted(cases, key=lambda c: c.case_id)
@@ -297,17 +319,17 @@ def _line(
         seed=seed,
         case_ids=[c.case_id for c in ordered],
         cost=_cost(config, ordered),
-        hidden=hidden_reason(ordered),
+        hidden=config.hook.pytest_prob_hide_interval(cases=ordered, config=config),
     )
 
 
 def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
-    """The cases' recorded cost, through the cost extension's ``case_cost`` if present."""
-    cost_extension = config.pluginmanager.get_plugin("probability.cost")
-    case_cost = getattr(cost_extension, "case_cost", None)
-    if case_cost is None:
+    """The cases' recorded cost, from the cost extension (``pytest_prob_case_cost``:
+    ``None`` without it, or when no case recorded a cost)."""
+    case_cost = config.hook.pytest_prob_case_cost
+    if not case_cost.get_hookimpls():  # (-p no:probability.cost: not a call per case)
         return None
-    costs = [case_cost(case) for case in cases]
+    costs = [case_cost(case=case, config=config) for case in cases]
     known = [c for c in costs if c is not None]
     return sum(known) if known else None
 

@@ -1,20 +1,23 @@
-"""Resampling for the function-level and Overall intervals: an exact binomial sampler, exact
-multinomial counts, the type-7 quantile and the case bootstrap of a mean.
-
-The bootstrap re-draws whole cases with replacement (STATISTICS.md, "Function-level and
-Overall lines"). Per-case pass fractions take few distinct values (``x/k``), so a resample is
-drawn as multinomial counts over the distinct values — by sequential conditional binomials —
-instead of one index per case; when most values are distinct it draws indices instead. Both
-paths are deterministic for a seed. Pure module: never imports pytest.
+"""The resampling tools of the function-level and Overall intervals, kept here for code that
+imports them from this module: they live in the kernel (``pytest_probability.sampling``),
+shared with the metric lines and the comparisons, and are published by the public API
+(:mod:`pytest_probability.api`: ``binomial_variate``, ``bootstrap_mean_interval``,
+``bootstrap_means``, ``case_bootstrap_interval``, ``case_mean``, ``quantile_type7``), where
+extensions take them.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-import math
-import random
-from collections.abc import Callable, Sequence
+from pytest_probability.api import (
+    binomial_variate,
+    bootstrap_mean_interval,
+    bootstrap_means,
+    case_bootstrap_interval,
+    case_mean,
+    quantile_type7,
+)
 
 __all__ = [
     "binomial_variate",
@@ -22,247 +25,5 @@ __all__ = [
     "bootstrap_means",
     "case_bootstrap_interval",
     "case_mean",
-    "multinomial_counts",
     "quantile_type7",
 ]
-
-#: Below this mean (n · min(p, 1 − p)) the sampler inverts the distribution function.
-_INVERSION_LIMIT = 10.0
-
-
-def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not hasattr(n, "__index__"):
-        raise ValueError(f"n must be an integer, got {n!r}")
-    n = n.__index__()
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    return n
-
-
-def binomial_variate(rng: random.Random, n: int, p: float) -> int:
-    """One draw from Binomial(n, p) using ``rng`` (exact up to floating point).
-
-    Sequential-search inversion when ``n · min(p, 1−p) < 10``, otherwise Hörmann's BTRS
-    (transformed rejection with squeeze, 1993); ``p > ½`` by symmetry ``n − X(n, 1−p)``.
-    """
-    n = _check_n(n)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be in [0, 1], got {p!r}")
-    return _binomial(rng.random, n, p)
-
-
-def _binomial(uniform: Callable[[], float], n: int, p: float) -> int:
-    """:func:`binomial_variate` without argument checks, drawing from ``uniform()``."""
-    if n == 0 or p == 0.0:
-        return 0
-    if p == 1.0:
-        return n
-    if p > 0.5:
-        return n - _binomial(uniform, n, 1.0 - p)
-    if n * p < _INVERSION_LIMIT:
-        return _inversion(uniform, n, p)
-    return _btrs(uniform, n, p)
-
-
-def _inversion(uniform: Callable[[], float], n: int, p: float) -> int:
-    """Sequential search from 0 through the pmf (recurrence ``f(x) = f(x−1)·((n+1)s/x − s)``,
-    ``s = p/q``). Expected ``1 + n p`` steps; ``p ≤ ½``.
-    """
-    s = p / (1.0 - p)
-    a = (n + 1) * s
-    f0 = math.exp(n * math.log1p(-p))
-    while True:
-        u = uniform()
-        f = f0
-        x = 0
-        while u > f:
-            u -= f
-            x += 1
-            if x > n:  # u fell in the rounding gap at the far tail: draw again
-                break
-            f *= a / x - s
-        else:
-            return x
-
-
-def _btrs(uniform: Callable[[], float], n: int, p: float) -> int:
-    """Hörmann's BTRS for ``p ≤ ½`` and ``n p ≥ 10``.
-
-    The hat is a transformed (``(2a/u_s + b) u + c``) uniform whose acceptance region
-    contains the squeeze ``u_s ≥ 0.07, v ≤ v_r``; outside it the draw is accepted iff
-    ``ln(v · α / (a/u_s² + b)) ≤ ln f(k) − ln f(m)`` with ``m`` the mode.
-    """
-    q = 1.0 - p
-    spq = math.sqrt(n * p * q)
-    b = 1.15 + 2.53 * spq
-    a = -0.0873 + 0.0248 * b + 0.01 * p
-    c = n * p + 0.5
-    v_r = 0.92 - 4.2 / b
-    two_a = 2.0 * a
-    alpha = 0.0
-    lpq = 0.0
-    m = 0
-    h = 0.0
-    while True:
-        u = uniform() - 0.5
-        v = uniform()
-        us = 0.5 - abs(u)
-        k = math.floor((two_a / us + b) * u + c)
-        if k < 0 or k > n:
-            continue
-        if us >= 0.07 and v <= v_r:
-            return k
-        if alpha == 0.0:  # the rest of the setup, needed only outside the squeeze
-            alpha = (2.83 + 5.1 / b) * spq
-            lpq = math.log(p / q)
-            m = math.floor((n + 1) * p)
-            h = math.lgamma(m + 1.0) + math.lgamma(n - m + 1.0)
-        v *= alpha / (a / (us * us) + b)
-        if math.log(v) <= h - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + (k - m) * lpq:
-            return k
-
-
-def _conditional_probabilities(sizes: Sequence[int]) -> list[float]:
-    """``size_i / (size_i + size_{i+1} + …)`` for each category (1.0 for the last nonzero)."""
-    remaining = sum(sizes)
-    out: list[float] = []
-    for size in sizes:
-        out.append(size / remaining if remaining > 0 else 0.0)
-        remaining -= size
-    return out
-
-
-def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[float]) -> list[int]:
-    """Sequential conditional binomials over precomputed conditional probabilities."""
-    counts = [0] * len(conditional)
-    left = n
-    for i, prob in enumerate(conditional):
-        if left == 0:
-            break
-        if prob >= 1.0:
-            counts[i] = left
-            break
-        drawn = _binomial(uniform, left, prob)
-        counts[i] = drawn
-        left -= drawn
-    return counts
-
-
-def multinomial_counts(rng: random.Random, n: int, sizes: Sequence[int]) -> list[int]:
-    """Counts per category of ``n`` draws with replacement from a population whose
-    categories have the given integer ``sizes`` (probabilities ``size / Σ sizes``).
-
-    Exact: category ``i`` gets Binomial(n − already drawn, size_i / remaining sizes).
-    """
-    n = _check_n(n)
-    checked = []
-    for size in sizes:
-        if isinstance(size, bool) or not hasattr(size, "__index__") or size.__index__() < 0:
-            raise ValueError(f"sizes must be integers >= 0, got {size!r}")
-        checked.append(size.__index__())
-    if n > 0 and sum(checked) == 0:
-        raise ValueError("sizes must not all be 0 when n > 0")
-    return _multinomial(rng.random, n, _conditional_probabilities(checked))
-
-
-def quantile_type7(sorted_values: Sequence[float], q: float) -> float:
-    """Hyndman–Fan type 7 quantile (linear interpolation; numpy's default) of ascending
-    ``sorted_values``: ``x[j] + g (x[j+1] − x[j])`` with ``h = (n − 1) q``, ``j = ⌊h⌋``,
-    ``g = h − j``.
-    """
-    n = len(sorted_values)
-    if n == 0:
-        raise ValueError("quantile of an empty sequence")
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q must be in [0, 1], got {q!r}")
-    h = (n - 1) * q
-    j = math.floor(h)
-    if j >= n - 1:
-        return float(sorted_values[n - 1])
-    g = h - j
-    lo = float(sorted_values[j])
-    hi = float(sorted_values[j + 1])
-    if lo == hi:
-        return lo
-    # interpolate from the nearer end (monotone in g, exact at g = 0 and g = 1)
-    if g < 0.5:
-        return lo + g * (hi - lo)
-    return hi - (1.0 - g) * (hi - lo)
-
-
-def bootstrap_means(values: Sequence[float], resamples: int, seed: int) -> list[float]:
-    """The ``resamples`` means of a case bootstrap of ``values`` (in resampling order).
-
-    Equal values are grouped (distinct values in order of first appearance); each resample
-    draws multinomial counts over them with ``random.Random(seed)``, mean ``Σ count·value / N``.
-    With more than ``N/4`` distinct values it draws ``N`` indices per resample instead.
-    Deterministic for a given seed and input order.
-    """
-    data = [float(v) for v in values]
-    total = len(data)
-    if total == 0:
-        raise ValueError("bootstrap of an empty sequence")
-    if isinstance(resamples, bool) or not hasattr(resamples, "__index__") or resamples < 1:
-        raise ValueError(f"resamples must be an integer >= 1, got {resamples!r}")
-    resamples = resamples.__index__()
-    groups: dict[float, int] = {}
-    for v in data:
-        groups[v] = groups.get(v, 0) + 1
-    distinct = list(groups)
-    if len(distinct) == 1:
-        return [distinct[0]] * resamples
-    rng = random.Random(seed)
-    if len(distinct) > total / 4:
-        choices = rng.choices
-        return [sum(choices(data, k=total)) / total for _ in range(resamples)]
-    conditional = _conditional_probabilities(list(groups.values()))
-    uniform = rng.random
-    means: list[float] = []
-    for _ in range(resamples):
-        counts = _multinomial(uniform, total, conditional)
-        means.append(sum(c * v for c, v in zip(counts, distinct, strict=True)) / total)
-    return means
-
-
-def bootstrap_mean_interval(
-    values: Sequence[float], *, resamples: int, seed: int, level: float
-) -> tuple[float, float]:
-    """Percentile bootstrap interval for the mean of ``values`` (cases re-drawn whole):
-    the type-7 quantiles ``α/2`` and ``1 − α/2`` of :func:`bootstrap_means`.
-    """
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
-    means = sorted(bootstrap_means(values, resamples, seed))
-    alpha = 1.0 - level
-    return quantile_type7(means, alpha / 2.0), quantile_type7(means, 1.0 - alpha / 2.0)
-
-
-def case_mean(values: Sequence[float]) -> float:
-    """The mean of per-case values, the same to the last digit in any order (an exactly
-    rounded sum): the estimate of the function-level, Overall and metric lines."""
-    if not values:
-        raise ValueError("mean of no cases")
-    return math.fsum(values) / len(values)
-
-
-def case_bootstrap_interval(
-    case_ids: Sequence[str],
-    values: Sequence[float],
-    *,
-    resamples: int,
-    seed: int,
-    level: float,
-) -> tuple[float, float]:
-    """The case bootstrap of STATISTICS.md ("Function-level and Overall lines"): one value
-    per case, put in case-id order (equal ids keep their order), then
-    :func:`bootstrap_mean_interval`.
-
-    The one resampler and draw order of every interval over cases — the function-level and
-    Overall lines and the metric lines — so that ``pass^1``, whose per-case values are the
-    pass fractions, has exactly the function-level interval.
-    """
-    if len(case_ids) != len(values):
-        raise ValueError(f"{len(case_ids)} case ids for {len(values)} values")
-    order = sorted(range(len(values)), key=lambda index: case_ids[index])
-    ordered = [values[index] for index in order]
-    return bootstrap_mean_interval(ordered, resamples=resamples, seed=seed, level=level)

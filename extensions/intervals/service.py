@@ -2,7 +2,8 @@
 
 ``interval(config, passes, total, ...)`` resolves a case's method, level and prior with the
 kernel's precedence (mark > CLI > ini > default) and computes through the registry; the
-statistics functions are re-exported for gates, comparisons, metrics, latency and stopping.
+statistics functions are re-exported (the special functions and the resampling tools from the
+public API, where other extensions take them).
 
 PYTEST_DONT_REWRITE
 """
@@ -24,16 +25,14 @@ if TYPE_CHECKING:
         binom_cdf,
         binom_pmf,
         binom_sf,
+        bootstrap_mean_interval,
+        bootstrap_means,
         norm_ppf,
+        quantile_type7,
     )
 
     from .methods import Interval, bayes, clopper_pearson, wilson
     from .registry import IntervalMethods
-    from .sampling import (
-        bootstrap_mean_interval,
-        bootstrap_means,
-        quantile_type7,
-    )
 
 METHODS_KEY = pytest.StashKey["IntervalMethods"]()
 #: the re-exported engine (special functions, row methods, the registry and the bootstrap),
@@ -42,16 +41,14 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(
-            ("beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf", "binom_sf", "norm_ppf"),
-            "pytest_probability.api",
-        ),
-        **dict.fromkeys(
-            ("Interval", "bayes", "clopper_pearson", "wilson"),
-            "pytest_probability.extensions.intervals.methods",
-        ),
-        "IntervalMethods": "pytest_probability.extensions.intervals.registry",
-        **dict.fromkeys(
             (
+                "beta_ppf",
+                "betainc",
+                "betaincc",
+                "binom_cdf",
+                "binom_pmf",
+                "binom_sf",
+                "norm_ppf",
                 "binomial_variate",
                 "bootstrap_mean_interval",
                 "bootstrap_means",
@@ -59,8 +56,13 @@ __getattr__, __dir__ = lazy_exports(
                 "case_mean",
                 "quantile_type7",
             ),
-            "pytest_probability.extensions.intervals.sampling",
+            "pytest_probability.api",
         ),
+        **dict.fromkeys(
+            ("Interval", "bayes", "clopper_pearson", "wilson"),
+            "pytest_probability.extensions.intervals.methods",
+        ),
+        "IntervalMethods": "pytest_probability.extensions.intervals.registry",
     },
 )
 

@@ -11,8 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-
-    from .methods import RegisterLatencyMethod
+    from pytest_probability.api import RegisterLatencyMethod
 
 hookspec = pluggy.HookspecMarker("pytest")
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+
+# (the methods' contract, LatencyQuantile and RegisterLatencyMethod, is the public API's)
+from pytest_probability.api import LatencyQuantile
 
 from . import ORDER_STATISTIC as ORDER_STATISTIC  # the bundled method's name (re-exported)
-from .quantiles import LatencyQuantile, latency_quantile
+from .quantiles import latency_quantile
 
 Compute = Callable[[Sequence[float], float, float], LatencyQuantile]
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
-
-
-class RegisterLatencyMethod(Protocol):
-    def __call__(self, name: str, compute: Compute, *, description: str = "") -> None: ...
 
 
 @dataclass(frozen=True)

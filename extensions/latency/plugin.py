@@ -21,7 +21,6 @@ from pytest_probability.api import (
     parse_fraction,
     run_context_of,
 )
-from pytest_probability.kernel import KERNEL_NAME  # (no accessor: see pytest_plugin_registered)
 from pytest_probability.lazy import current_module
 
 from . import ORDER_STATISTIC
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
 
 LATENCY_SECTION_ORDER = 300
 GATES_PLUGIN = "probability.gates"
+#: the per-config watcher of plugins registered after start-up (:class:`LateMethods`)
+LATE_METHODS = "probability.latency.late-methods"
 WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
 
 
@@ -131,29 +132,40 @@ def pytest_configure(config: pytest.Config) -> None:
     registers methods — so that a broken one is a usage error before anything runs (a
     ``prob_latency_method`` setting has registered them already: the kernel checked it
     against them). Otherwise they are registered on first use, or when a plugin that
-    registers methods arrives later (:func:`pytest_plugin_registered`), and a session that
-    times nothing never imports them. Called once per process; returns nothing."""
+    registers methods arrives later (:class:`LateMethods`, registered here for this
+    config), and a session that times nothing never imports them. Called once per process;
+    returns nothing."""
     if registers_methods(config.pluginmanager):
         from .service import latency_methods
 
         latency_methods(config)
+    if config.pluginmanager.get_plugin(LATE_METHODS) is None:
+        config.pluginmanager.register(LateMethods(config), LATE_METHODS)
 
 
-def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
-    """Register the latency methods as soon as a plugin registered after start-up (a
-    conftest file that collection imports) registers methods, as they would be had they
-    been registered at start-up: its registration runs there, and a broken one fails there.
+class LateMethods:
+    """Watches, for one configured session, the plugins registered after start-up."""
 
-    Called by pytest for every plugin registered (historically: also for those registered
-    before this module, which :func:`pytest_configure` looks at); returns nothing.
-    """
-    config = getattr(manager.get_plugin(KERNEL_NAME), "config", None)
-    if config is None:  # not configured yet: pytest_configure looks at every plugin by then
-        return
-    if registers_methods(manager, plugin):
-        from .service import latency_methods
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
-        latency_methods(config)
+    def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
+        """Register the latency methods as soon as a plugin registered after start-up (a
+        conftest file that collection imports) registers methods, as they would be had they
+        been registered at start-up: its registration runs there, and a broken one fails
+        there.
+
+        Called by pytest for every plugin registered from this session's
+        ``pytest_configure`` on (historically: also, on this watcher's registration, for
+        those registered before, which :func:`pytest_configure` has looked at already);
+        returns nothing. The bundled registration (this module's) waits for first use.
+        """
+        if plugin is sys.modules[__name__] or plugin is self:
+            return
+        if registers_methods(manager, plugin):
+            from .service import latency_methods
+
+            latency_methods(self.config)
 
 
 def pytest_prob_register_latency_methods(register: Any, config: pytest.Config) -> None:

@@ -12,11 +12,12 @@ quantile ``ξ`` (for a continuous distribution):
 
 **Boundary.** A tail is taken to be at most ``α/2`` when it is at most ``α/2 · (1 + 10⁻⁹)``.
 ``α/2`` itself is computed exactly from the level as written (``0.95`` → ``0.025``, not
-``(1 − 0.95)/2`` in floating point), and the binomial tails (:mod:`..intervals.special`) are
-accurate to ~1e-13 relative, so the tolerance only decides exact ties (``0.5³ = 0.125`` at
-level 0.75: the upper end exists at ``n = 3``), which rounding could otherwise break either
-way; it never moves a rank by more than a tie would. The documented minimum runs for an upper
-end at level 0.95 — 6, 36, 72 and 368 for p50, p90, p95 and p99 — are not near a tie.
+``(1 − 0.95)/2`` in floating point), and the binomial tails (the public API's ``binom_cdf``
+and ``binom_sf``) are accurate to ~1e-13 relative, so the tolerance only decides exact ties
+(``0.5³ = 0.125`` at level 0.75: the upper end exists at ``n = 3``), which rounding could
+otherwise break either way; it never moves a rank by more than a tie would. The documented
+minimum runs for an upper end at level 0.95 — 6, 36, 72 and 368 for p50, p90, p95 and p99 —
+are not near a tie.
 
 Ranks are found by bisection on the binomial distribution function: ``O(log n)`` evaluations,
 each a continued fraction of ``O(n^⅓)`` terms at worst. The times are sorted once, so a
@@ -32,11 +33,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
-from pytest_probability.special import binom_cdf, binom_sf
+# LatencyQuantile, the latency methods' contract, is defined in the kernel and published by
+# the API (which therefore never imports this module); it is re-exported here
+from pytest_probability.api import LatencyQuantile, binom_cdf, binom_sf
 
 __all__ = [
     "LatencyQuantile",
@@ -226,44 +227,6 @@ def coverage(n: int, q: float, r: int | None, s: int | None) -> float:
 
 # ---------------------------------------------------------------------------------------------
 # the quantile of a case's run times
-
-
-@dataclass(frozen=True)
-class LatencyQuantile:
-    """The ``q``-quantile of a case's run times (seconds) with its interval at ``level``.
-
-    ``estimate`` is the ``rank``-th smallest time (``rank = ⌈nq⌉``); ``low``/``high`` are the
-    ``low_rank``-th/``high_rank``-th smallest, each ``None`` when that end does not exist
-    (too few runs) — and all of them, with ``rank``, are ``None`` when ``n = 0``.
-    ``coverage`` is the exact coverage of the interval (:func:`coverage`).
-    """
-
-    q: float
-    level: float
-    n: int
-    estimate: float | None
-    low: float | None
-    high: float | None
-    rank: int | None
-    low_rank: int | None
-    high_rank: int | None
-    coverage: float
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form: ``quantile``, ``level``, ``n``, ``estimate``, ``low``, ``high``,
-        ``rank``, ``low_rank``, ``high_rank``, ``coverage`` (missing values are ``null``)."""
-        return {
-            "quantile": self.q,
-            "level": self.level,
-            "n": self.n,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "rank": self.rank,
-            "low_rank": self.low_rank,
-            "high_rank": self.high_rank,
-            "coverage": self.coverage,
-        }
 
 
 def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQuantile:

@@ -182,8 +182,6 @@ def pytest_prob_build_report(
         return
     import warnings
 
-    from pytest_probability.extensions.stopping.service import hidden_reason
-
     from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
 
     bootstrap = Bootstrap(
@@ -224,12 +222,15 @@ def pytest_prob_build_report(
     if len(groups) > 1:  # one function: its lines already are the whole session
         scopes.append((OVERALL, list(range(len(cases)))))
     for scope, members in scopes:
+        # (the stopping extension's note when some of the cases were stopped early)
+        hidden = config.hook.pytest_prob_hide_interval(
+            cases=[cases[i] for i in members], config=config
+        )
         for metric in chosen:
             if metric.label in failed:
                 lines.append(MetricLine(scope, metric.label, 0, None, error=failed[metric.label]))
                 continue
             picked = [values[metric.label][i] for i in members]
-            hidden = hidden_reason([cases[i] for i in members])
             ids = [cases[i].case_id for i in members]
             lines.append(summarize(scope, metric, picked, bootstrap, hidden, case_ids=ids))
     report.add_section("metrics", render(lines), order=SECTION_ORDER)

@@ -78,11 +78,11 @@ def summarize(
     bootstrap interval when there are at least ``min_inputs`` of them (and ``hidden`` gives
     no reason to leave it out).
 
-    The interval is the function-level lines' case bootstrap
-    (:func:`~..intervals.sampling.case_bootstrap_interval`, cases in case-id order), so
-    ``pass^1`` has exactly their interval.
+    The interval is the function-level lines' case bootstrap (the API's
+    ``case_bootstrap_interval``, cases in case-id order), so ``pass^1`` has exactly their
+    interval.
     """
-    from pytest_probability.extensions.intervals.service import (  # the bootstrap: when used
+    from pytest_probability.api import (  # the bootstrap: when used
         case_bootstrap_interval,
         case_mean,
     )

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pytest
-    from pytest_probability.api import Case
+    from pytest_probability.api import Case, CaseResult
 
     from .service import StopReader
 
@@ -72,4 +74,27 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     instead, and its readers say when it is settled. (The stopper
     itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as a reader
     that cannot say.)
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config) -> str | None:
+    """Say why an interval over several cases must not be shown (its cases' fractions lean).
+
+    Called in the aggregating process (the only process, or the pytest-xdist controller)
+    while the report is built, once for every line that summarises several cases: by the
+    ``intervals`` extension for each function-level and ``Overall`` line, and by the
+    ``metrics`` extension for each metric line (``--prob-metric``).
+
+    :param cases: the line's cases, each a :class:`~pytest_probability.results.CaseResult`
+        with its run records.
+    :param config: the pytest config.
+    :return: the note printed instead of the interval (``"10 cases were stopped early and
+        lean toward their verdicts"``), which also goes into the JSON line as ``hidden``;
+        ``None`` when nothing hides it, or to let the next implementation answer. The first
+        non-``None`` answer wins.
+
+    The bundled ``stopping`` extension answers (``trylast``) when some of the cases were
+    stopped early by ``--prob-stop``, read from the run records. Without it
+    (``-p no:probability.stopping``) no case is stopped and the hook answers ``None``.
     """

@@ -12,10 +12,10 @@ from pytest_probability.api import option_value, options_of
 from pytest_probability.lazy import current_module
 
 if TYPE_CHECKING:  # the rules and the stopper load when a session stops cases
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from types import ModuleType
 
-    from pytest_probability.api import Case, OptionRegistry, ReportBuilder, Results
+    from pytest_probability.api import Case, CaseResult, OptionRegistry, ReportBuilder, Results
 
     from .service import StopContext
 
@@ -189,11 +189,6 @@ def pytest_prob_build_report(
     spread = kept_runs = 0
     kept: dict[str, int] = {}  # why → cases kept running for it
     kept_cases = 0
-    cost_of = None
-    if config.pluginmanager.get_plugin("probability.cost") is not None:
-        from pytest_probability.extensions.cost.service import case_cost
-
-        cost_of = case_cost
     for case in results.cases():
         planned += case.planned
         stop = case_stop(case)
@@ -213,7 +208,8 @@ def pytest_prob_build_report(
         stopped_cases += 1
         saved += stop["skipped"]
         cells[case.key] = f"decided after {stop['after']}/{stop['planned']}"
-        spent = cost_of(case) if cost_of is not None else None
+        # what its runs cost, from the cost extension (None without it)
+        spent = config.hook.pytest_prob_case_cost(case=case, config=config)
         made = len(case.records) - stop["skipped"]
         if spent is not None and made > 0:  # the runs skipped would have cost what runs did
             avoided = (avoided or 0.0) + spent / made * stop["skipped"]
@@ -248,6 +244,16 @@ def pytest_prob_build_report(
             "kept_runs": kept_runs,
         },
     )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config) -> str | None:
+    """Why an interval over ``cases`` is hidden: some were stopped early (their fractions
+    lean toward their verdicts); ``None`` when none was. Called in the aggregating process
+    for every function-level, Overall and metric line; returns the note or ``None``."""
+    from .service import hidden_reason
+
+    return hidden_reason(list(cases))
 
 
 def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:

@@ -139,17 +139,15 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     readers (a case a sequential comparison reads) has no ``gates``: it stops as soon as
     every reader of it is settled (:data:`SETTLED`).
 
-    Asks the gates extension for the case's gates and the ``pytest_prob_stop_readers`` hook
-    for its other readers (an implementation that raises, or answers with something other
-    than a :class:`StopReader`, counts as a reader that cannot say: the case keeps
-    running). Called by the stopper (in the executing process, once per case) and by
-    ``--prob-plan``.
+    Asks the gates extension for the case's gates (``pytest_prob_case_gates``: none without
+    it) and the ``pytest_prob_stop_readers`` hook for its other readers (an implementation
+    that raises, or answers with something other than a :class:`StopReader`, counts as a
+    reader that cannot say: the case keeps running). Called by the stopper (in the
+    executing process, once per case) and by ``--prob-plan``.
     """
-    if config.pluginmanager.get_plugin("probability.gates") is None:
+    gates = config.hook.pytest_prob_case_gates(case=case, config=config)
+    if gates is None:  # the gates extension is disabled (-p no:probability.gates)
         return None
-    from pytest_probability.extensions.gates.service import state_of
-
-    gates = state_of(config).case_gates(case.key, case.mark)
     monotone = tuple((kind, spec) for kind, spec in gates if kind.verdict_at is not None)
     readers = [
         StopReader(f"its {kind.name} gate {kind.describe(spec)}")

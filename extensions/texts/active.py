@@ -1,4 +1,5 @@
-"""The pytest session the ``texts_*`` helpers use outside a bench run (a plain test).
+"""The pytest session the ``texts_*`` helpers use outside a bench run (a plain test), and
+where their warnings point (what was warned about, the caller's line).
 
 Kept apart so that loading the plugin imports nothing heavy. Pure module.
 
@@ -7,6 +8,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 #: the config of the session in progress (set by the plugin at ``pytest_configure``)
@@ -20,3 +22,15 @@ def set_session(config: Any) -> None:
     afresh."""
     SESSION["config"] = config
     WARNED.clear()
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside this package (the
+    bench line that called the helper)."""
+    frame = sys._getframe(1)
+    level = 1
+    package = __name__.rsplit(".", 1)[0]
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

@@ -17,13 +17,13 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from .active import caller_stacklevel
 from .errors import BackendError
 from .evaluate import Call, JudgeReplyError, evaluate
 from .scoring import Verdict, check_aggregate, check_range
@@ -73,18 +73,6 @@ def _count(function: str, name: str, value: Any) -> int:
             f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
         )
     return value
-
-
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first frame outside this package (the
-    bench line that called the helper)."""
-    frame = sys._getframe(1)
-    level = 1
-    package = __name__.rsplit(".", 1)[0]
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(package):
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
 
 
 def _warn(message: str) -> None:

@@ -23,7 +23,6 @@ import json
 import random as _random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_probability.api import visible
@@ -37,6 +36,7 @@ from .errors import (
     RequestError,
     UnavailableError,
 )
+from .replies import ChatReply, parse_completion
 from .settings_client import COMPLETION_TOKENS_PREFIXES, ClientSettings
 from .structured import Levels, Shape
 from .transport import MAX_RETRY_AFTER, Failure, post, retry_after
@@ -62,19 +62,6 @@ REFUSED_FORMAT = frozenset({400, 422})
 #: proxies name ``response_format``; others the schema, the grammar or JSON)
 FORMAT_WORDS = ("format", "schema", "json", "grammar")
 _EXCERPT = 300  # characters of an error body quoted in a message
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    """One chat completion: the first choice's text, why it stopped, and token usage."""
-
-    text: str
-    finish_reason: str | None
-    model: str
-    input_tokens: int | None
-    output_tokens: int | None
-    cached_input_tokens: int | None
-    attempts: int
 
 
 class _Shared:
@@ -327,8 +314,6 @@ class ChatClient:
 
     def _parse(self, raw: bytes, attempts: int) -> ChatReply:
         """The reply from a 2xx body, or ProtocolError."""
-        from .replies import parse_completion
-
         return parse_completion(
             raw, attempts, self._settings.model, self._excerpt, self._protocol_error
         )

@@ -1,4 +1,5 @@
-"""Reading a chat completion's JSON body into a reply. Pure module.
+"""A chat completion's reply (:class:`ChatReply`) and reading its JSON body into one. Pure
+module.
 
 Every string that came from the server and may be printed (the reply's ``model``) has its
 control characters made visible; the reply text itself is kept as sent (the tolerant reader
@@ -11,11 +12,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_probability.api import visible
 
-__all__ = ["parse_completion"]
+__all__ = ["ChatReply", "parse_completion"]
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One chat completion: the first choice's text, why it stopped, and token usage."""
+
+    text: str
+    finish_reason: str | None
+    model: str
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_input_tokens: int | None
+    attempts: int
+
 
 #: ``error(why, raw, attempts)`` builds the ProtocolError to raise
 ErrorFactory = Callable[[str, bytes, int], Exception]
@@ -31,11 +47,9 @@ def parse_completion(
     default_model: str,
     excerpt: Callable[[bytes], str],
     error: ErrorFactory,
-) -> Any:
-    """The :class:`~.client.ChatReply` in a 2xx body, or the error ``error`` builds (raised
-    outside any ``except`` block)."""
-    from .client import ChatReply
-
+) -> ChatReply:
+    """The :class:`ChatReply` in a 2xx body, or the error ``error`` builds (raised outside
+    any ``except`` block)."""
     problem, document = _load(raw)
     if problem:
         raise error(problem, raw, attempts)

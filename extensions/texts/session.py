@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_probability.api import current_run_or_none
 
-from .active import SESSION, WARNED
+from .active import SESSION, WARNED, caller_stacklevel
 from .backends import Backends, default_backends
 from .evaluate import Call, Judge
 from .prompts import PROMPT_VERSION
@@ -209,6 +209,4 @@ def record_call(call: Call, judge: Judge) -> None:
 def _warn_once(key: str, message: str) -> None:
     if key not in _WARNED:
         _WARNED.add(key)
-        from .api import caller_stacklevel
-
         warnings.warn(TextsUsageWarning(message), stacklevel=caller_stacklevel())

@@ -14,7 +14,7 @@ from pytest_probability.api import options_of, results_of
 if TYPE_CHECKING:
     from pytest_probability.api import VerdictItem
 
-    from .engine import Comparison
+    from ..statistics.engine import Comparison
 
 KIND_PREFIX = "compare:"
 DEFERRED = "judged at session end"
@@ -23,7 +23,7 @@ DEFERRED = "judged at session end"
 def judge_item(item: VerdictItem) -> None:
     """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran; skip
     (judged at session end) when some of the function's runs ran elsewhere."""
-    from .session import build
+    from ..session import build
 
     config = item.config
     results = results_of(config)
@@ -47,7 +47,7 @@ def judge_item(item: VerdictItem) -> None:
     ):
         pytest.skip("no paired inputs ran: there is nothing to judge")
     comparison = found[0]
-    from . import render
+    from ..report import render
 
     cells = render.comparison_cells(
         comparison,
@@ -84,7 +84,7 @@ class CompareItemOutcomes:
         if "[compare:" not in report.nodeid:
             return
         if report.when == "call" or not report.passed:
-            from .session import state_of
+            from ..session import state_of
 
             deferred = report.skipped and DEFERRED in str(report.longrepr)
             outcome = "deferred" if deferred else report.outcome

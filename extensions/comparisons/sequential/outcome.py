@@ -1,8 +1,8 @@
 """Sequential comparisons: a comparison monitored under ``--prob-stop=sequential``.
 
 A function compared with the bundled ``paired`` test is monitored pair by pair on an
-anytime-valid confidence sequence (:mod:`.seqrule`): its runs are interleaved
-(:mod:`.seqruntime`), its cases stop once the comparison is settled (the readers), and
+anytime-valid confidence sequence (:mod:`.rule`): its runs are interleaved
+(:mod:`.runtime`), its cases stop once the comparison is settled (the readers), and
 its line is computed here from the pairs the sequence used — the sequence's interval at
 the last look, the always-valid p-value, the reading and when it settled — instead of the
 fixed-run regimes, whose intervals would lean after an early stop.
@@ -18,9 +18,11 @@ from typing import Any
 
 from pytest_probability.api import option_value, options_of
 
-from .registry import TestOutcome
-from .seqmean import RoundSequence
-from .seqrule import (
+from ..options import PAIRED
+from ..registry import TestOutcome
+from ..statistics.bernstein import RoundSequence
+from .options import sequential_mode
+from .rule import (
     BERNSTEIN,
     MIXTURE,
     MixtureLook,
@@ -31,7 +33,6 @@ from .seqrule import (
     settle,
     summary,
 )
-from .sequential_options import sequential_mode
 
 #: the regime of a sequential comparison (``comparisons[].regime``)
 REGIME = "sequence"
@@ -45,8 +46,6 @@ INTERVALS = {
 def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
     """Whether a function with this mark is compared sequentially: ``--prob-stop=sequential``
     and the bundled ``paired`` test (another test keeps its fixed-run meaning)."""
-    from .session import PAIRED
-
     return sequential_mode(config) and options_of(config).case_value("compare_test", mark) == PAIRED
 
 
@@ -62,7 +61,7 @@ def paired_runs(
     arm_planned: int,
     base_planned: int,
 ) -> PairedRuns:
-    """One input's :class:`~.seqrule.PairedRuns` from its two cases' records: each side's
+    """One input's :class:`~.rule.PairedRuns` from its two cases' records: each side's
     judged runs, and as the runs left its planned runs that were not judged. The looks'
     cap (the most pairs an input can have) is so the same while the session runs, at its
     end, and in a session that made every planned run — whether a run was skipped by the
@@ -161,7 +160,7 @@ def run(
     """Fill a monitored comparison's outcome (and cost ratio) from its cases' records: the
     inputs both arms ran, in input-key order (the readers' order, so that the report's
     sequence is the one the stopper watched)."""
-    from .engine import cost_ratio
+    from ..statistics.engine import cost_ratio
 
     comparison.cost_ratio = cost_ratio(comparison.pairs)
     found = []
@@ -192,7 +191,7 @@ def e_bh(comparisons: Sequence[Any]) -> None:
     adjusted value is BH's on ``1/e``: ``min(1, min_{j ≥ i} m/(j·e₍ⱼ₎))`` down the e-values
     sorted from the largest, so a comparison is a discovery at level α exactly when e-BH
     at α rejects it."""
-    from .adjust import benjamini_hochberg
+    from ..statistics.adjust import benjamini_hochberg
 
     family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
     for comparison in comparisons:

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_probability.api import ReportBuilder, Results
 
-from .collection import NOT_COMPARED
-from .regression_options import PLUGIN_NAME as REGRESSION
-from .session import RECORD_FIELD, state_of
+from ..axis.collection import NOT_COMPARED
+from ..baseline.options import PLUGIN_NAME as REGRESSION
+from ..session import RECORD_FIELD, state_of
 
 if TYPE_CHECKING:
-    from .engine import Comparison
+    from ..statistics.engine import Comparison
 
 SECTION_ORDER = 120
 
 
 def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -> None:
     """Add the section, ``comparisons[]``, ``not_compared``, ``rows[].comparison`` and
-    (through :mod:`.seqreport`) the ``Stopped:`` continuation."""
+    (through :mod:`..sequential.report`) the ``Stopped:`` continuation."""
     state = state_of(config)
     for case in results.cases():
         for record in case.records.values():
@@ -32,7 +32,7 @@ def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -
                 report.add_row_json(case.key, {"comparison": record[RECORD_FIELD]})
                 break
     comparisons = state.comparisons
-    from .seqreport import contribute as contribute_saved
+    from ..sequential.report import contribute as contribute_saved
 
     contribute_saved(report, [*comparisons, *_against_baseline(config)], results, config)
     not_compared = _not_compared(results)

@@ -1,8 +1,8 @@
 """A monitored comparison's look kept up to date run by run, for the stopper's readers.
 
-Under ``--prob-stop=sequential`` the readers (:mod:`.seqruntime`) ask before every run of a
+Under ``--prob-stop=sequential`` the readers (:mod:`.runtime`) ask before every run of a
 monitored case whether its comparison is settled. Building the look afresh each time
-(:func:`.seqrule.look_of` on every input's pairs) costs the inputs times the runs made, at
+(:func:`.rule.look_of` on every input's pairs) costs the inputs times the runs made, at
 every run: quadratic in the session. Here each case's judged outcomes are kept as its
 records arrive (:class:`Judged`: one append per run in run order), and each comparison's
 look grows from them (:class:`RunningLook`: the mixture sequence's sums with one input,
@@ -10,7 +10,7 @@ one round added to the empirical-Bernstein sequence at each completed round with
 so a run costs a few dictionary reads and a completed round the inputs once. A record that
 changes an outcome already read (a rerun, a teardown that fails after its call passed, runs
 arriving out of run order) makes the look rebuild from the start, so the look always equals
-:func:`.seqrule.look_of` on the same runs (a test compares them). Pure module: never
+:func:`.rule.look_of` on the same runs (a test compares them). Pure module: never
 imports pytest.
 
 PYTEST_DONT_REWRITE
@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from pytest_probability.api import PASS, SKIP
 
-from .seqmean import RoundSequence
-from .seqrule import Look, MixtureLook, RoundsLook, outcomes
+from ..statistics.bernstein import RoundSequence
+from .rule import Look, MixtureLook, RoundsLook, outcomes
 
 
 class Runs(Protocol):
@@ -92,7 +92,7 @@ class Side:
 
 class RunningLook:
     """The look of one comparison over its paired inputs (arm side, baseline side), equal
-    at every moment to :func:`.seqrule.look_of` on the inputs' current pairs.
+    at every moment to :func:`.rule.look_of` on the inputs' current pairs.
 
     Call :meth:`changed` when an input's side changed (with the first index that may
     differ), then :meth:`look`; :attr:`version` changes whenever the look does."""

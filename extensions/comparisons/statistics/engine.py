@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..registry import InputLine, Pair, Side, TestOutcome, TestSettings
 from .paired import fisher_two_sided, margin_verdict, newcombe_difference
-from .registry import InputLine, Pair, Side, TestOutcome, TestSettings
 from .signflip import bootstrap_difference, sign_flip_test
 
 

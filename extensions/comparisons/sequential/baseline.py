@@ -3,7 +3,7 @@ runs of an earlier report, on the same anytime-valid sequence as an axis compari
 
 ``--prob-baseline=PATH --prob-margin=M`` judges each function, ``now − baseline``, against a
 non-inferiority margin. Under ``--prob-stop=sequential`` (and the ``paired`` test) it is
-monitored like an arm against its baseline arm (:mod:`.seqrule`): after every completed
+monitored like an arm against its baseline arm (:mod:`.rule`): after every completed
 pair with one paired case, after every round with several, its cases stop once its verdict
 is settled, and its line is read at the look it settled at.
 
@@ -25,7 +25,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .seqrule import PairedRuns, outcomes
+from .rule import PairedRuns, outcomes
 
 #: the comparison's name as the readers and the ``Stopped:`` line give it
 WHAT = "the --prob-margin comparison of {label} with the baseline"
@@ -44,10 +44,10 @@ def baseline_runs(key: str, passes: int, total: int, seed: int) -> tuple[int, ..
 def paired_with_baseline(
     name: str, records: Mapping[int, Mapping[str, Any]], planned: int, baseline: tuple[int, ...]
 ) -> PairedRuns:
-    """One case now against its baseline case as :class:`~.seqrule.PairedRuns`: this
+    """One case now against its baseline case as :class:`~.rule.PairedRuns`: this
     session's judged runs in run order (``arm``) against the baseline's runs in their drawn
     order (``base``, none left to come); the runs left are the planned runs not judged, as
-    for an axis comparison (:func:`.sequential.paired_runs`)."""
+    for an axis comparison (:func:`.outcome.paired_runs`)."""
     now = outcomes(records)
     return PairedRuns(name, now, baseline, max(0, planned - len(now)), 0)
 
@@ -59,9 +59,9 @@ def judge_on_sequence(
     its paired cases ``olds`` — ``(case result, baseline case, shown id)`` — in case-key
     order (the readers' order, so that the report reads the sequence the stopper
     watched): the sequence's outcome at the look it settled at, and the cost ratio."""
-    from .engine import cost_ratio
-    from .sequential import resolution, sequence_outcome
-    from .session import setting
+    from ..session import setting
+    from ..statistics.engine import cost_ratio
+    from .outcome import resolution, sequence_outcome
 
     seed = setting(config, "seed")
     inputs = [

@@ -14,10 +14,10 @@ from typing import Any
 
 from pytest_probability.api import verdict_properties
 
-from .engine import Comparison
+from ..statistics.engine import Comparison
 
 MINUS = "\u2212"
-#: the regime of a comparison judged on its sequence (``sequential.REGIME``)
+#: the regime of a comparison judged on its sequence (``sequential.outcome.REGIME``)
 SEQUENCE = "sequence"
 WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
 

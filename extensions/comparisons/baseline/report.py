@@ -17,9 +17,9 @@ from pytest_probability.api import (
     write_failure,
 )
 
-from . import render
-from .baselines import BaselineCase, write_baseline_toml
-from .session import setting
+from ..report import render
+from ..session import cost_reader, setting
+from .files import BaselineCase, write_baseline_toml
 
 if TYPE_CHECKING:
     from .regression import Regression
@@ -31,9 +31,7 @@ SECTION_ORDER = 130
 def save_baseline(regression: Regression, results: Results) -> None:
     """Write ``--prob-save-baseline``'s compact TOML baseline of this session; a failure
     is an error line naming the file (``save_error``)."""
-    from .regression import _cost_reader
-
-    cost_of = _cost_reader(regression.config)
+    cost_of = cost_reader(regression.config)
     cases = [
         BaselineCase(
             key=case.key,

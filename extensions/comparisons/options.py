@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_probability.api import parse_bool, parse_points
 
-from .regression_options import add_options as add_regression_options
-from .sequential_options import add_options as add_sequential_options
+from .baseline.options import add_options as add_regression_options
+from .sequential.options import add_options as add_sequential_options
 
 if TYPE_CHECKING:
     import pytest
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 #: the bundled comparison test's name (the default ``compare_test``)
 PAIRED = "paired"
+#: the per-function mark keys of a comparison (every case of a function must agree on them)
+FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 
 
 def parse_axis(value: Any) -> str:
@@ -49,16 +51,16 @@ def parse_flag(value: Any) -> bool:
 
 def parse_test(value: Any, config: pytest.Config) -> str:
     """A registered comparison test's name."""
-    from .session import state_of
+    from .registrations import registries_of
 
-    return state_of(config).tests().check(value)
+    return registries_of(config).tests().check(value)
 
 
 def parse_adjust(value: Any, config: pytest.Config) -> str:
     """A registered p adjustment's name."""
-    from .session import state_of
+    from .registrations import registries_of
 
-    return state_of(config).adjustments().check(value)
+    return registries_of(config).adjustments().check(value)
 
 
 def add_options(options: OptionRegistry) -> None:

@@ -2,11 +2,12 @@
 
 A comparison monitored under ``--prob-stop=sequential`` is looked at after every completed
 pair of runs (arm run against baseline run of one input): with one paired input on the
-mixture sequence of :mod:`.seqdiff`, with several at the end of every round on the
-empirical-Bernstein sequence of :mod:`.seqmean`. :func:`look_of` builds the look from each
-input's judged outcomes in run order, :func:`settle` says whether the comparison's reading
-is settled, and :func:`summary` gives the numbers the report prints. The runtime's readers
-(``readers.py``) and the plan's simulation (``plan/compare.py``) call these same functions.
+mixture sequence of :mod:`..statistics.mixture`, with several at the end of every round on
+the empirical-Bernstein sequence of :mod:`..statistics.bernstein`. :func:`look_of` builds
+the look from each input's judged outcomes in run order, :func:`settle` says whether the
+comparison's reading is settled, and :func:`summary` gives the numbers the report prints.
+The runtime's readers (:mod:`.runtime`) and the plan's simulation (:mod:`.plan`) call these
+same functions.
 Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
@@ -22,8 +23,8 @@ from typing import Any, Protocol
 
 from pytest_probability.api import FAIL, PASS, SKIP, UNDECIDED
 
-from . import seqdiff
-from .seqmean import RoundSequence
+from ..statistics import mixture
+from ..statistics.bernstein import RoundSequence
 
 #: the readings :func:`settle` returns besides the margin verdicts
 DIFFERENCE, RESOLVED = "difference", "resolved"
@@ -94,11 +95,11 @@ class MixtureLook:
 
     def _above(self, xa: int, xb: int, n: int, value: float) -> bool:
         centre = (xa - xb) / n if n else 0.0
-        return centre > value and seqdiff.excludes(value, xa, n, xb, n, self.level)
+        return centre > value and mixture.excludes(value, xa, n, xb, n, self.level)
 
     def _below(self, xa: int, xb: int, n: int, value: float) -> bool:
         centre = (xa - xb) / n if n else 0.0
-        return centre < value and seqdiff.excludes(value, xa, n, xb, n, self.level)
+        return centre < value and mixture.excludes(value, xa, n, xb, n, self.level)
 
     def above(self, value: float) -> bool:
         return self._above(self.xa, self.xb, self.n, value)
@@ -107,7 +108,7 @@ class MixtureLook:
         return self._below(self.xa, self.xb, self.n, value)
 
     def interval(self) -> tuple[float, float]:
-        return seqdiff.difference_sequence(self.xa, self.n, self.xb, self.n, self.level)
+        return mixture.difference_sequence(self.xa, self.n, self.xb, self.n, self.level)
 
     def may_rise_above(self, value: float) -> bool:
         """Along the most favourable path (every arm run passes, every baseline run
@@ -233,7 +234,7 @@ def summary(inputs: Sequence[PairedRuns], level: float) -> dict[str, Any]:
     if isinstance(look, MixtureLook):
         (item,) = inputs
         logs = [
-            seqdiff.log_e_value(sum(item.arm[:k]), k, sum(item.base[:k]), k)
+            mixture.log_e_value(sum(item.arm[:k]), k, sum(item.base[:k]), k)
             for k in range(1, look.n + 1)
         ]
         best = max([0.0, *logs])

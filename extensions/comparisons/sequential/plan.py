@@ -2,8 +2,8 @@
 average and the chance of each reading, when the arm's runs pass with one assumed rate and
 the baseline's with another.
 
-Seeded simulation of whole sessions through the stopper's own rule (:func:`.seqrule.settle`
-on the looks of :func:`.seqrule.look_of`'s sequences): after every pair with one input (the
+Seeded simulation of whole sessions through the stopper's own rule (:func:`.rule.settle`
+on the looks of :func:`.rule.look_of`'s sequences): after every pair with one input (the
 decision of a state is remembered, since it depends only on the counts), after every round
 with several. An exact programme, like the one for a gated case, would follow every state
 of every input at once, which grows with the inputs' count as a power. Pure module: never
@@ -18,8 +18,8 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from .seqmean import RoundSequence
-from .seqrule import DIFFERENCE, FAIL, PASS, RESOLVED, UNDECIDED, MixtureLook, RoundsLook, settle
+from ..statistics.bernstein import RoundSequence
+from .rule import DIFFERENCE, FAIL, PASS, RESOLVED, UNDECIDED, MixtureLook, RoundsLook, settle
 
 #: simulated sessions per comparison
 SESSIONS = 1000

@@ -25,12 +25,9 @@ from pytest_probability.api import (
     warn_at_selected,
 )
 
-from .axes import ArmInfo, OneValueError, analyse_axis
-from .items import KIND_PREFIX, judge_item
-from .plugin import FUNCTION_KEYS
-from .regression_options import PLUGIN_NAME as REGRESSION
-from .session import (
-    PAIRED,
+from ..baseline.options import PLUGIN_NAME as REGRESSION
+from ..options import FUNCTION_KEYS, PAIRED
+from ..session import (
     RECORD_FIELD,
     AxisWarning,
     CompareState,
@@ -39,6 +36,8 @@ from .session import (
     setting,
     state_of,
 )
+from .arms import ArmInfo, OneValueError, analyse_axis
+from .items import KIND_PREFIX, judge_item
 
 #: where a warning about a command-line setting points
 COMMAND_LINE = "<command line>"
@@ -80,7 +79,7 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     state.arguments.update(name for case in function.cases for name in case.param_indices)
     extra = []
     if config.pluginmanager.get_plugin(REGRESSION) is not None:
-        from . import regression
+        from ..baseline import regression
 
         extra = regression.requests(config, function)
     mark = _function_mark(function)
@@ -114,9 +113,9 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
     if mark.get("margin") is None:
-        return extra  # no verdict, no item (sequnits keeps a monitored one on one worker)
+        return extra  # no verdict, no item (sequential.units keeps a monitored one on one worker)
     _decide_margin_runs(config, arms)
-    from .sequential import monitored
+    from ..sequential.outcome import monitored
 
     # (other tests may have intervals with few pairs, and so does the sequence)
     if not monitored(config, mark) and options.case_value("compare_test", mark) == PAIRED:
@@ -128,7 +127,7 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
         return extra
     baseline = next(iter(arms.values())).baseline
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
-    from . import render
+    from ..report import render
 
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [

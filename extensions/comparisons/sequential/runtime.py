@@ -6,10 +6,10 @@ inputs, their arms' cases and planned runs) and interleaves the function's runs 
 pair, run-major inside the function, in the places the function's runs already have (so
 ``--prob-transpose`` keeps its spread); before a run, its readers tell the stopper whether
 each comparison reading a case is settled, from the runs this process made. Each
-comparison's look is kept up to date as its cases' runs are reported (:mod:`.seqtrack`),
+comparison's look is kept up to date as its cases' runs are reported (:mod:`.track`),
 so a reader costs a few dictionary reads and a completed round the inputs once. A function
 whose ``--prob-margin`` comparison with a baseline report is monitored
-(:mod:`.seqbaseline`) is laid out, interleaved (run 1 of each paired case, then run 2, …)
+(:mod:`.baseline`) is laid out, interleaved (run 1 of each paired case, then run 2, …)
 and read the same way.
 
 PYTEST_DONT_REWRITE
@@ -30,12 +30,12 @@ from pytest_probability.api import (
 )
 from pytest_probability.extensions.stopping.service import StopReader
 
-from .seqrule import settle
-from .sequential import monitored, resolution
-from .session import setting, state_of
+from ..session import setting, state_of
+from .outcome import monitored, resolution
+from .rule import settle
 
 if TYPE_CHECKING:
-    from .seqtrack import Judged, RunningLook
+    from .track import Judged, RunningLook
 
 PLUGIN_NAME = "probability.comparisons.sequential"
 
@@ -106,7 +106,7 @@ class SequentialComparisons:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """Tell a pytest-xdist worker where to name its monitored functions
-        (:mod:`.sequnits`). Called on the controller once per worker; returns nothing."""
+        (:mod:`.units`). Called on the controller once per worker; returns nothing."""
         if self.channel is not None:
             self.channel.give(node)
 
@@ -154,8 +154,8 @@ class SequentialComparisons:
     def _lay_out_baselines(self, cases: list[Case]) -> None:
         """Lay out the functions a ``--prob-margin`` judges on its sequence: their selected
         cases that pair with a case of the baseline report."""
-        from .regression_options import PLUGIN_NAME as REGRESSION
-        from .seqbaseline import baseline_runs
+        from ..baseline.options import PLUGIN_NAME as REGRESSION
+        from .baseline import baseline_runs
 
         regression: Any = self.config.pluginmanager.get_plugin(REGRESSION)
         if getattr(regression, "baseline", None) is None or regression.margin is None:
@@ -211,10 +211,10 @@ class SequentialComparisons:
         return found
 
     def _watch(self, session: pytest.Session) -> None:
-        """Set up the looks the readers keep (:mod:`.seqtrack`): one per monitored
+        """Set up the looks the readers keep (:mod:`.track`): one per monitored
         comparison, over its paired inputs in input-key order (the report's order), and
         which run items feed which case."""
-        from .seqtrack import Fixed
+        from .track import Fixed
 
         for function, layout in self.layouts.items():
             arms = {arm for sides in layout.inputs.values() for arm in sides}
@@ -244,9 +244,9 @@ class SequentialComparisons:
         rule: tuple[float | None, bool],
     ) -> None:
         """Keep the look of one comparison at ``level``: ``paired`` holds each input's two
-        sides, a ``(case key, planned runs)`` or a :class:`~.seqtrack.Fixed` one; ``rule``
+        sides, a ``(case key, planned runs)`` or a :class:`~.track.Fixed` one; ``rule``
         is its margin and whether that is an equivalence margin."""
-        from .seqtrack import Fixed, Judged, RunningLook, Side
+        from .track import Fixed, Judged, RunningLook, Side
 
         if not paired:
             return  # (no paired input: its reading is never known)
@@ -293,7 +293,7 @@ class SequentialComparisons:
     def _reading(self, name: tuple[str, str | None]) -> tuple[bool, str | None]:
         """``(known, reading)`` of one watched comparison: ``known`` is false when some of
         its cases ran none of their runs here yet (their runs may be running elsewhere);
-        ``reading`` is :func:`~.seqrule.settle`'s at its look, worked out again only when
+        ``reading`` is :func:`~.rule.settle`'s at its look, worked out again only when
         the look changed."""
         self._catch_up()
         watched = self._watched.get(name)
@@ -329,7 +329,7 @@ class SequentialComparisons:
         layout = self.baselines.get(function)
         if layout is None or case.key not in layout.cases:
             return []
-        from .seqbaseline import WHAT
+        from .baseline import WHAT
 
         def settled(context: Any, _function: str = function) -> bool:
             known, answer = self.baseline_reading(_function)
@@ -392,10 +392,10 @@ def plugin_of(config: pytest.Config) -> SequentialComparisons | None:
 
 def configure(config: pytest.Config) -> None:
     """Register the plugin under ``--prob-stop=sequential`` (in every process)."""
-    from .sequential import sequential_mode
+    from .options import sequential_mode
 
     if sequential_mode(config) and plugin_of(config) is None:
-        from .sequnits import UnitsChannel
+        from .units import UnitsChannel
 
         plugin = SequentialComparisons(config)
         plugin.channel = UnitsChannel(config)

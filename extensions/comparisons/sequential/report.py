@@ -14,7 +14,8 @@ from typing import Any
 from pytest_probability.api import ReportBuilder, Results, ratio_percent
 from pytest_probability.extensions.stopping.service import is_stopped
 
-from .sequential import REGIME
+from ..session import cost_reader
+from .outcome import REGIME
 
 #: right after the stopping extension's ``Stopped:`` lines (order 160)
 SUMMARY_ORDER = 161
@@ -37,16 +38,12 @@ def saved(comparisons: Sequence[Any], results: Results, config: Any) -> dict[str
         return None
     planned = sum(int(c.outcome.detail["planned_pairs"]) for c in stopped)
     made = sum(min(p.arm.total, p.base.total) for c in stopped for p in c.pairs)
-    cost_of = None
-    if config.pluginmanager.get_plugin("probability.cost") is not None:
-        from pytest_probability.extensions.cost.service import case_cost
-
-        cost_of = case_cost
+    cost_of = cost_reader(config)
     avoided: float | None = None
     keys = {side.key for c in stopped for p in c.pairs for side in (p.arm, p.base)}
     for key in sorted(keys):
         case = results.get(key)
-        if case is None or cost_of is None:
+        if case is None:
             continue
         skipped = sum(1 for r in case.records.values() if r.get("stopped"))
         spent, runs = cost_of(case), len(case.records) - skipped

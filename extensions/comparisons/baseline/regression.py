@@ -6,8 +6,8 @@ each function is then compared with its baseline exactly like an arm with its ba
 (``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate. Cases only in
 one of the two are listed, never compared. Under ``--prob-stop=sequential`` a
 ``--prob-margin`` of the ``paired`` test is judged on the anytime-valid sequence, and its
-cases stop once it is settled (:mod:`.seqbaseline`, :mod:`.seqruntime`). The section and the
-saved file are written by :mod:`.regression_report`.
+cases stop once it is settled (:mod:`..sequential.baseline`, :mod:`..sequential.runtime`).
+The section and the saved file are written by :mod:`.report`.
 
 PYTEST_DONT_REWRITE
 """
@@ -37,14 +37,13 @@ from pytest_probability.api import (
 )
 from pytest_probability.extensions.stopping.service import is_stopped
 
-from . import render
-from .baselines import Baseline, BaselineCase, BaselineError, read_baseline
-from .engine import Comparison, run_test
-from .items import failing  # one rule for axis and baseline margins
-from .registry import Pair, Side
-from .regression_options import PLUGIN_NAME
-from .session import (
-    PAIRED,
+from ..axis.items import failing  # one rule for axis and baseline margins
+from ..options import PAIRED
+from ..registrations import registries_of
+from ..registry import Pair, Side
+from ..report import render
+from ..session import (
+    cost_reader,
     hide,
     margin_warning,
     runs_made,
@@ -52,6 +51,9 @@ from .session import (
     state_of,
     test_settings,
 )
+from ..statistics.engine import Comparison, run_test
+from .files import Baseline, BaselineCase, BaselineError, read_baseline
+from .options import PLUGIN_NAME
 
 KIND = "baseline"
 
@@ -139,8 +141,8 @@ class Regression:
     def monitors(self, mark: Any) -> bool:
         """Whether a function with this mark is judged on the anytime-valid sequence: a
         ``--prob-margin`` with ``--prob-stop=sequential`` and the ``paired`` test
-        (:mod:`.seqbaseline`)."""
-        from .sequential import monitored
+        (:mod:`..sequential.baseline`)."""
+        from ..sequential.outcome import monitored
 
         return (
             self.baseline is not None and self.margin is not None and monitored(self.config, mark)
@@ -232,7 +234,7 @@ class Regression:
             if case.total > 0:
                 functions.setdefault((case.module, case.label), []).append(case)
         used: set[str] = set()
-        cost_of = _cost_reader(self.config)
+        cost_of = cost_reader(self.config)
         found: dict[tuple[str, str], FunctionRegression] = {}
         state = state_of(self.config)
         for (module, label), members in functions.items():
@@ -269,12 +271,13 @@ class Regression:
             )
             try:
                 if sequenced and pairs:  # monitored on its sequence: never hidden
-                    from .seqbaseline import judge_on_sequence
+                    from ..sequential.baseline import judge_on_sequence
 
                     judge_on_sequence(self.config, comparison, olds, settings.level)
                     stopped = 0
                 else:
-                    run_test(comparison, state.tests().get(comparison.test), settings)
+                    tests = registries_of(self.config).tests()
+                    run_test(comparison, tests.get(comparison.test), settings)
             except Exception as exc:
                 comparison.error = f"{type(exc).__name__}: {exc}"
                 state.warn_once(
@@ -305,8 +308,8 @@ class Regression:
             self.save(results)
 
     def save(self, results: Results) -> None:
-        """Write this session's baseline (:func:`.regression_report.save_baseline`)."""
-        from .regression_report import save_baseline
+        """Write this session's baseline (:func:`.report.save_baseline`)."""
+        from .report import save_baseline
 
         save_baseline(self, results)
 
@@ -341,8 +344,8 @@ class Regression:
 
     # -- report ---------------------------------------------------------------------------
     def contribute(self, report: ReportBuilder) -> None:
-        """The section and the JSON object (:func:`.regression_report.contribute`)."""
-        from .regression_report import contribute
+        """The section and the JSON object (:func:`.report.contribute`)."""
+        from .report import contribute
 
         contribute(self, report)
 
@@ -356,14 +359,6 @@ def _owner(
         return found.get((old.module, old.label))
     owners = [function for (_, label), function in found.items() if label == old.label]
     return owners[0] if len(owners) == 1 else None
-
-
-def _cost_reader(config: pytest.Config) -> Any:
-    if config.pluginmanager.get_plugin("probability.cost") is None:
-        return lambda case: None
-    from pytest_probability.extensions.cost.service import case_cost
-
-    return case_cost
 
 
 def regression_of(config: pytest.Config) -> Regression | None:
