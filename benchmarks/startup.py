@@ -3,7 +3,10 @@
     python benchmarks/startup.py [--rounds 7]
 
 Runs a one-test suite with no bench files (``test_a.py``) in a fresh directory, with the
-plugin (``pytest``) and without it (``pytest -p no:probability``), in both bytecode modes:
+plugin (``pytest``), with the plugin but none of the installed third-party extensions (the
+``contrib/`` packages, each blocked with ``-p no:probability.NAME``, which keeps it from
+even being imported), and without the plugin (``pytest -p no:probability``), in both
+bytecode modes:
 cached (``__pycache__`` written by an unmeasured warm-up run) and
 ``PYTHONDONTWRITEBYTECODE=1`` with the plugin's own ``__pycache__`` deleted first, so every
 start compiles its modules (and, for modules pytest rewrites, re-rewrites them), as on a
@@ -50,6 +53,14 @@ def modules_imported(cwd: Path, env: dict[str, str]) -> list[str]:
     return list(eval(last))  # a list literal printed by the child
 
 
+def third_party_blocks() -> list[str]:
+    """``-p no:probability.NAME`` for every installed third-party extension."""
+    from importlib.metadata import entry_points
+
+    names = sorted({ep.name for ep in entry_points(group="pytest_probability.extensions")})
+    return [arg for name in names for arg in ("-p", f"no:probability.{name}")]
+
+
 def forget_plugin_bytecode() -> int:
     """Delete the plugin's cached bytecode (``__pycache__`` beside its modules, wherever it
     is installed), so that under ``PYTHONDONTWRITEBYTECODE=1`` every start compiles them, as
@@ -79,7 +90,11 @@ def main() -> None:
                 env["PYTHONDONTWRITEBYTECODE"] = "1"
                 removed = forget_plugin_bytecode()
                 print(f"(removed {removed} cached plugin modules: each start compiles them)")
-            variants = {"plugin": PYTEST, "no plugin": [*PYTEST, "-p", "no:probability"]}
+            variants = {
+                "plugin": PYTEST,
+                "alone": [*PYTEST, *third_party_blocks()],
+                "no plugin": [*PYTEST, "-p", "no:probability"],
+            }
             for args in variants.values():  # warm-up: writes __pycache__ in the cached mode
                 cpu_seconds(args, suite, env)
             best = {name: float("inf") for name in variants}
@@ -87,10 +102,12 @@ def main() -> None:
                 for name, args in variants.items():
                     best[name] = min(best[name], cpu_seconds(args, suite, env))
             added = best["plugin"] - best["no plugin"]
+            alone = best["alone"] - best["no plugin"]
             print(
                 f"{mode:26}  plugin {best['plugin'] * 1000:6.0f} ms  "
                 f"no plugin {best['no plugin'] * 1000:6.0f} ms  "
-                f"added {added * 1000:+5.0f} ms CPU  (best of {rounds})"
+                f"added {alone * 1000:+5.0f} ms CPU alone, {added * 1000:+5.0f} ms with the "
+                f"installed extensions ({len(third_party_blocks()) // 2})  (best of {rounds})"
             )
         names = modules_imported(suite, {k: v for k, v in os.environ.items()})
         print(f"pytest_probability modules imported by an unrelated session: {len(names)}")
