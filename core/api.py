@@ -63,6 +63,10 @@ if TYPE_CHECKING:
     from .outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
     from .outputs import claim_output
     from .percentages import interval_cells, percent, percent1, signed_percent
+    from .rate_intervals import Interval
+    from .rate_intervals import bayes as bayes_interval
+    from .rate_intervals import clopper_pearson as clopper_pearson_interval
+    from .rate_intervals import wilson as wilson_interval
     from .readings import Reading, glossary_for
     from .readings import percent as reading_percent
     from .readings import render as render_readings
@@ -102,6 +106,8 @@ if TYPE_CHECKING:
         norm_ppf,
     )
     from .steps import Step, step_field
+    from .stops import CaseStopping, StopContext, StopReader
+    from .thresholds import Thresholds, worst_verdict
     from .tokens import (
         BIG_COUNT,
         UNKNOWN_MODEL,
@@ -216,6 +222,15 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # -- distributions (pure Python, checked against scipy) ----------------------------------
     **_names(".special", "norm_ppf", "beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf"),
     **_names(".special", "binom_sf", "log_beta"),
+    # -- verdicts as functions of the pass count (gates, stopping rules, plans) -------------
+    **_names(".thresholds", "Thresholds", "worst_verdict"),
+    # -- early stopping: the stopping hooks' values ------------------------------------------
+    **_names(".stops", "CaseStopping", "StopContext", "StopReader"),
+    # -- intervals for a pass rate (the row methods' math) ------------------------------------
+    "Interval": (".rate_intervals", "Interval"),
+    "bayes_interval": (".rate_intervals", "bayes"),
+    "clopper_pearson_interval": (".rate_intervals", "clopper_pearson"),
+    "wilson_interval": (".rate_intervals", "wilson"),
     # -- resampling: the case bootstrap of every interval over cases ---------------------------
     **_names(
         ".sampling",
@@ -288,11 +303,13 @@ __all__ = [
     "BenchRun",
     "Case",
     "CaseResult",
+    "CaseStopping",
     "CostWarning",
     "FunctionCases",
     "GateResult",
     "HtmlPanel",
     "InputLine",
+    "Interval",
     "LatencyQuantile",
     "Markdown",
     "MarkdownSection",
@@ -314,14 +331,18 @@ __all__ = [
     "RunContext",
     "Side",
     "Step",
+    "StopContext",
+    "StopReader",
     "TestOutcome",
     "TestSettings",
     "TextsConfigError",
     "TextsSettings",
+    "Thresholds",
     "TokenUsage",
     "VerdictItem",
     "VerdictRequest",
     "add_function_units",
+    "bayes_interval",
     "beta_ppf",
     "betainc",
     "betaincc",
@@ -338,6 +359,7 @@ __all__ = [
     "check_model",
     "check_tokens",
     "claim_output",
+    "clopper_pearson_interval",
     "count_text",
     "current_run",
     "current_run_or_none",
@@ -412,6 +434,8 @@ __all__ = [
     "visible",
     "warn_at_selected",
     "whole_percent",
+    "wilson_interval",
+    "worst_verdict",
     "write_atomic",
     "write_failure",
 ]

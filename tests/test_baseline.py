@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability import writing
 from scipy import stats
 from test_gates import record_warnings, recorded

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import section
+from helpers import section
 from pytest_probability.extensions.comparisons.baseline import files as baselines
 from pytest_probability.extensions.comparisons.baseline.files import (
     BASELINE_FORMAT,
@@ -211,7 +211,6 @@ def test_json_with_byte_order_mark(tmp_path: Path) -> None:
 
 BENCH = """
 import pytest
-from conftest import section
 from pytest_probability import current_run, record_cost
 
 
@@ -351,7 +350,6 @@ def test_a_case_keyed_by_its_case_id_checks_itself() -> None:
 
 PICK = """
 import pytest
-from conftest import section
 from pytest_probability import current_run
 
 PASSES = {passes!r}

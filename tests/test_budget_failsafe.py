@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 #: eight cases of five runs, $1 a run ($40 in all); each run first does something to the
 #: controller's tally directory, whose path a worker finds in its workerinput

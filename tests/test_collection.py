@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import section
+from helpers import section
 
 pytestmark = pytest.mark.usefixtures("kernel_only")
 
@@ -156,9 +156,10 @@ def test_bench_file_on_command_line_collects_once(pytester: pytest.Pytester) -> 
 def test_custom_pattern_and_sibling_import(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nprob_pattern = eval_*.py\n")
     pytester.makepyfile(
-        helpers="def answer():\n    return 42\n",
+        # not "helpers": the suite's own helpers module is already imported in this process
+        shared="def answer():\n    return 42\n",
         eval_x="""
-        from helpers import answer
+        from shared import answer
 
         def bench_answer():
             assert answer() == 42

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.comparisons.statistics.signflip import bootstrap_difference
 from scipy import stats
 from statsmodels.stats.multitest import multipletests

@@ -10,7 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from conftest import count_work
+from helpers import count_work
 from pytest_probability.extensions.comparisons.statistics.adjust import (
     adjust_p,
     benjamini_hochberg,

@@ -9,7 +9,7 @@ plan's comparison lines; the new options; pytest-xdist.
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 #: docs/comparisons.rst, "Stopping a comparison early": two prompts over 20 tickets, the
 #: new one 30 points better on every ticket.

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import section
+from helpers import section
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DURATION = re.compile(r" in \d+\.\d+s$")

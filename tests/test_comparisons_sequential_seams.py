@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 #: inputs whose pass rate is ``low`` + 3 points per input + the shift in ``shift.txt``
 #: (0 for the baseline report, then the change under test); each run's outcome is seeded

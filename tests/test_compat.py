@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 BENCH = """
 import asyncio, time

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability import TokenUsage, record_cost, record_usage
 
 #: The spec's first example with its recorded cost (003: classify pays a flat fee per run,

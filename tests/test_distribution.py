@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.distribution import case_scope, function_scoped, make_scheduler
 from test_stopping import SEQ_BENCH, STOP_BENCH
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.gates.rate import RateSpec, Settings, rate_verdict
 from test_comparisons import TRIAGE_BENCH
 from test_gates import GATED_BENCH

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from conftest import section
+from helpers import section
 from pytest_probability.extensions.failures.grouping import (
     ShapeKey,
     group_failures,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 
 @pytest.mark.subprocess

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.gates import rate
 
 #: The spec's gates example: 40/40, 37/40 and 3/40 against a 90% bar.

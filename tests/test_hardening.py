@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_json, section, stable
+from helpers import load_json, section, stable
 
 #: sessions that must not be shuffled or touched by pytest-asyncio, whatever is installed
 PLAIN = ("-p", "no:randomly", "-p", "no:asyncio")

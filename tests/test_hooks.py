@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 VERDICT_CONFTEST = """
 import pytest

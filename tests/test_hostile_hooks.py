@@ -7,7 +7,7 @@ failed hook."""
 from __future__ import annotations
 
 import pytest
-from conftest import section
+from helpers import section
 from test_untrusted import strict_report
 
 RAISING_CLASSIFIER = """

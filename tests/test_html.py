@@ -28,7 +28,7 @@ from browser import (
     synthetic,
     text_of,
 )
-from conftest import count_work, load_json
+from helpers import count_work, load_json
 from pytest_probability import writing
 from pytest_probability.__main__ import main
 from pytest_probability.extensions.html import HtmlPanel, Markup, element, escape, render_report

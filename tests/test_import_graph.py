@@ -128,15 +128,7 @@ def allowed_for_extension(name: str, target: str) -> bool:
 #: its extension reaches the other through a hook or the API (issue 34).
 TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.budget.session", "extensions.gates.service"),
-    ("extensions.comparisons.baseline.regression", "extensions.stopping.service"),
-    ("extensions.comparisons.readers", "extensions.stopping.service"),
-    ("extensions.comparisons.sequential.report", "extensions.stopping.service"),
-    ("extensions.comparisons.sequential.runtime", "extensions.stopping.service"),
     ("extensions.comparisons.service", "lazy"),
-    ("extensions.comparisons.session", "extensions.cost.service"),
-    ("extensions.comparisons.session", "extensions.stopping.service"),
-    ("extensions.comparisons.statistics.paired", "extensions.intervals.service"),
-    ("extensions.comparisons.statistics.signflip", "extensions.intervals.service"),
     ("extensions.cost", "lazy"),
     ("extensions.cost.plugin", "lazy"),
     ("extensions.explain", "lazy"),
@@ -151,11 +143,9 @@ TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.plan.session", "extensions.comparisons.service"),
     ("extensions.plan.session", "extensions.gates.service"),
     ("extensions.plan.session", "extensions.stopping.service"),
-    ("extensions.plan.stopmodel", "extensions.gates.service"),
     ("extensions.plan.stopmodel", "extensions.stopping.service"),
     ("extensions.stopping.plugin", "lazy"),
     ("extensions.stopping.service", "lazy"),
-    ("extensions.texts.session", "extensions.cost"),
     ("extensions.texts.urls", "visible"),
 }
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.intervals import aggregate
 from pytest_probability.percentages import (
     interval_cells,

@@ -7,7 +7,7 @@ import os
 from datetime import datetime
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability import jsonreport, writing
 from pytest_probability.report import ReportBuilder
 from pytest_probability.results import Results

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from scipy import stats
 
 #: The spec's latency example. ``record_latency`` makes the times deterministic: with 100

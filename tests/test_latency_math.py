@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import count_work
+from helpers import count_work
 from pytest_probability.durations import duration, limit, quantile_label
 from pytest_probability.extensions.latency.quantiles import (
     TAIL_TOLERANCE,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPEC_BENCH, section
+from helpers import SPEC_BENCH, section
 from pytest_probability import loader
 
 

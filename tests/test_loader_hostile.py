@@ -6,7 +6,7 @@ extension's name each end the session with one usage error naming the extension 
 from __future__ import annotations
 
 import pytest
-from conftest import SPEC_BENCH, section
+from helpers import SPEC_BENCH, section
 from test_loader import install_fake_extension
 
 UNKNOWN_HOOK = """

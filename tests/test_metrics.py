@@ -7,7 +7,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.metrics.estimators import (
     pass_at_k,
     pass_at_k_exact,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import RecordedClock, section
+from helpers import RecordedClock, section
 
 ONE_CASE = """
 import pytest

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import RecordedClock, load_json, section
+from helpers import RecordedClock, load_json, section
 
 pytestmark = pytest.mark.usefixtures("kernel_only")
 

@@ -7,7 +7,7 @@ import re
 import tomllib
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.intervals.methods import clopper_pearson
 from pytest_probability.extensions.plan.power import (
     catch_chance,

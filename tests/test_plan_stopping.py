@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.plan.power import (
     expected_runs_sequential,
     sequence_verdict,

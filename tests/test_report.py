@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import section
+from helpers import section
 
 pytestmark = pytest.mark.usefixtures("kernel_only")
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 PLAIN = ("-p", "no:randomly", "-p", "no:asyncio", "-p", "no:cacheprovider")
 #: run 3 says it is ready, then waits (until the test writes ``stop``, at most a minute)

@@ -7,7 +7,7 @@ import math
 import random
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.intervals.methods import (
     Interval,
     bayes,

@@ -14,7 +14,7 @@ import re
 from typing import Any, ClassVar
 
 import pytest
-from conftest import load_json, section, stable
+from helpers import load_json, section, stable
 from pytest_probability.extensions.comparisons.report.explain import comparison_text, readings
 from pytest_probability.extensions.stopping.service import (
     CANNOT_SAY,

@@ -3,7 +3,7 @@
 No test compares a measured duration with a constant: on a busy 2-core machine such bounds
 fail (three did: a render time, a scheduler's balance under real timing, a sleep window).
 Speed is measured in ``benchmarks/``; tests count work instead (calls, lines, items, bytes;
-:func:`conftest.count_work`), or use a recorded clock (``recorded_clock``).
+:func:`helpers.count_work`), or use a recorded clock (``recorded_clock``).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def test_no_test_compares_a_measured_duration_with_a_constant(path: Path) -> Non
     found = timed_comparisons(path.read_text(encoding="utf-8"))
     assert not found, (
         f"{path.relative_to(ROOT)} lines {found}: a measured duration compared with a bound "
-        "fails on a busy machine; count the work (conftest.count_work) or use recorded_clock"
+        "fails on a busy machine; count the work (helpers.count_work) or use recorded_clock"
     )
 
 

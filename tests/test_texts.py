@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 #: A judge that writes two questions per text and grades an answer 1 when the answering text
 #: contains the question's keyword (else SCORE_MISSING); it counts its calls.

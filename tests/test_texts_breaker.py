@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import texts_server
-from conftest import load_json
+from helpers import load_json
 from pytest_probability.extensions.texts.breaker import Breaker, BreakerOpen
 from pytest_probability.extensions.texts.client import (
     ChatClient,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 import texts_server
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability.extensions.texts.client import ChatClient
 from texts_server import ok, status
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import pytest_probability
 import pytest_probability.extensions
-from conftest import load_json
+from helpers import load_json
 
 # imported before the first in-process session, so that every session of the test uses these
 # very classes (pytester forgets the modules a session imported when it ends)

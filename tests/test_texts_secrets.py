@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import texts_server
-from conftest import load_json
+from helpers import load_json
 from pytest_probability.extensions.texts import transport
 from pytest_probability.extensions.texts.client import ChatClient
 from texts_server import close, garbage, ok, status, wire

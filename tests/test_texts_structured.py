@@ -16,7 +16,7 @@ import pytest
 import pytest_probability
 import pytest_probability.extensions
 import texts_server
-from conftest import load_json
+from helpers import load_json
 from pytest_probability.extensions.texts.client import ChatClient, ClientSettings, RequestError
 from pytest_probability.extensions.texts.prompts import read_questions
 from pytest_probability.extensions.texts.structured import answers_shape, questions_shape

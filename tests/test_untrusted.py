@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 from pytest_probability import jsonreport, untrusted
 from pytest_probability.document import count_text
 from pytest_probability.extensions.cost.format import tokens

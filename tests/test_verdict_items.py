@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import load_json, section
+from helpers import load_json, section
 
 GATED = """
 import pytest

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import load_json
+from helpers import load_json
 from pytest_probability import writing
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SPEC_BENCH, load_json, section, stable
+from helpers import SPEC_BENCH, load_json, section, stable
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.usefixtures("kernel_only")]
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pytest_probability.api import Case, options_of
-from pytest_probability.extensions.stopping.service import StopReader
+from pytest_probability.api import Case, StopReader, options_of
 
 from .baseline.options import PLUGIN_NAME as REGRESSION
 from .session import state_of

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
-from pytest_probability.extensions.stopping.service import is_stopped
 
 from .axis.arms import ArmInfo
 from .options import PAIRED  # the bundled test's name, declared with its setting
@@ -169,13 +168,22 @@ def runs_made(case: CaseResult) -> int:
 
 
 def cost_reader(config: pytest.Config) -> Any:
-    """A case's cost, read through the ``cost`` extension: ``case_cost``, or a reader that
-    always answers ``None`` when that extension is disabled."""
+    """A case's cost, read through the ``cost`` extension (``pytest_prob_case_cost``), or a
+    reader that always answers ``None`` when that extension is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
         return lambda case: None
-    from pytest_probability.extensions.cost.service import case_cost
+    case_cost = config.hook.pytest_prob_case_cost
+    return lambda case: case_cost(case=case, config=config)
 
-    return case_cost
+
+def stop_reader(config: pytest.Config) -> Any:
+    """Whether a case was stopped early, read through the ``stopping`` extension
+    (``pytest_prob_case_stopped``), or a reader that always answers ``False`` when nothing
+    implements it (no case is stopped then)."""
+    case_stopped = config.hook.pytest_prob_case_stopped
+    if not case_stopped.get_hookimpls():
+        return lambda case: False
+    return lambda case: bool(case_stopped(case=case, config=config))
 
 
 def _side(case: CaseResult, cost_of: Any) -> Side:
@@ -193,6 +201,7 @@ def build(
     state = state_of(config)
     registries = registries_of(config)
     cost_of = cost_reader(config)
+    is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
     for case in cases:
         info = arm_of(case)

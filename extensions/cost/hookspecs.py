@@ -87,3 +87,35 @@ def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | No
     (``record_cost``, priced ``record_usage``, steps). Without it (``-p no:probability.cost``)
     no run records a cost and the hook answers ``None``.
     """
+
+
+@hookspec
+def pytest_prob_record_usage(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_input_tokens: int,
+    cost: float | None,
+    config: pytest.Config,
+) -> None:
+    """A model call made for the current bench run by another extension: record its token
+    usage (and cost) on the run, as ``record_usage`` in the bench body would.
+
+    Called in the executing process (an xdist worker, or the only process), inside the bench
+    run, once per finished call that reported its usage: by the ``texts`` extension after
+    each call of its judge (``texts_expect_*`` and ``texts_agg_*``).
+
+    :param model: the model the call was answered by.
+    :param input_tokens: its input tokens.
+    :param output_tokens: its output tokens.
+    :param cached_input_tokens: its cached input tokens.
+    :param cost: its cost, or ``None`` when not known (a ``pytest_prob_price_usage``
+        plugin may then price it).
+    :param config: the pytest config.
+    :return: nothing. An invalid value raises as ``record_usage`` does (the run is then an
+        error naming it).
+
+    The bundled ``cost`` extension implements it with ``record_usage``: the usage appears in
+    the ``Tokens:`` line and the run record's ``usage``. Without it
+    (``-p no:probability.cost``) nothing implements it and the usage is not recorded.
+    """

@@ -141,6 +141,28 @@ def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | No
     return case_cost(case)
 
 
+def pytest_prob_record_usage(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_input_tokens: int,
+    cost: float | None,
+    config: pytest.Config,
+) -> None:
+    """Record a model call another extension made for the current bench run (its
+    ``record_usage``). Called in the executing process, inside the run, by the texts
+    extension after each judge call; returns nothing."""
+    from .recording import record_usage
+
+    record_usage(
+        model=model,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_input_tokens=cached_input_tokens,
+        cost=cost,
+    )
+
+
 def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:

@@ -99,8 +99,8 @@ def _follower(
 ) -> Callable[[int], StopOutcome]:
     """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
     at every state where the rule would stop (with a hypothetical context), remembered."""
-    from pytest_probability.extensions.gates.service import combine
-    from pytest_probability.extensions.stopping.service import StopContext, sequential_decision
+    from pytest_probability.api import StopContext, worst_verdict
+    from pytest_probability.extensions.stopping.service import sequential_decision
 
     found: dict[int, StopOutcome] = {}
 
@@ -116,7 +116,7 @@ def _follower(
             return None if seen.holding(verdict, context) else verdict
 
         def final(x: int, n: int) -> str:
-            return combine([thresholds.at(x, n) for thresholds in gates])
+            return worst_verdict([thresholds.at(x, n) for thresholds in gates])
 
         found[planned] = follow(decide, final, planned, rate)
         return found[planned]

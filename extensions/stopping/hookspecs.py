@@ -98,3 +98,26 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
     stopped early by ``--prob-stop``, read from the run records. Without it
     (``-p no:probability.stopping``) no case is stopped and the hook answers ``None``.
     """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool | None:
+    """Say whether a stopping rule skipped some of a case's runs (its fraction then leans
+    toward its verdict), for another extension that computes over several cases.
+
+    Called in the process that builds comparisons (the aggregating one, or the worker that
+    judges a ``[compare:ARM]`` item): by the ``comparisons`` extension for each case of a
+    comparison tested on its fractions (its difference, interval and p are hidden when one
+    was stopped), of a ``--prob-baseline`` comparison, and of a sequential comparison
+    (the pairs the stopped ones saved). Not called when no plugin implements it.
+
+    :param case: a :class:`~pytest_probability.results.CaseResult`, with its run records.
+    :param config: the pytest config.
+    :return: ``True`` when some runs of the case were skipped by ``--prob-stop``, ``False``
+        when none was; ``None`` to let the next implementation answer. The first
+        non-``None`` answer wins.
+
+    The bundled ``stopping`` extension answers (``trylast``) from the run records (the
+    ``stopped`` mark its stopper leaves on each skipped run). Without it
+    (``-p no:probability.stopping``) no case is stopped and the hook answers ``None``.
+    """

@@ -256,6 +256,16 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
     return hidden_reason(list(cases))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool:
+    """Whether some runs of ``case`` were skipped by the stopping rule, read from its run
+    records. Called by the comparisons extension for each case of a comparison it builds
+    (aggregating process, or a worker judging ``[compare:ARM]``); returns the answer."""
+    from .service import is_stopped
+
+    return is_stopped(case)
+
+
 def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
     """``2 cases kept running for 10 runs the rule would have skipped: the margin of c[arm]
     cannot say when it is settled`` (each reason with its count of cases when there are

@@ -193,16 +193,18 @@ def record_call(call: Call, judge: Judge) -> None:
     context = current_run_or_none()
     if context is None:
         return
-    from pytest_probability.extensions.cost import record_usage
-
     config = active_config()
-    cost = price(settings_for(config), reply.model, usage) if config is not None else None
-    record_usage(
+    if config is None:  # (a run outside a pytest session: nothing records the usage)
+        return
+    cost = price(settings_for(config), reply.model, usage)
+    # recorded on the run by the cost extension (nothing records it without one)
+    config.hook.pytest_prob_record_usage(
         model=reply.model,
         input_tokens=usage[0],
         output_tokens=usage[1],
         cached_input_tokens=usage[2],
         cost=cost,
+        config=config,
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from conftest import stable
+from helpers import stable
 from prop_harness import Relation, Session, relation, session_check
 from prop_suites import Example, Flags
 

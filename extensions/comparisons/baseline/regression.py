@@ -35,7 +35,6 @@ from pytest_probability.api import (
     results_of,
     warn_at_selected,
 )
-from pytest_probability.extensions.stopping.service import is_stopped
 
 from ..axis.items import failing  # one rule for axis and baseline margins
 from ..options import PAIRED
@@ -49,6 +48,7 @@ from ..session import (
     runs_made,
     setting,
     state_of,
+    stop_reader,
     test_settings,
 )
 from ..statistics.engine import Comparison, run_test
@@ -235,6 +235,7 @@ class Regression:
                 functions.setdefault((case.module, case.label), []).append(case)
         used: set[str] = set()
         cost_of = cost_reader(self.config)
+        is_stopped = stop_reader(self.config)
         found: dict[tuple[str, str], FunctionRegression] = {}
         state = state_of(self.config)
         for (module, label), members in functions.items():

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_probability.api import ReportBuilder, Results, ratio_percent
-from pytest_probability.extensions.stopping.service import is_stopped
 
-from ..session import cost_reader
+from ..session import cost_reader, stop_reader
 from .outcome import REGIME
 
 #: right after the stopping extension's ``Stopped:`` lines (order 160)
@@ -24,6 +23,8 @@ SUMMARY_ORDER = 161
 def saved(comparisons: Sequence[Any], results: Results, config: Any) -> dict[str, Any] | None:
     """``{"comparisons", "pairs_saved", "pairs_planned", "cost_avoided"}`` over the
     sequential comparisons some of whose cases were stopped, or ``None`` when none was."""
+
+    is_stopped = stop_reader(config)
 
     def some_stopped(comparison: Any) -> bool:
         keys = {side.key for pair in comparison.pairs for side in (pair.arm, pair.base)}

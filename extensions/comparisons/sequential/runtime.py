@@ -24,11 +24,11 @@ import pytest
 from pytest_probability.api import (
     BenchRun,
     Case,
+    StopReader,
     function_key,
     results_of,
     verdicts_after_runs,
 )
-from pytest_probability.extensions.stopping.service import StopReader
 
 from ..session import setting, state_of
 from .outcome import monitored, resolution

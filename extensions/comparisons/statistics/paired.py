@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from pytest_probability.extensions.intervals.service import wilson
+from pytest_probability.api import wilson_interval as wilson
 
 __all__ = [
     "FISHER_TOLERANCE",

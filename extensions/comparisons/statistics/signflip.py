@@ -29,7 +29,7 @@ counts (``L = 2520``). Many inputs with mixed run counts fall back to Monte Carl
 
 **Monte Carlo.** Beyond the budget, ``B = resamples`` sign patterns are drawn with
 ``random.Random(seed)``: for a distinct ``|d|`` value occurring ``c ≥ 8`` times the number
-flipped is Binomial(c, ½) (:func:`..intervals.sampling.binomial_variate`); the remaining
+flipped is Binomial(c, ½) (:func:`~pytest_probability.api.binomial_variate`); the remaining
 differences take one random bit each, looked up eight at a time in tables of signed subset
 sums. ``p = (1 + hits)/(1 + B)``, never 0; deterministic for a seed and the multiset of
 differences (their order does not matter).
@@ -49,10 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 
-from pytest_probability.extensions.intervals.service import (
-    binomial_variate,
-    bootstrap_mean_interval,
-)
+from pytest_probability.api import binomial_variate, bootstrap_mean_interval
 
 __all__ = [
     "EXACT_BUDGET",
@@ -204,7 +201,7 @@ def bootstrap_difference(
 
     Whole inputs are re-drawn with replacement (each keeps its pair of arms), ``resamples``
     times with ``random.Random(seed)``; the ends are the type-7 quantiles ``α/2`` and
-    ``1 − α/2`` of the resampled means (:func:`..intervals.sampling.bootstrap_mean_interval`,
+    ``1 − α/2`` of the resampled means (:func:`~pytest_probability.api.bootstrap_mean_interval`,
     the same bootstrap as the function-level lines). Deterministic for a seed and the order
     of ``differences``. Pass :class:`~fractions.Fraction` values (or floats converted from
     them): equal differences must be equal floats for the fast grouped resampling.
