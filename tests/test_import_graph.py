@@ -87,7 +87,11 @@ def imports(name: str, path: Path) -> Iterator[tuple[str, bool]]:
             yield from walk(child, inner)
 
     for target, top in walk(tree, True):
-        if target == PACKAGE or target.startswith(PACKAGE + ".") or (target.split(".")[0] == name.split(".")[0] and name in CONTRIB):
+        if (
+            target == PACKAGE
+            or target.startswith(PACKAGE + ".")
+            or (target.split(".")[0] == name.split(".")[0] and name in CONTRIB)
+        ):
             yield target, top
 
 
