@@ -6,10 +6,11 @@ needs them: :mod:`pytest_probability.loader`). So the package ships, beside this
 data file describing each bundled extension in registration order: its name and package,
 the hooks its ``hookspecs`` module declares, the registration hooks its plugin implements
 (``pytest_prob_register_*``: the registries of other extensions it adds to), and the
-settings its ``pytest_prob_addoption`` declares (everything but the parser). Start-up declares the flags and ini keys from it; the
-extension's own declarations stay the single source of truth, replacing these placeholders
-when it registers, and ``tests/test_catalog.py`` fails when the file differs from what the
-extensions declare. After changing an extension's options or hooks, write it again with::
+settings its ``pytest_prob_addoption`` declares (everything but the parser). Start-up
+declares the flags and ini keys from it; the extension's own declarations stay the single
+source of truth, replacing these placeholders when it registers, and
+``tests/test_catalog.py`` fails when the file differs from what the extensions declare.
+After changing an extension's options or hooks, write it again with::
 
     python -m pytest_probability.catalog
 
