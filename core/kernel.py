@@ -37,10 +37,8 @@ if TYPE_CHECKING:
 MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
 
 
-#: the plugin name the kernel registers under
-KERNEL_NAME = "probability.kernel"
-#: the collection module: while it is not imported, no item is a bench run
-COLLECT_MODULE = f"{__package__}.collect"
+KERNEL_NAME = loader.KERNEL_NAME
+COLLECT_MODULE = loader.COLLECT_MODULE
 
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
@@ -198,7 +196,7 @@ class Kernel:
         if config.getoption("prob_opt_json", None) is not None and not _is_worker(config):
             self.activate(config)
             return
-        for name in self.options.requested(config):
+        for name in self.options._requested(config):
             # (with the extensions adding to its registries: a value may name their entries)
             for each in (name, *loader.providers(name)):
                 loader.register_bundled(config.pluginmanager, each, self.options)

@@ -105,7 +105,7 @@ def declare_options(options: OptionRegistry, pluginmanager: pytest.PytestPluginM
             if fields["choices"] is not None:
                 fields["choices"] = tuple(fields["choices"])
             fields["default"] = decoded_default(fields["default"])
-            options.placeholder(extension=entry["name"], **fields)
+            options._placeholder(extension=entry["name"], **fields)
 
 
 def add_hookspecs(pluginmanager: pytest.PytestPluginManager, name: str) -> None:
@@ -140,7 +140,11 @@ def register_bundled(
     plugin = importlib.import_module(f"{package}.plugin")
     if pluginmanager.is_registered(plugin):
         return True  # (registered under its module name with -p)
-    config = options.config if options is not None and options.resolved else None
+    owners = hook_owners()  # the specs of the other extensions' hooks it implements, first
+    for other in sorted({owners[hook] for hook in vars(plugin) if hook in owners}):
+        add_hookspecs(pluginmanager, other)
+    # (the loader and the option registry are the kernel's: it reads the registry's state)
+    config = options._config if options is not None and options._resolved else None
     if config is None:
         pluginmanager.register(plugin, plugin_name)
         return True
@@ -151,7 +155,7 @@ def register_bundled(
         if configure is not None:
             vars(plugin)["pytest_configure"] = configure
     assert options is not None
-    options.resolve_late()
+    options._resolve_late()
     if configure is not None:
         configure(config=config)
     return True
@@ -264,6 +268,11 @@ def _normalized(dist: importlib_metadata.Distribution) -> str:
 
     return re.sub(r"[-_.]+", "_", str(dist.metadata["Name"] or "")).lower()
 
+
+#: the plugin name the kernel registers under
+KERNEL_NAME = "probability.kernel"
+#: the collection module: while it is not imported, no item is a bench run
+COLLECT_MODULE = "pytest_probability.collect"
 
 #: Names under ``probability.`` the kernel registers itself (besides the bundled extensions).
 KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})

@@ -89,7 +89,7 @@ class OptionRegistry:
         #: extension (its own declaration replaces the placeholder when it registers)
         self._placeholders: dict[str, str] = {}
         #: settings checked against a registry declared after :meth:`resolve`: resolved
-        #: once their extension registered (:meth:`resolve_late`)
+        #: once their extension registered (:meth:`_resolve_late`)
         self._late: list[str] = []
 
     # -- declaring -------------------------------------------------------------------------
@@ -113,7 +113,7 @@ class OptionRegistry:
     ) -> OptionSpec:
         """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key.
 
-        A setting declared from the catalog (:meth:`placeholder`) is replaced: its flag and
+        A setting declared from the catalog (:meth:`_placeholder`) is replaced: its flag and
         ini key are in pytest's parser already, and once the options are resolved the new
         declaration is resolved at once (raises :class:`pytest.UsageError` on a bad value).
         """
@@ -148,11 +148,11 @@ class OptionRegistry:
                 self._session[name] = self._resolve_one(self._config, spec)
         return spec
 
-    def placeholder(self, *, extension: str, name: str, **fields: Any) -> OptionSpec:
+    def _placeholder(self, *, extension: str, name: str, **fields: Any) -> OptionSpec:
         """Declare a setting of the bundled ``extension`` from the catalog, before the
         extension is registered: its flag and ini key go to pytest's parser, its value is
         its default until the extension's own declaration replaces it (:meth:`add`), and a
-        value given for it asks for the extension (:meth:`requested`)."""
+        value given for it asks for the extension (:meth:`_requested`)."""
         spec = OptionSpec(name=name, parse=_not_declared_yet, **fields)
         if name in self._specs:
             raise ValueError(f"setting {name!r} is declared twice")
@@ -162,7 +162,7 @@ class OptionRegistry:
             self._add_to_parser(self._parser, spec)
         return spec
 
-    def requested(self, config: pytest.Config) -> list[str]:
+    def _requested(self, config: pytest.Config) -> list[str]:
         """The extensions, in declaration order, one of whose placeholder settings is given
         on the command line or in the ini file."""
         found: list[str] = []
@@ -171,7 +171,7 @@ class OptionRegistry:
                 found.append(extension)
         return found
 
-    def resolve_late(self) -> None:
+    def _resolve_late(self) -> None:
         """Resolve the settings checked against a registry that were declared after
         :meth:`resolve` (an extension registered late), once their extension registered
         and its own entries are in. Raises :class:`pytest.UsageError` on a bad value."""
@@ -179,16 +179,6 @@ class OptionRegistry:
         if self._config is not None:
             for name in late:
                 self._session[name] = self._resolve_one(self._config, self._specs[name])
-
-    @property
-    def config(self) -> pytest.Config | None:
-        """The config the settings were resolved for (``None`` before :meth:`resolve`)."""
-        return self._config
-
-    @property
-    def resolved(self) -> bool:
-        """Whether :meth:`resolve` ran (``pytest_configure`` is over)."""
-        return self._resolved
 
     def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
         group = parser.getgroup("probability", "pytest-probability")

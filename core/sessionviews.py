@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .kernel import COLLECT_MODULE, KERNEL_NAME
+from .loader import COLLECT_MODULE, KERNEL_NAME
 
 if TYPE_CHECKING:
     import pytest
