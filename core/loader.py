@@ -1,8 +1,11 @@
 """Loading extensions: the bundled ones in a fixed order, third parties from entry points.
 
-Bundled extensions register as ``probability.<name>``; ``-p no:probability.<name>`` blocks
-one. Their hook specifications are always added, so a third-party implementation of a
-disabled extension's hook never aborts pytest. Third-party extensions come from the
+Bundled extensions register as ``probability.<name>`` when the session needs them (one of
+their settings is given, or a bench file is collected: the kernel decides, from the catalog
+``bundled.json``); ``-p no:probability.<name>`` blocks one. An extension's hook
+specifications are added when it registers or when a plugin implementing one of its hooks
+registers (blocked or not), so a third-party implementation of a disabled extension's hook
+never aborts pytest. Third-party extensions come from the
 ``pytest_probability.extensions`` entry-point group (not ``pytest11``: with
 ``-p no:probability`` they must not load) and honour ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``.
 
