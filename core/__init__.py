@@ -8,9 +8,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from .lazy import lazy_exports
 from .rewriting import keep_plugin_out_of_rewriting
 
 keep_plugin_out_of_rewriting()  # before any other module of the package loads
@@ -35,7 +35,21 @@ _PUBLIC: dict[str, str] = {
     "record_latency": ".extensions.latency",
     "Step": ".steps",
 }
-__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from where it lives when first read (module ``__getattr__``,
+    PEP 562): pytest imports this package at every start, and these modules are needed
+    only by bench files and extensions."""
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
 
 __version__ = "0.1.0"
 

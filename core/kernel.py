@@ -9,6 +9,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import gc
+import importlib
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -17,10 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import signals
-from .lazy import MadeOnFirstUse
+from . import loader
 from .options import OptionRegistry
-from .sessionviews import COLLECT_MODULE, KERNEL_NAME
 from .values import (
     parse_bool,
     parse_delay,
@@ -37,6 +36,9 @@ if TYPE_CHECKING:
 #: The kernel's attributes made on first use (left out of ``dir``: see ``Kernel.__dir__``).
 MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
 
+
+KERNEL_NAME = loader.KERNEL_NAME
+COLLECT_MODULE = loader.COLLECT_MODULE
 
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
@@ -62,6 +64,32 @@ def _bench_item_types() -> tuple[type, ...]:
     collection module is then not even imported, so no item can be one)."""
     collect = sys.modules.get(COLLECT_MODULE)
     return () if collect is None else (collect.BenchRun, collect.VerdictItem)
+
+
+class MadeOnFirstUse:
+    """An attribute of the kernel holding an instance of ``module``'s ``name`` (``module``
+    relative to this package), made and its module imported the first time it is read: the
+    kernel is loaded in every session, its results and failure log only in one with bench
+    runs. It lives in the instance's ``_<attribute>`` entry, where ``Kernel.recorded`` reads
+    the results without making them; assigning replaces it."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.slot = f"_{attribute}"
+
+    def __get__(self, kernel: Any, owner: type | None = None) -> Any:
+        if kernel is None:
+            return self
+        found = vars(kernel).get(self.slot)
+        if found is None:
+            made = getattr(importlib.import_module(self.module, __package__), self.name)
+            found = vars(kernel)[self.slot] = made()
+        return found
+
+    def __set__(self, kernel: Any, value: Any) -> None:
+        vars(kernel)[self.slot] = value
 
 
 class Kernel:
@@ -90,6 +118,11 @@ class Kernel:
         #: whether the session ended before running everything it selected (``-x``,
         #: ``--maxfail``, Ctrl-C), known at ``pytest_sessionfinish`` in the aggregating process
         self.stopped_early = False
+        #: whether the session uses the plugin: every bundled extension is registered
+        #: (a bench file was collected, or a report is asked for)
+        self.active = False
+        #: whether the extensions whose options are given were registered
+        self.requested_done = False
 
     # The results, the extension failure log and the hook plans are made on first use: a
     # session without bench items never needs them (nor the modules defining them).
@@ -110,14 +143,25 @@ class Kernel:
         return 0 if self._results is None else len(self._results)
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
-        """Forget the cached hook implementation lists (a conftest or an extension arrived).
+        """Forget the cached hook implementation lists (a conftest or an extension arrived),
+        and give the plugin the bundled extensions whose hooks it implements: their
+        hookspecs are added (pytest checks after collection that every hook implemented has
+        one), and a plugin that is not bundled (a conftest, an installed extension) extends
+        them, so they register (unless ``-p no:`` blocked them).
 
-        Called for every plugin registered after the kernel, in every process; returns
-        nothing.
+        Called for every plugin registered, in every process (historic: also for those
+        registered before the kernel); returns nothing.
         """
         if self._plans is not None:
             self._plans.clear()
         self.foreign_run_data = None
+        extensions = loader.implemented_extensions(manager, plugin)
+        if not extensions:
+            return
+        bundled = loader.is_bundled(manager.get_name(plugin))
+        for name in extensions:
+            if bundled or not loader.register_bundled(manager, name, self.options):
+                loader.add_hookspecs(manager, name)
 
     # -- options ---------------------------------------------------------------------------
     def pytest_addoption(
@@ -130,6 +174,45 @@ class Kernel:
         """
         self.options = OptionRegistry(parser)
         pluginmanager.hook.pytest_prob_addoption.call_historic(kwargs={"options": self.options})
+        loader.declare_options(self.options, pluginmanager)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(self, config: pytest.Config) -> None:
+        """Register the bundled extensions the command line or ini file asks for (one of
+        their settings is given; every one for ``--prob-json``), before ``pytest_configure``.
+
+        Called once per process after the command line is parsed (also on pytest-xdist
+        workers); returns ``None`` (pytest's own ``main`` runs the session).
+        """
+        self.register_requested(config)
+
+    def register_requested(self, config: pytest.Config) -> None:
+        """Register the bundled extensions whose settings are given; all of them when a
+        ``--prob-json`` report is asked for in the aggregating process (every extension
+        contributes to it). Once per session."""
+        if self.requested_done:
+            return
+        self.requested_done = True
+        if config.getoption("prob_opt_json", None) is not None and not _is_worker(config):
+            self.activate(config)
+            return
+        for name in self.options._requested(config):
+            # (with the extensions adding to its registries: a value may name their entries)
+            for each in (name, *loader.providers(name)):
+                loader.register_bundled(config.pluginmanager, each, self.options)
+
+    def activate(self, config: pytest.Config, session: pytest.Session | None = None) -> None:
+        """The session uses the plugin: register every bundled extension not blocked (in
+        ``BUNDLED`` order) and, in the aggregating process, take over SIGTERM so that the
+        report is still made (:mod:`pytest_probability.signals`). Once per session."""
+        if self.active:
+            return
+        self.active = True
+        loader.register_all(config.pluginmanager, self.options)
+        if not _is_worker(config):
+            from . import signals
+
+            signals.install(config, self.has_report, session)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_prob_addoption(self, options: OptionRegistry) -> None:
@@ -188,6 +271,7 @@ class Kernel:
         """
         self.config = config
         self.options.resolve(config)
+        self.register_requested(config)  # (a session configured without pytest_cmdline_main)
         config.addinivalue_line("markers", MARKER_HELP)
         self.patterns = self.options.session_value("pattern")
         for pattern in self.patterns:
@@ -198,8 +282,6 @@ class Kernel:
 
             target = claim_output(config, "--prob-json", path)
             self.json_path = (Path(target.shown), target.path)
-        if not _is_worker(config):  # SIGTERM ends the session as Ctrl-C does: with a report
-            signals.install(config, self.has_report)
 
     def has_report(self) -> bool:
         """Whether the session has something to report: records, collected cases, or a
@@ -215,6 +297,8 @@ class Kernel:
         result wins) or ``None`` for other files.
         """
         if any(module_path.match(pattern) for pattern in self.patterns):
+            # every extension may read the file's marks: all register before its items exist
+            self.activate(parent.config, parent.session)
             from .collect import BenchModule
 
             return BenchModule.from_parent(parent, path=module_path)
@@ -381,6 +465,21 @@ class Kernel:
                 f"--dist {dist})"
             )
         return make_scheduler(config, log)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Activate the plugin on the pytest-xdist controller (which never collects) when a
+        worker collected a bench file: called once per worker with the node ids it
+        collected, before any is scheduled; returns nothing."""
+        if self.active or self.config is None:
+            return
+        from pathlib import PurePath
+
+        for nodeid in ids:
+            path = PurePath(nodeid.split("::", 1)[0])
+            if any(path.match(pattern) for pattern in self.patterns):
+                self.activate(self.config)
+                return
 
     # -- aggregating -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -1,8 +1,11 @@
 """Loading extensions: the bundled ones in a fixed order, third parties from entry points.
 
-Bundled extensions register as ``probability.<name>``; ``-p no:probability.<name>`` blocks
-one. Their hook specifications are always added, so a third-party implementation of a
-disabled extension's hook never aborts pytest. Third-party extensions come from the
+Bundled extensions register as ``probability.<name>`` when the session needs them (one of
+their settings is given, or a bench file is collected: the kernel decides, from the catalog
+``bundled.json``); ``-p no:probability.<name>`` blocks one. An extension's hook
+specifications are added when it registers or when a plugin implementing one of its hooks
+registers (blocked or not), so a third-party implementation of a disabled extension's hook
+never aborts pytest. Third-party extensions come from the
 ``pytest_probability.extensions`` entry-point group (not ``pytest11``: with
 ``-p no:probability`` they must not load) and honour ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``.
 
@@ -11,12 +14,18 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import os
 from importlib import metadata as importlib_metadata
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from .options import OptionRegistry
 
 ENTRY_POINT_GROUP = "pytest_probability.extensions"
 PREFIX = "probability."
@@ -50,19 +59,141 @@ def implemented_outside(hook: Any) -> bool:
     return any(impl.plugin_name not in BUNDLED_NAMES for impl in hook.get_hookimpls())
 
 
-def add_bundled_hookspecs(pluginmanager: pytest.PytestPluginManager) -> None:
-    """Add every bundled extension's ``hookspecs`` module, enabled or not."""
-    for _, package in BUNDLED:
-        pluginmanager.add_hookspecs(importlib.import_module(f"{package}.hookspecs"))
+#: ``bundled.json``, the catalog of the bundled extensions (:mod:`pytest_probability.catalog`)
+CATALOG_PATH = Path(__file__).with_name("bundled.json")
 
 
-def register_bundled(pluginmanager: pytest.PytestPluginManager) -> None:
-    """Register each bundled extension's ``plugin`` module unless ``-p no:`` blocked it."""
-    for name, package in BUNDLED:
-        plugin_name = PREFIX + name
-        if pluginmanager.is_blocked(plugin_name) or pluginmanager.get_plugin(plugin_name):
+@functools.cache
+def catalog() -> tuple[dict[str, Any], ...]:
+    """The bundled extensions as the catalog describes them, in registration order (read
+    once per process: it is the same for every session)."""
+    found = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["extensions"]
+    return tuple(found)
+
+
+@functools.cache
+def hook_owners() -> dict[str, str]:
+    """Which bundled extension declares each of the bundled extensions' hooks."""
+    return {hook: entry["name"] for entry in catalog() for hook in entry["hooks"]}
+
+
+def providers(name: str) -> list[str]:
+    """The other bundled extensions, in registration order, that register entries into a
+    registry of the bundled extension ``name`` (``stopping`` adds the ``seq`` method to
+    the ``intervals`` extension's methods): a value of its settings may name their entries."""
+    declared = set(next(entry["hooks"] for entry in catalog() if entry["name"] == name))
+    return [
+        entry["name"]
+        for entry in catalog()
+        if entry["name"] != name and declared.intersection(entry["registers"])
+    ]
+
+
+def decoded_default(value: Any) -> Any:
+    """A default from the catalog (``{"tuple": [...]}`` is a tuple)."""
+    if isinstance(value, dict):
+        return tuple(decoded_default(part) for part in value["tuple"])
+    return value
+
+
+def declare_options(options: OptionRegistry, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Declare the settings of every bundled extension not blocked with ``-p no:`` from the
+    catalog (placeholders its own declaration replaces when it registers), in registration
+    order: their flags and ini keys are known to pytest's parser from start-up."""
+    for entry in catalog():
+        if pluginmanager.is_blocked(PREFIX + entry["name"]):
             continue
-        pluginmanager.register(importlib.import_module(f"{package}.plugin"), plugin_name)
+        for option in entry["options"]:
+            fields = dict(option)
+            if fields["choices"] is not None:
+                fields["choices"] = tuple(fields["choices"])
+            fields["default"] = decoded_default(fields["default"])
+            options._placeholder(extension=entry["name"], **fields)
+
+
+def add_hookspecs(pluginmanager: pytest.PytestPluginManager, name: str) -> None:
+    """Add the ``hookspecs`` module of the bundled extension ``name`` (blocked or not) unless
+    they are added already."""
+    entry = next(entry for entry in catalog() if entry["name"] == name)
+    caller = getattr(pluginmanager.hook, entry["hooks"][0], None)
+    if caller is None or not caller.has_spec():
+        pluginmanager.add_hookspecs(importlib.import_module(f"{entry['package']}.hookspecs"))
+
+
+def register_bundled(
+    pluginmanager: pytest.PytestPluginManager, name: str, options: OptionRegistry | None = None
+) -> bool:
+    """Register the bundled extension ``name`` (its hookspecs first) as ``probability.NAME``
+    unless ``-p no:`` blocked it; returns whether it is registered now.
+
+    After ``pytest_configure`` (``options``, the session's registry, is resolved), pluggy
+    would call the extension's historic ``pytest_configure`` as it adds that hook, before
+    its other hooks (it adds them in name order): a registry its ``pytest_configure`` fills
+    would miss the extension's own entries, or list them last. So the module registers
+    without its ``pytest_configure``, which is then called as pytest would have, once its
+    settings are resolved (a bad value is a usage error naming the option).
+    """
+    plugin_name = PREFIX + name
+    if pluginmanager.is_blocked(plugin_name):
+        return False
+    if pluginmanager.get_plugin(plugin_name) is not None:
+        return True
+    add_hookspecs(pluginmanager, name)
+    package = next(entry["package"] for entry in catalog() if entry["name"] == name)
+    plugin = importlib.import_module(f"{package}.plugin")
+    if pluginmanager.is_registered(plugin):
+        return True  # (registered under its module name with -p)
+    owners = hook_owners()  # the specs of the other extensions' hooks it implements, first
+    for other in sorted({owners[hook] for hook in vars(plugin) if hook in owners}):
+        add_hookspecs(pluginmanager, other)
+    # (the loader and the option registry are the kernel's: it reads the registry's state)
+    config = options._config if options is not None and options._resolved else None
+    if config is None:
+        pluginmanager.register(plugin, plugin_name)
+        return True
+    configure = vars(plugin).pop("pytest_configure", None)
+    try:
+        pluginmanager.register(plugin, plugin_name)
+    finally:
+        if configure is not None:
+            vars(plugin)["pytest_configure"] = configure
+    assert options is not None
+    options._resolve_late()
+    if configure is not None:
+        configure(config=config)
+    return True
+
+
+def register_all(
+    pluginmanager: pytest.PytestPluginManager, options: OptionRegistry | None = None
+) -> None:
+    """Register every bundled extension not blocked, in ``BUNDLED`` order, after adding the
+    hookspecs of all of them (a disabled one's hooks may still be implemented or called)."""
+    for name, _ in BUNDLED:
+        add_hookspecs(pluginmanager, name)
+    for name, _ in BUNDLED:
+        register_bundled(pluginmanager, name, options)
+
+
+def is_bundled(plugin_name: str | None) -> bool:
+    """Whether a plugin name is a bundled extension's, the kernel's or one they register
+    (``probability.gates.items``)."""
+    if not plugin_name or not plugin_name.startswith(PREFIX):
+        return False
+    first = plugin_name[len(PREFIX) :].split(".", 1)[0]
+    return first in KERNEL_NAMES or PREFIX + first in BUNDLED_NAMES
+
+
+def implemented_extensions(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
+    """The bundled extensions (in registration order) declaring a hook ``plugin``
+    implements."""
+    owners = hook_owners()
+    found = {
+        owners[caller.name]
+        for caller in pluginmanager.get_hookcallers(plugin) or ()
+        if caller.name in owners
+    }
+    return [name for name, _ in BUNDLED if name in found]
 
 
 def register_third_party(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -140,6 +271,11 @@ def _normalized(dist: importlib_metadata.Distribution) -> str:
 
     return re.sub(r"[-_.]+", "_", str(dist.metadata["Name"] or "")).lower()
 
+
+#: the plugin name the kernel registers under
+KERNEL_NAME = "probability.kernel"
+#: the collection module: while it is not imported, no item is a bench run
+COLLECT_MODULE = "pytest_probability.collect"
 
 #: Names under ``probability.`` the kernel registers itself (besides the bundled extensions).
 KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})

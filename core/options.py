@@ -85,6 +85,15 @@ class OptionRegistry:
         self._resolved = False
         self._config: pytest.Config | None = None
         self._alternatives: list[tuple[str, ...]] = []
+        #: settings declared from the catalog of an extension not registered yet: name ->
+        #: extension (its own declaration replaces the placeholder when it registers)
+        self._placeholders: dict[str, str] = {}
+        #: the bundled extension of every setting declared from the catalog (kept after its
+        #: extension's own declaration replaced the placeholder)
+        self._catalog_owners: dict[str, str] = {}
+        #: settings checked against a registry declared after :meth:`resolve`: resolved
+        #: once their extension registered (:meth:`_resolve_late`)
+        self._late: list[str] = []
 
     # -- declaring -------------------------------------------------------------------------
     def add(
@@ -105,8 +114,14 @@ class OptionRegistry:
         ini_help: str | None = None,
         repeatable: bool = False,
     ) -> OptionSpec:
-        """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key."""
-        if name in self._specs:
+        """Declare one setting; returns its spec. ``mark=True`` uses ``name`` as mark key.
+
+        A setting declared from the catalog (:meth:`_placeholder`) is replaced: its flag and
+        ini key are in pytest's parser already, and once the options are resolved the new
+        declaration is resolved at once (raises :class:`pytest.UsageError` on a bad value).
+        """
+        replaces = self._placeholders.pop(name, None) is not None
+        if name in self._specs and not replaces:
             raise ValueError(f"setting {name!r} is declared twice")
         mark_key = name if mark is True else (mark or None)
         spec = OptionSpec(
@@ -126,9 +141,50 @@ class OptionRegistry:
             repeatable=repeatable,
         )
         self._specs[name] = spec
+        if self._parser is not None and not replaces:
+            self._add_to_parser(self._parser, spec)
+        if self._resolved and self._config is not None:
+            if spec.with_config:  # (its registry may not hold its extension's entries yet)
+                self._session.setdefault(name, spec.default)
+                self._late.append(name)
+            else:
+                self._session[name] = self._resolve_one(self._config, spec)
+        return spec
+
+    def _placeholder(self, *, extension: str, name: str, **fields: Any) -> OptionSpec:
+        """Declare a setting of the bundled ``extension`` from the catalog, before the
+        extension is registered: its flag and ini key go to pytest's parser, its value is
+        its default until the extension's own declaration replaces it (:meth:`add`), and a
+        value given for it asks for the extension (:meth:`_requested`)."""
+        spec = OptionSpec(name=name, parse=_not_declared_yet, **fields)
+        if name in self._specs:
+            raise ValueError(f"setting {name!r} is declared twice")
+        self._specs[name] = spec
+        self._placeholders[name] = extension
+        self._catalog_owners[name] = extension
         if self._parser is not None:
             self._add_to_parser(self._parser, spec)
         return spec
+
+    def _requested(self, config: pytest.Config) -> list[str]:
+        """The bundled extensions, in declaration order, one of whose settings is given on
+        the command line or in the ini file (registered already or not: one registered early,
+        because an installed plugin implements its hooks, still asks for the extensions that
+        add to its registries)."""
+        found: list[str] = []
+        for name, extension in self._catalog_owners.items():
+            if extension not in found and _raw(config, self._specs[name]) is not None:
+                found.append(extension)
+        return found
+
+    def _resolve_late(self) -> None:
+        """Resolve the settings checked against a registry that were declared after
+        :meth:`resolve` (an extension registered late), once their extension registered
+        and its own entries are in. Raises :class:`pytest.UsageError` on a bad value."""
+        late, self._late = self._late, []
+        if self._config is not None:
+            for name in late:
+                self._session[name] = self._resolve_one(self._config, self._specs[name])
 
     def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
         group = parser.getgroup("probability", "pytest-probability")
@@ -178,23 +234,19 @@ class OptionRegistry:
         self._config = config
         values: dict[str, Any] = {}
         for spec in self._specs.values():
-            values[spec.name] = self._resolve_one(config, spec)
+            if spec.name in self._placeholders:  # (resolved when its extension registers)
+                values[spec.name] = spec.default
+            else:
+                values[spec.name] = self._resolve_one(config, spec)
         self._session = values
         self._resolved = True
 
     def _resolve_one(self, config: pytest.Config, spec: OptionSpec) -> Any:
-        if spec.cli is not None:
-            raw = config.getoption(spec.dest, None)
-            if isinstance(raw, list):  # a repeatable flag
-                raw = ",".join(raw)
-            if raw is not None:
-                shown = spec.cli if spec.flag_value is not None else f"{spec.cli}={raw}"
-                return self._parse(spec, raw, shown)
-        if spec.ini is not None:
-            raw = _read_ini(config, spec.ini)
-            if raw is not None:
-                return self._parse(spec, raw, f"ini option {spec.ini}={raw}")
-        return spec.default
+        given = _raw(config, spec)
+        if given is None:
+            return spec.default
+        raw, shown = given
+        return self._parse(spec, raw, shown)
 
     def parse_value(self, spec: OptionSpec, raw: Any) -> Any:
         """Parse one raw value with its spec's parser (raises :class:`ValueError`)."""
@@ -276,6 +328,28 @@ class OptionRegistry:
             except ValueError as exc:
                 raise OptionError(f"probability mark argument {key}={raw!r}: {exc}") from None
         return parsed
+
+
+def _not_declared_yet(raw: Any) -> Any:
+    """The parser of a placeholder (never called: a given value registers the extension,
+    whose own declaration parses it)."""
+    raise ValueError("this setting's extension is not registered")
+
+
+def _raw(config: pytest.Config, spec: OptionSpec) -> tuple[Any, str] | None:
+    """The raw value given for ``spec`` and where (``--prob-runs=3``, ``ini option
+    prob_runs=3``): the command line first, then the ini file; ``None`` when neither."""
+    if spec.cli is not None:
+        raw = config.getoption(spec.dest, None)
+        if isinstance(raw, list):  # a repeatable flag
+            raw = ",".join(raw)
+        if raw is not None:
+            return raw, (spec.cli if spec.flag_value is not None else f"{spec.cli}={raw}")
+    if spec.ini is not None:
+        raw = _read_ini(config, spec.ini)
+        if raw is not None:
+            return raw, f"ini option {spec.ini}={raw}"
+    return None
 
 
 def _read_ini(config: pytest.Config, name: str) -> Any:

@@ -1,8 +1,9 @@
 """The ``pytest11`` entry point of pytest-probability.
 
-Registering this module is all pytest does; its ``pytest_addhooks`` adds the hook
-specifications, registers the kernel, then the bundled and third-party extensions, all
-before option parsing (so their options are known).
+Registering this module is all pytest does; its ``pytest_addhooks`` adds the kernel's hook
+specifications and registers the kernel and the third-party extensions, all before option
+parsing (so their options are known). The bundled extensions register when the session
+needs them (:mod:`pytest_probability.loader`).
 
 PYTEST_DONT_REWRITE
 """
@@ -16,15 +17,15 @@ from .kernel import KERNEL_NAME, Kernel
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    """Add hookspecs and register the kernel and every extension.
+    """Add the kernel's hookspecs, register the kernel (which declares every bundled
+    extension's settings from the catalog and registers an extension when the session needs
+    it) and the third-party extensions.
 
     Called once when this plugin registers, in every process (controller and workers).
     Raises :class:`pytest.UsageError` when a third-party extension fails to load.
     Returns nothing.
     """
     pluginmanager.add_hookspecs(hookspecs)
-    loader.add_bundled_hookspecs(pluginmanager)
     if pluginmanager.get_plugin(KERNEL_NAME) is None:
         pluginmanager.register(Kernel(), KERNEL_NAME)
-    loader.register_bundled(pluginmanager)
     loader.register_third_party(pluginmanager)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .loader import COLLECT_MODULE, KERNEL_NAME
+
 if TYPE_CHECKING:
     import pytest
 
@@ -21,11 +23,6 @@ if TYPE_CHECKING:
     from .options import OptionRegistry
     from .report import ReportBuilder
     from .results import Results
-
-#: the plugin name the kernel registers under (one definition: the kernel imports it)
-KERNEL_NAME = "probability.kernel"
-#: the collection module: while it is not imported, no item is a bench run
-COLLECT_MODULE = f"{__package__}.collect"
 
 
 def _kernel(config: pytest.Config) -> Kernel:

@@ -128,3 +128,13 @@ def recorded_clock(monkeypatch: pytest.MonkeyPatch) -> RecordedClock:
     module.clock = clock  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "recorded_clock", module)
     return clock
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register every bundled extension in this suite's own session: unit tests read the
+    extensions' registries through ``pytestconfig`` (``test_gates``' interval methods), and
+    a worker that collects no bench file would otherwise register none (they register when a
+    session needs them)."""
+    kernel = config.pluginmanager.get_plugin("probability.kernel")
+    if kernel is not None:
+        kernel.activate(config)

@@ -159,3 +159,14 @@ class RecordedClock:
 
     def note(self, what: str, value: Any = None) -> None:
         self.events.append((what, value))
+
+
+def third_party_blocks() -> list[str]:
+    """``-p no:probability.NAME`` for every installed third-party extension (the contrib
+    packages, in the suite's environments): a test of which bundled extensions a session
+    registers counts ours only, since an installed extension implementing a bundled
+    extension's hooks registers that extension too."""
+    from importlib.metadata import entry_points
+
+    names = sorted({ep.name for ep in entry_points(group="pytest_probability.extensions")})
+    return [arg for name in names for arg in ("-p", f"no:probability.{name}")]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SPEC_BENCH, section
+from helpers import SPEC_BENCH, section, third_party_blocks
 from pytest_probability import loader
 
 
@@ -39,7 +39,13 @@ def pytest_prob_row_status(case, config):
 
 
 def test_bundled_extensions_register_in_order(pytester: pytest.Pytester) -> None:
-    config = pytester.parseconfig()
+    config = pytester.parseconfig(*third_party_blocks())
+    assert (
+        not [  # none at start-up: they register when the session needs them
+            n for n, _ in config.pluginmanager.list_name_plugin() if n[12:] in dict(loader.BUNDLED)
+        ]
+    )
+    loader.register_all(config.pluginmanager)
     names = [name for name, _ in loader.BUNDLED]
     registered = [
         n for n, _ in config.pluginmanager.list_name_plugin() if n.startswith("probability.")

@@ -280,8 +280,8 @@ def pytest_prob_register_stopping_rules(register, config):
 def test_a_broken_rule_registration_is_a_usage_error_at_start_up(
     pytester: pytest.Pytester,
 ) -> None:
-    """The rules are registered at ``pytest_configure`` in every session (it costs a hook
-    call: the rules' modules load when a rule is on), so a conftest's broken
+    """The rules are registered at ``pytest_configure`` in every session that registers the
+    stopping extension (a conftest implementing its hook registers it), so a conftest's broken
     ``pytest_prob_register_stopping_rules`` stops any session, without ``--prob-stop`` or
     bench files too; a conftest found while collecting is called on registration (the hook
     is historic) and fails its directory's collection."""
@@ -301,7 +301,11 @@ def test_a_broken_rule_registration_is_a_usage_error_at_start_up(
     (later / "test_b.py").write_text("def test_b():\n    pass\n")
     result = pytester.runpytest()
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*ValueError: stopping rule 'curtail' is registered twice"])
+    result.stdout.fnmatch_lines(
+        [
+            "*UsageError: registering stopping rules failed: stopping rule 'curtail' is registered twice"
+        ]
+    )
 
 
 @pytest.mark.subprocess

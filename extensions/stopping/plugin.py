@@ -159,7 +159,7 @@ def pytest_configure(config: pytest.Config) -> None:
     rules_of(config)
     mode = option_value(config, "stop")
     if mode != OFF and config.pluginmanager.get_plugin(STOPPER) is None:
-        if config.pluginmanager.get_plugin("probability.gates") is None:
+        if config.pluginmanager.is_blocked("probability.gates"):
             raise pytest.UsageError(
                 f"--prob-stop={mode} stops gated cases and needs the bundled gates extension: "
                 "remove -p no:probability.gates"

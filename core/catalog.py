@@ -1,0 +1,113 @@
+"""The catalog of the bundled extensions: ``bundled.json``, and the command that writes it.
+
+pytest must know every ``--prob-*`` flag and ``prob_*`` ini key when it parses the command
+line, long before a bundled extension is registered (extensions register when the session
+needs them: :mod:`pytest_probability.loader`). So the package ships, beside this module, a
+data file describing each bundled extension in registration order: its name and package,
+the hooks its ``hookspecs`` module declares, the registration hooks its plugin implements
+(``pytest_prob_register_*``: the registries of other extensions it adds to), and the
+settings its ``pytest_prob_addoption`` declares (everything but the parser). Start-up
+declares the flags and ini keys from it; the extension's own declarations stay the single
+source of truth, replacing these placeholders when it registers, and
+``tests/test_catalog.py`` fails when the file differs from what the extensions declare.
+After changing an extension's options or hooks, write it again with::
+
+    python -m pytest_probability.catalog
+
+:func:`describe` imports every bundled extension; only that command and the test call it.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+from .loader import BUNDLED, CATALOG_PATH
+from .options import OptionRegistry
+
+#: The settings' fields the catalog keeps (all of :class:`~pytest_probability.options.OptionSpec`
+#: but the parser and ``with_config``, which only the extension's own declaration carries).
+FIELDS = (
+    "name",
+    "cli",
+    "ini",
+    "mark",
+    "help",
+    "ini_help",
+    "metavar",
+    "choices",
+    "flag_value",
+    "repeatable",
+    "owner",
+)
+
+
+def encode_default(value: Any) -> Any:
+    """A default as JSON: a tuple becomes ``{"tuple": [...]}`` (decoded by the loader)."""
+    if isinstance(value, tuple):
+        return {"tuple": [encode_default(part) for part in value]}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"default {value!r} cannot be kept in the catalog (JSON values and tuples)")
+
+
+def declared_hooks(module: Any) -> list[str]:
+    """The hook names a ``hookspecs`` module declares (functions marked as pytest specs)."""
+    return sorted(
+        name
+        for name, function in inspect.getmembers(module, inspect.isfunction)
+        if name.startswith("pytest_") and hasattr(function, "pytest_spec")
+    )
+
+
+def describe() -> dict[str, Any]:
+    """What the bundled extensions declare, read from the extensions themselves."""
+    extensions = []
+    for name, package in BUNDLED:
+        hookspecs = importlib.import_module(f"{package}.hookspecs")
+        plugin = importlib.import_module(f"{package}.plugin")
+        registry = OptionRegistry()
+        declare = getattr(plugin, "pytest_prob_addoption", None)
+        if declare is not None:
+            declare(options=registry)
+        options = []
+        for spec in registry.specs.values():
+            described = {field: getattr(spec, field) for field in FIELDS}
+            if described["choices"] is not None:
+                described["choices"] = list(described["choices"])
+            described["default"] = encode_default(spec.default)
+            options.append(described)
+        extensions.append(
+            {
+                "name": name,
+                "package": package,
+                "hooks": declared_hooks(hookspecs),
+                "registers": sorted(
+                    hook
+                    for hook, _ in inspect.getmembers(plugin, inspect.isfunction)
+                    if hook.startswith("pytest_prob_register_")
+                ),
+                "options": options,
+            }
+        )
+    return {"extensions": extensions}
+
+
+def dumps(catalog: dict[str, Any]) -> str:
+    """The file's text: stable, indented JSON ending with a newline."""
+    return json.dumps(catalog, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def write(path: Path = CATALOG_PATH) -> Path:
+    """Write the catalog the bundled extensions declare now to ``path``; returns it."""
+    path.write_text(dumps(describe()), encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":  # pragma: no cover (python -m pytest_probability.catalog)
+    print(f"wrote {write()}")
