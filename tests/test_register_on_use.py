@@ -162,5 +162,5 @@ def test_an_extension_registered_early_still_brings_the_extensions_adding_to_it(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert result.errlines[0] == (
         "ERROR: --prob-method=nope: unknown interval method 'nope'; "
-        "registered: exact, wilson, bayes, seq, mine"
+        "registered: exact, wilson, bayes, mine, seq"
     )

@@ -179,6 +179,8 @@ class LateRegistrations:
             registries_of(self.config).registered_late(plugin)
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``paired`` test. Called once per session, in every process;
     returns nothing."""
@@ -187,6 +189,8 @@ def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) 
     register_bundled(register, lambda *args, **kwargs: None)
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_p_adjustments(register: Any, config: pytest.Config) -> None:
     """Register ``none``, ``holm``, ``bonferroni`` and ``bh``. Called once per session, in
     every process; returns nothing."""

@@ -168,6 +168,8 @@ class LateMethods:
             latency_methods(self.config)
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_latency_methods(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``order-statistic`` method. Called once per session through the
     historic hook; returns nothing."""
@@ -223,6 +225,9 @@ def gate_minimum_runs(chosen: LatencySettings, config: pytest.Config) -> int | N
     return minimum_runs(chosen)
 
 
+# trylast: entries it adds to another extension's registry follow other plugins', however
+# late it registers (on use)
+@pytest.hookimpl(trylast=True)
 def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
     """Register the ``latency`` gate kind (``max_latency=``): it judges speed only, so it
     does not take over the runs' outcomes, and its section is ``probability: latency``.

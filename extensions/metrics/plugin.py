@@ -121,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     pending.recording = False
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_metrics(register: Any, config: pytest.Config) -> None:
     """Register the bundled families ``pass^`` and ``pass@``. Called once per session;
     returns nothing."""

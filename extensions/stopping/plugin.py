@@ -118,12 +118,17 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) -> None:
     """Register ``curtail`` and ``sequential``. Called once per session; returns nothing."""
     register("curtail", curtail_rule, description="stop once no remaining run can matter")
     register(SEQUENTIAL, sequential_rule, description="judge rate gates on a sequence")
 
 
+# trylast: entries it adds to another extension's registry follow other plugins', however
+# late it registers (on use)
+@pytest.hookimpl(trylast=True)
 def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
     """Register the ``seq`` interval method (tagged ``seq`` in rows) with the intervals
     extension, exactly as a third party would. Called once per session; returns nothing."""

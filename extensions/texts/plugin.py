@@ -80,6 +80,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     set_session(None)
 
 
+# tryfirst: its own entries lead its registry, however late it registers (on use)
+@pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> None:
     """Register the bundled ``openai`` backend. Called on the first helper call; returns
     nothing."""

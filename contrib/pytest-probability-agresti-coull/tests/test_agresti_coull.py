@@ -59,7 +59,7 @@ def test_listed_among_registered_methods(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
         "ERROR: --prob-method=nope: unknown interval method 'nope'; "
-        "registered: exact, wilson, bayes, seq, agresti-coull"
+        "registered: exact, wilson, bayes, agresti-coull, seq"
     ) in result.errlines
 
 
