@@ -127,7 +127,6 @@ def allowed_for_extension(name: str, target: str) -> bool:
 #: Imports that break the extension rule, left from before the public API; each one goes when
 #: its extension reaches the other through a hook or the API (issue 34).
 TRANSITIONAL: set[tuple[str, str]] = {
-    ("extensions.budget.session", "extensions.gates.service"),
     ("extensions.comparisons.service", "lazy"),
     ("extensions.cost", "lazy"),
     ("extensions.cost.plugin", "lazy"),

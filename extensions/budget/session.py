@@ -338,15 +338,11 @@ class Budget:
                 lines.append(f"spent {money(self.tally.spent)}: {money(overshoot)} over, {why}")
             else:  # the budget still stopped the session: the sum is only too large to show
                 lines.append(f"spent: {OVERFLOW} ({OVERFLOW_REASON}), {why}")
-        verdicts = {}
-        if config.pluginmanager.get_plugin("probability.gates") is not None:
-            from pytest_probability.extensions.gates.service import state_of
-
-            verdicts = state_of(config).verdicts
+        verdict_of = config.hook.pytest_prob_case_verdict
         undecided = [
             case.display
             for case in results.cases()
-            if case.key in cells and getattr(verdicts.get(case.key), "verdict", None) == UNDECIDED
+            if case.key in cells and verdict_of(case=case, config=config) == UNDECIDED
         ]
         if undecided:
             lines.append(

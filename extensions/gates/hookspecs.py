@@ -11,7 +11,7 @@ import pluggy
 
 if TYPE_CHECKING:
     import pytest
-    from pytest_probability.api import Case
+    from pytest_probability.api import Case, CaseResult
 
     from .registry import GateKind, RegisterGate
 
@@ -65,4 +65,25 @@ def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Gate
     :class:`~pytest_probability.options.OptionError` for a ``min_rate`` or ``min_passes``
     gate while the ``intervals`` extension is disabled. Without the ``gates`` extension
     (``-p no:probability.gates``) the hook answers ``None``: no case is gated.
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | None:
+    """Give the verdict the gates gave a case at the end of the session, for another
+    extension's report (the ``budget`` extension names the gates a cut left UNDECIDED).
+
+    Called in the aggregating process (the only process, or the pytest-xdist controller)
+    from ``pytest_prob_build_report`` on; before the gates are judged there is nothing to
+    give.
+
+    :param case: the case's :class:`~pytest_probability.results.CaseResult`.
+    :param config: the pytest config.
+    :return: ``"pass"``, ``"fail"`` or ``"undecided"`` (the worst of the case's gates);
+        ``None`` for an ungated case, or to let the next implementation answer. The first
+        non-``None`` answer wins.
+
+    The bundled ``gates`` extension answers (``trylast``) from the verdicts its report
+    computed. Without it (``-p no:probability.gates``) the hook answers ``None``: no case
+    has a verdict.
     """

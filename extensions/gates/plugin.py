@@ -21,6 +21,7 @@ from pytest_probability.api import (
 if TYPE_CHECKING:  # the gates' machinery loads when a session has gated cases
     from pytest_probability.api import (
         Case,
+        CaseResult,
         OptionRegistry,
         ReportBuilder,
         Results,
@@ -182,6 +183,17 @@ def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Any,
     from .state import state_of
 
     return state_of(config).case_gates(case.key, case.mark)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | None:
+    """The worst verdict of the case's gates as the report judged them (``None`` when it has
+    none). Called in the aggregating process from the report on (by the budget extension);
+    returns the verdict word."""
+    from .state import state_of
+
+    found = state_of(config).verdicts.get(case.key)
+    return None if found is None else found.verdict
 
 
 def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
