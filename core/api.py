@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .extensions.markdown.markup import escape as markdown_escape
     from .extensions.markdown.markup import table as markdown_table
     from .extensions.metrics.registry import MetricCase, RegisterMetric
-    from .extensions.texts.settings import TextsConfigError, TextsSettings
+    from .extensions.texts.settings import RegisterLlmBackend, TextsConfigError, TextsSettings
     from .fraction_text import fraction as fraction_text
     from .fraction_text import whole_percent
     from .hookspecs import hookspec
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from .outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
     from .outputs import claim_output
     from .percentages import interval_cells, percent, percent1, signed_percent
-    from .rate_intervals import Interval
+    from .rate_intervals import Interval, RegisterIntervalMethod
     from .rate_intervals import bayes as bayes_interval
     from .rate_intervals import clopper_pearson as clopper_pearson_interval
     from .rate_intervals import wilson as wilson_interval
@@ -229,6 +229,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # -- intervals for a pass rate (the row methods' math) ------------------------------------
     "Interval": (".rate_intervals", "Interval"),
     "bayes_interval": (".rate_intervals", "bayes"),
+    "RegisterIntervalMethod": (".rate_intervals", "RegisterIntervalMethod"),
     "clopper_pearson_interval": (".rate_intervals", "clopper_pearson"),
     "wilson_interval": (".rate_intervals", "wilson"),
     # -- resampling: the case bootstrap of every interval over cases ---------------------------
@@ -255,7 +256,9 @@ PUBLIC: dict[str, tuple[str, str]] = {
     **_names(".extensions.gates.registry", "GateResult", "RegisterGate"),
     **_names(".extensions.metrics.registry", "MetricCase", "RegisterMetric"),
     **_names(".latencies", "LatencyQuantile", "RegisterLatencyMethod"),
-    **_names(".extensions.texts.settings", "TextsSettings", "TextsConfigError"),
+    **_names(
+        ".extensions.texts.settings", "TextsSettings", "TextsConfigError", "RegisterLlmBackend"
+    ),
     # -- token usage and cost (the cost hooks' values) ----------------------------------------
     **_names(
         ".tokens",
@@ -324,7 +327,9 @@ __all__ = [
     "RegisterAdjustment",
     "RegisterComparisonTest",
     "RegisterGate",
+    "RegisterIntervalMethod",
     "RegisterLatencyMethod",
+    "RegisterLlmBackend",
     "RegisterMetric",
     "ReportBuilder",
     "Results",

@@ -13,7 +13,9 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .special import beta_ppf, norm_ppf
 
@@ -94,3 +96,21 @@ def bayes(
     return Interval(
         beta_ppf(alpha / 2.0, post_a, post_b), beta_ppf(1.0 - alpha / 2.0, post_a, post_b)
     )
+
+
+#: an interval method's ``compute(passes, total, level, prior) -> (low, high)``
+IntervalCompute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
+
+
+class RegisterIntervalMethod(Protocol):
+    """The ``register`` callback of ``pytest_prob_register_interval_methods``."""
+
+    def __call__(
+        self,
+        name: str,
+        compute: IntervalCompute,
+        *,
+        description: str = "",
+        uses_prior: bool = False,
+        tag: str = "",
+    ) -> None: ...

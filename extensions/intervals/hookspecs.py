@@ -13,14 +13,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import pytest
-
-    from .registry import Register
+    from pytest_probability.api import RegisterIntervalMethod
 
 hookspec = pluggy.HookspecMarker("pytest")
 
 
 @hookspec(historic=True)
-def pytest_prob_register_interval_methods(register: Register, config: pytest.Config) -> None:
+def pytest_prob_register_interval_methods(
+    register: RegisterIntervalMethod, config: pytest.Config
+) -> None:
     """Register row interval methods by name.
 
     Called once per session, historically, the first time a method name is needed (while

@@ -5,18 +5,19 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 if TYPE_CHECKING:
     import pytest
+    from pytest_probability.api import RegisterLlmBackend
 
 hookspec = pluggy.HookspecMarker("pytest")
 
 
 @hookspec(historic=True)
-def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> None:
+def pytest_prob_register_llm_backends(register: RegisterLlmBackend, config: pytest.Config) -> None:
     """Register judge backends for the ``texts_*`` helpers by name.
 
     Called once per session, historically, the first time a helper needs a backend (never

@@ -14,7 +14,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Protocol
 
 from .structured import level_of
 from .urls import UrlError, check_url, redact_url
@@ -277,3 +277,12 @@ def price(settings: TextsSettings, model: str, tokens: tuple[int, int, int]) -> 
         return None
     inputs, outputs, cached = tokens
     return ((inputs - cached) * found[0] + cached * found[2] + outputs * found[1]) / 1e6
+
+
+class RegisterLlmBackend(Protocol):
+    """The ``register`` callback of ``pytest_prob_register_llm_backends``: ``factory``
+    receives the resolved :class:`TextsSettings` and returns the backend."""
+
+    def __call__(
+        self, name: str, factory: Callable[[TextsSettings], Any], *, description: str = ""
+    ) -> None: ...

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import pytest
-from pytest_probability.api import norm_ppf
+from pytest_probability.api import RegisterIntervalMethod, norm_ppf
 
 
 def agresti_coull(passes: int, total: int, level: float) -> tuple[float, float]:
@@ -21,7 +20,7 @@ def agresti_coull(passes: int, total: int, level: float) -> tuple[float, float]:
 
 
 def pytest_prob_register_interval_methods(
-    register: Callable[..., None], config: pytest.Config
+    register: RegisterIntervalMethod, config: pytest.Config
 ) -> None:
     """Register the method. Called once per session by pytest-probability (historic hook),
     in every process; returns nothing."""

@@ -8,7 +8,6 @@ did not ask keeps exactly the names it had.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -17,11 +16,11 @@ from .interval import jeffreys
 from .majority import majority
 
 if TYPE_CHECKING:
-    from pytest_probability.api import RegisterMetric
+    from pytest_probability.api import RegisterIntervalMethod, RegisterMetric
 
 
 def pytest_prob_register_interval_methods(
-    register: Callable[..., None], config: pytest.Config
+    register: RegisterIntervalMethod, config: pytest.Config
 ) -> None:
     """Register the interval method ``jeffreys``.
 

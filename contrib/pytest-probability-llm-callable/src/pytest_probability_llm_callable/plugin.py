@@ -10,7 +10,6 @@ callable``, so a session that does not use it is never affected.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from .backend import INI, NAME, CallableBackend, CallableSource
 
 if TYPE_CHECKING:
-    from pytest_probability.api import TextsSettings
+    from pytest_probability.api import RegisterLlmBackend, TextsSettings
 
 HELP = (
     "the function that answers the texts_* judge's calls when texts_backend = callable: "
@@ -37,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(trylast=True)  # after the bundled openai backend, in listings too
-def pytest_prob_register_llm_backends(register: Callable[..., None], config: pytest.Config) -> None:
+def pytest_prob_register_llm_backends(register: RegisterLlmBackend, config: pytest.Config) -> None:
     """Register the judge backend ``callable``.
 
     Called by the ``texts`` extension through its historic hook, once per session, the first
