@@ -54,32 +54,3 @@ def current_module(name: str) -> ModuleType:
     pytester run may drop (see the module docstring)."""
     found = sys.modules.get(name)
     return found if found is not None else importlib.import_module(name)
-
-
-#: the package :class:`MadeOnFirstUse` resolves relative module names against
-PACKAGE = __name__.rsplit(".", 1)[0]
-
-
-class MadeOnFirstUse:
-    """An attribute holding an instance of ``module``'s ``name`` (``module`` relative to the
-    package), made and its module imported the first time it is read. It lives in the
-    instance's ``_<attribute>`` entry, where ``Kernel.recorded`` reads the results without
-    making them; assigning replaces it."""
-
-    def __init__(self, module: str, name: str) -> None:
-        self.module, self.name = module, name
-
-    def __set_name__(self, owner: type, attribute: str) -> None:
-        self.slot = f"_{attribute}"
-
-    def __get__(self, kernel: Any, owner: type | None = None) -> Any:
-        if kernel is None:
-            return self
-        found = vars(kernel).get(self.slot)
-        if found is None:
-            made = getattr(importlib.import_module(self.module, PACKAGE), self.name)
-            found = vars(kernel)[self.slot] = made()
-        return found
-
-    def __set__(self, kernel: Any, value: Any) -> None:
-        vars(kernel)[self.slot] = value

@@ -17,8 +17,11 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from pytest_probability.extensions.intervals.sampling import bootstrap_mean_interval
-from pytest_probability.extensions.metrics.registry import MetricCase, Metrics
+from pytest_probability.api import MetricCase, bootstrap_mean_interval
+
+# (the bundled registry itself, not part of the API: this test checks that the package's
+# registrations parse and refuse names exactly as a session would)
+from pytest_probability.extensions.metrics.registry import Metrics
 from pytest_probability_agreement.estimators import agreement, agreement_exact
 from pytest_probability_agreement.plugin import pytest_prob_register_metrics
 
