@@ -6,15 +6,7 @@ through ``pytest_prob_register_gates``.
 PYTEST_DONT_REWRITE
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from .registry import GateResult
+from .registry import GateResult
 
 #: what another extension may use (a gate kind's judge returns a ``GateResult``)
-__getattr__, __dir__ = lazy_exports(__name__, {"GateResult": ".registry"})
 __all__ = ["GateResult"]

@@ -5,10 +5,22 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from pytest_probability.api import (
+    PASS,
+    UNDECIDED,
+    Case,
+    CaseResult,
+    OptionRegistry,
+    Reading,
+    ReportBuilder,
+    Results,
+    VerdictItem,
+    VerdictRequest,
+    decide_runs,
+    implemented_outside,
     option_value,
     parse_bool,
     parse_fraction,
@@ -16,20 +28,12 @@ from pytest_probability.api import (
     recorded_runs,
     results_of,
     selected_cases,
+    verdict_properties,
+    warn_at_selected,
 )
 
-if TYPE_CHECKING:  # the gates' machinery loads when a session has gated cases
-    from pytest_probability.api import (
-        Case,
-        CaseResult,
-        OptionRegistry,
-        ReportBuilder,
-        Results,
-        VerdictItem,
-        VerdictRequest,
-    )
-
-    from .state import GateState
+from . import explain, rate
+from .state import CaseVerdict, state_of
 
 GATE_KIND = "gate"
 GATE_SUFFIX = f"[{GATE_KIND}]"
@@ -65,7 +69,7 @@ def _choice(*valid: str) -> Any:
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare the gate settings. Called by the kernel's historic hook; returns nothing."""
+    """Declare the gate settings. Called by the kernel's historic hook."""
     owner = "gates"
     options.add(
         "min_rate",
@@ -123,24 +127,22 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
     """Register the ``rate`` and ``count`` kinds (first, so they lead the section).
-    Called once per session through the historic hook; returns nothing."""
-    from . import rate
-
+    Called once per session through the historic hook."""
     register(
         "rate",
         configure=rate.configure_rate,
-        judge=rate.judge_rate,
+        judge=rate.judge,
         minimum_runs=rate.minimum_runs_rate,
-        describe=rate.describe_rate,
+        describe=lambda spec: f"min_rate={spec.min_rate:g}",
         render=rate.render,
         verdict_at=rate.rate_verdict,
     )
     register(
         "count",
         configure=rate.configure_count,
-        judge=rate.judge_count,
-        minimum_runs=rate.minimum_runs_count,
-        describe=rate.describe_count,
+        judge=rate.judge,
+        minimum_runs=lambda spec, config: spec.min_passes,
+        describe=lambda spec: f"min_passes={spec.min_passes}",
         render=rate.render,
         verdict_at=rate.count_verdict,
     )
@@ -154,8 +156,6 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     Called once per case at collection in collecting processes; returns the verdict
     requests (none for an ungated case or with ``--prob-no-gate-items``).
     """
-    from .state import state_of
-
     state = state_of(config)
     gates = state.case_gates(case.key, case.mark)
     if not gates:
@@ -164,13 +164,9 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     if infeasible:
         state.infeasible[case.key] = infeasible
     if case.key in state.deciding:
-        from pytest_probability.api import decide_runs
-
         decide_runs(config, case.key, XFAIL_REASON)
     if not option_value(config, "gate_items"):
         return []
-    from pytest_probability.api import VerdictRequest
-
     rules = ", ".join(kind.describe(spec) for kind, spec in gates)
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
 
@@ -179,32 +175,23 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
 def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Any, Any]]:
     """The case's gates: ``(kind, spec)`` for each, as configured for its ``[gate]`` item
     (``[]`` when it has none). Called by the stopping extension once per case it considers
-    (executing process) and by ``--prob-plan``; returns the list."""
-    from .state import state_of
-
+    (executing process) and by ``--prob-plan``."""
     return state_of(config).case_gates(case.key, case.mark)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | None:
     """The worst verdict of the case's gates as the report judged them (``None`` when it has
-    none). Called in the aggregating process from the report on (by the budget extension);
-    returns the verdict word."""
-    from .state import state_of
-
+    none). Called in the aggregating process from the report on (by the budget extension)."""
     found = state_of(config).verdicts.get(case.key)
     return None if found is None else found.verdict
 
 
 def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
     """A :class:`GateWarning` per gate of ``case`` that cannot pass with its planned runs."""
-    from . import rate
-
     found: list[Warning] = []
     for kind, spec in gates:
-        if kind.minimum_runs is None:
-            continue
-        needed = kind.minimum_runs(spec, config)
+        needed = None if kind.minimum_runs is None else kind.minimum_runs(spec, config)
         if needed is not None and case.runs < needed:
             level = getattr(spec, "level", None)  # where the minimum depends on a level
             at = f" at {rate.bar_percent(level)}" if level is not None else ""
@@ -224,14 +211,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     case (cases deselected by ``-k``, ``-m`` or ``--deselect`` are not warned about).
 
     Called once after collection (after deselection) in collecting processes; under
-    pytest-xdist only the first worker warns. Returns nothing.
+    pytest-xdist only the first worker warns.
     """
     if not selected_cases(session.config):
         return  # no case selected (the kernel's tryfirst hook ran): nothing to warn about
-    from pytest_probability.api import warn_at_selected
-
-    from .state import state_of
-
     state = state_of(session.config)
     pending, state.infeasible = state.infeasible, {}
     warn_at_selected(session, pending)
@@ -259,31 +242,22 @@ def judge_item(item: VerdictItem) -> None:
         )
     if case is None or case.total == 0:
         pytest.skip("every run of the case was skipped: there is nothing to judge")
-    from .state import state_of
-
     verdict = state_of(config).judge(case)
     if verdict is None:
         return
     _record_properties(item, verdict, len(selected))
-    undecided_fails = option_value(config, "undecided") == "fail"
-    if verdict.failing(undecided_fails):
+    if verdict.failing(option_value(config, "undecided") == "fail"):
         raise AssertionError(
             "\n".join(f"{item.case.case_id}  {result.line}" for result in verdict.results)
         )
 
 
-def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
+def _record_properties(item: VerdictItem, verdict: CaseVerdict, selected: int) -> None:
     """The verdict, the runs judged and each check's figures (interval, bar, method) as
     JUnit XML properties of the ``[gate]`` testcase: ``prob.verdict``, ``prob.runs``,
     ``prob.planned``, then ``prob.<kind>.<field>`` per check (``prob.rate.low``,
     ``prob.rate.min_rate``, ``prob.rate.line``, …)."""
-    from pytest_probability.api import verdict_properties
-
-    fields: dict[str, Any] = {
-        "verdict": verdict.verdict,
-        "runs": selected,
-        "planned": item.case.runs,
-    }
+    fields = {"verdict": verdict.verdict, "runs": selected, "planned": item.case.runs}
     item.user_properties.extend(verdict_properties(fields))
     for result in verdict.results:
         check = {"verdict": result.verdict, **result.data, "line": result.line}
@@ -294,31 +268,20 @@ def _record_properties(item: VerdictItem, verdict: Any, selected: int) -> None:
 class GateItemOutcomes:
     """Remembers how each ``[gate]`` item ended (registered per session as
     ``probability.gates.items``: the aggregating process of pytest-xdist collects nothing,
-    so it cannot know beforehand whether gate items will report). The gate state is looked
-    up at the first gate item's report."""
+    so it cannot know beforehand whether gate items will report)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
-    def state(self) -> GateState:
-        """The session's gate state (a method, not a property: pytest < 8 reads every
-        attribute of a plugin object when it looks for fixtures, which would make it)."""
-        from .state import state_of
-
-        return state_of(self.config)
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep a gate item's outcome. Called for every report in the aggregating process;
-        returns nothing."""
-        if GATE_SUFFIX not in report.nodeid:  # most reports: a run, not a gate item
+        """Keep a gate item's outcome. Called for every report in the aggregating process."""
+        at = report.nodeid.rfind(GATE_SUFFIX)  # pytest-xdist's loadgroup may append "@group"
+        if at < 0:  # most reports: a run, not a gate item
             return
-        suffix = GATE_SUFFIX
-        at = report.nodeid.rfind(suffix)  # pytest-xdist's loadgroup may append "@group"
-        rest = report.nodeid[at + len(suffix) :] if at >= 0 else None
-        ours = rest is not None and (rest == "" or rest.startswith("@"))
-        if ours and (report.when == "call" or not report.passed):
+        rest = report.nodeid[at + len(GATE_SUFFIX) :]
+        if (rest == "" or rest.startswith("@")) and (report.when == "call" or not report.passed):
             deferred = report.skipped and DEFERRED in str(report.longrepr)
-            self.state().item_outcomes[report.nodeid[:at]] = (
+            state_of(self.config).item_outcomes[report.nodeid[:at]] = (
                 "deferred" if deferred else report.outcome
             )
 
@@ -329,14 +292,10 @@ def pytest_configure(config: pytest.Config) -> None:
     another plugin implements ``pytest_prob_register_gates`` (a broken registration is then
     a usage error before collection, not a collection error with a traceback; otherwise
     the kinds are registered when the first bench case is collected). Called once per
-    process; returns nothing."""
+    process."""
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(GateItemOutcomes(config), "probability.gates.items")
-    from pytest_probability.api import implemented_outside
-
     if implemented_outside(config.hook.pytest_prob_register_gates):
-        from .state import state_of
-
         state_of(config).kinds()
 
 
@@ -345,25 +304,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Judge every gated case on all its runs and let failing verdicts set the exit status.
 
     Called once at the end of the session, before the report is built; in the aggregating
-    process only. Returns nothing.
+    process only.
     """
     config = session.config
-    if hasattr(config, "workerinput"):
-        return
-    if not recorded_runs(config):
-        return  # no bench run reported: nothing to judge
-    results = results_of(config)
-    # every run skipped: the case is skipped, not judged
-    judged = [case for case in results.cases() if case.total != 0]
-    if not judged:
-        return
-    from .state import state_of
-
+    if hasattr(config, "workerinput") or not recorded_runs(config):
+        return  # a worker, or no bench run reported: nothing to judge
     state = state_of(config)
     undecided_fails = option_value(config, "undecided") == "fail"
     failing = False
-    for case in judged:
-        verdict = state.judge(case)
+    for case in results_of(config).cases():
+        # every run skipped: the case is skipped, not judged
+        verdict = state.judge(case) if case.total != 0 else None
         if verdict is None:
             continue
         ended = state.item_outcomes.get(case.key)
@@ -379,10 +330,6 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``Gates:`` line, the ``probability: gates`` section, ``rows[].gate``
     and the top-level ``gates`` object. Called once in the aggregating process."""
-    from pytest_probability.api import PASS, UNDECIDED
-
-    from .state import state_of
-
     state = state_of(config)
     if not state.verdicts:
         return
@@ -399,17 +346,13 @@ def pytest_prob_build_report(
             checks.append({"kind": result.kind, "verdict": result.verdict, **result.data})
             if kind.render is not None and result.verdict != PASS:  # the section lists problems
                 groups.setdefault(kind.render, []).append((case.display, result))
-        report.add_row_json(
-            case.key,
-            {
-                "gate": {
-                    "verdict": verdict.verdict,
-                    "fails_session": verdict.failing(undecided == "fail"),
-                    "judged": verdict.judged,
-                    "checks": checks,
-                }
-            },
-        )
+        gate = {
+            "verdict": verdict.verdict,
+            "fails_session": verdict.failing(undecided == "fail"),
+            "judged": verdict.judged,
+            "checks": checks,
+        }
+        report.add_row_json(case.key, {"gate": gate})
     words = [("passed", PASS), ("failed", "fail"), ("undecided", UNDECIDED)]
     text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])
     report.add_summary("Gates:", text, order=GATES_SUMMARY_ORDER)
@@ -434,20 +377,17 @@ def pytest_prob_build_report(
     )
 
 
-def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
+def pytest_prob_explain(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> list[Reading]:
     """Read the verdicts of gated cases that did not pass. Called once in the aggregating
-    process by the explain extension; returns the readings."""
-    from .explain import readings
-
-    return readings(report, results, config)
+    process by the explain extension."""
+    return explain.readings(report, results, config)
 
 
 def pytest_prob_explain_count(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> int:
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
-    building them. Called once in the aggregating process, only without
-    ``--prob-explain``; returns the count."""
-    from .explain import count
-
-    return count(results, config)
+    building them. Called once in the aggregating process, only without ``--prob-explain``."""
+    return explain.count(results, config)

@@ -96,27 +96,16 @@ class CountSpec:
 
 def bar_percent(rate: float) -> str:
     """``0.9`` → ``90%``, ``0.975`` → ``97.5%`` (the bar as written)."""
-    value = (Decimal(repr(rate)) * 100).normalize()
-    text = format(value, "f")
-    return f"{text}%"
-
-
-def judged_runs(case: CaseResult, config: pytest.Config) -> tuple[int, int]:
-    """``(passes, n)`` a gate judges: errors count as non-passes unless ``prob_errors`` is
-    ``exclude``."""
-    exclude = option_value(config, "errors") == "exclude"
-    n = case.passes + case.fails + (0 if exclude else case.errors)
-    return case.passes, n
+    return f"{(Decimal(repr(rate)) * 100).normalize():f}%"
 
 
 def configure_rate(mark: Mapping[str, Any], config: pytest.Config) -> RateSpec | None:
     """A rate gate from ``min_rate=`` (mark, else session), unless the case's marks set
     ``min_passes`` (mark > CLI > ini: a count on the mark replaces the session's rate; the
     merged mark never has both, :meth:`~pytest_probability.options.OptionRegistry.merge_marks`)."""
-    options = options_of(config)
     if "min_passes" in mark and "min_rate" not in mark:
         return None
-    rate = options.case_value("min_rate", mark)
+    rate = options_of(config).case_value("min_rate", mark)
     return None if rate is None else RateSpec(rate, settings(config, mark))
 
 
@@ -134,32 +123,6 @@ def _bounds(
         return None
     chosen = spec.interval
     return interval_method(config, chosen.method)(passes, n, chosen.level, chosen.prior)
-
-
-def _result(
-    kind: str,
-    verdict: str,
-    passes: int,
-    n: int,
-    bounds: tuple[float, float] | None,
-    bar: str,
-    spec: RateSpec | CountSpec,
-    data: dict[str, Any],
-) -> GateResult:
-    fraction = f"{passes}/{n}"
-    cell = interval_cells({"x": bounds})["x"] if bounds else ""
-    line = "  ".join(part for part in (fraction, cell, bar, WORDS[verdict]) if part)
-    chosen = spec.interval
-    data = {
-        **data,
-        "passes": passes,
-        "n": n,
-        "method": chosen.method,
-        "level": chosen.level,
-        "low": bounds[0] if bounds else None,
-        "high": bounds[1] if bounds else None,
-    }
-    return GateResult(kind, verdict, line, data, (fraction, bounds, bar, WORDS[verdict]))
 
 
 def rate_verdict(spec: RateSpec, passes: int, n: int, config: pytest.Config) -> str:
@@ -192,22 +155,49 @@ def count_verdict(spec: CountSpec, passes: int, n: int, config: pytest.Config) -
     return PASS if passes >= spec.min_passes else FAIL
 
 
-def judge_rate(spec: RateSpec, case: CaseResult, config: pytest.Config) -> GateResult:
-    """PASS iff low > min_rate; FAIL iff high < min_rate; else (or no runs) UNDECIDED."""
-    passes, n = judged_runs(case, config)
+def judge(spec: RateSpec | CountSpec, case: CaseResult, config: pytest.Config) -> GateResult:
+    """The gate's result on the case's judged runs (errors count as non-passes unless
+    ``prob_errors`` is ``exclude``): a rate gate by :func:`rate_verdict`, a count gate by
+    :func:`count_verdict`."""
+    exclude = option_value(config, "errors") == "exclude"
+    passes, n = case.passes, case.passes + case.fails + (0 if exclude else case.errors)
     bounds = _bounds(spec, passes, n, config)
-    verdict = rate_verdict(spec, passes, n, config)
-    bar = f"≥{bar_percent(spec.min_rate)}"
-    return _result("rate", verdict, passes, n, bounds, bar, spec, {"min_rate": spec.min_rate})
+    if isinstance(spec, RateSpec):
+        kind, verdict = "rate", rate_verdict(spec, passes, n, config)
+        bar, data = f"≥{bar_percent(spec.min_rate)}", {"min_rate": spec.min_rate}
+    else:
+        kind, verdict = "count", count_verdict(spec, passes, n, config)
+        bar, data = f"≥{spec.min_passes}/{case.planned}", {"min_passes": spec.min_passes}
+    fraction = f"{passes}/{n}"
+    cell = interval_cells({"x": bounds})["x"] if bounds else ""
+    line = "  ".join(part for part in (fraction, cell, bar, WORDS[verdict]) if part)
+    data |= {
+        "passes": passes,
+        "n": n,
+        "method": spec.interval.method,
+        "level": spec.interval.level,
+        "low": bounds[0] if bounds else None,
+        "high": bounds[1] if bounds else None,
+    }
+    return GateResult(kind, verdict, line, data, (fraction, bounds, bar, WORDS[verdict]))
 
 
-def judge_count(spec: CountSpec, case: CaseResult, config: pytest.Config) -> GateResult:
-    """PASS iff passes ≥ min_passes, else FAIL."""
-    passes, n = judged_runs(case, config)
-    verdict = count_verdict(spec, passes, n, config)
-    bar = f"≥{spec.min_passes}/{case.planned}"
-    data = {"min_passes": spec.min_passes}
-    return _result("count", verdict, passes, n, _bounds(spec, passes, n, config), bar, spec, data)
+def first_true(holds: Callable[[int], bool], start: int, cap: int) -> int | None:
+    """The smallest ``n ≥ start`` for which ``holds(n)`` is true, for a ``holds`` that stays
+    true once it is (``None`` when it is false up to ``cap``): doubling from ``start``, then
+    bisection, about ``2 log2(answer / start)`` calls."""
+    low = high = start
+    while not holds(high):
+        if high >= cap:
+            return None
+        low, high = high, min(2 * high, cap)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def minimum_runs_rate(spec: RateSpec, config: pytest.Config) -> int | None:
@@ -216,31 +206,7 @@ def minimum_runs_rate(spec: RateSpec, config: pytest.Config) -> int | None:
     def passes_with(n: int) -> bool:
         return _bounds(spec, n, n, config)[0] > spec.min_rate  # type: ignore[index]
 
-    high = 1
-    while not passes_with(high):
-        if high >= MAX_RUNS:
-            return None
-        high = min(high * 2, MAX_RUNS)
-    low = high // 2  # fails (or 0)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if passes_with(middle):
-            high = middle
-        else:
-            low = middle
-    return high
-
-
-def minimum_runs_count(spec: CountSpec, config: pytest.Config) -> int:
-    return spec.min_passes
-
-
-def describe_rate(spec: RateSpec) -> str:
-    return f"min_rate={spec.min_rate:g}"
-
-
-def describe_count(spec: CountSpec) -> str:
-    return f"min_passes={spec.min_passes}"
+    return first_true(passes_with, 1, MAX_RUNS)
 
 
 def render(rows: list[tuple[str, GateResult]]) -> list[str]:

@@ -78,39 +78,3 @@ class GateKind:
     decides_runs: bool = True
     render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None
     verdict_at: Callable[[Any, int, int, Any], str] | None = None
-
-
-class GateKinds:
-    """The session's gate kinds, in registration order."""
-
-    def __init__(self) -> None:
-        self._kinds: dict[str, GateKind] = {}
-
-    def register(
-        self,
-        name: str,
-        *,
-        configure: Callable[[Mapping[str, Any], Any], Any],
-        judge: Callable[[Any, Any, Any], GateResult],
-        minimum_runs: Callable[[Any, Any], int | None] | None = None,
-        describe: Callable[[Any], str] | None = None,
-        decides_runs: bool = True,
-        render: Callable[[list[tuple[str, GateResult]]], list[str]] | None = None,
-        verdict_at: Callable[[Any, int, int, Any], str] | None = None,
-    ) -> None:
-        """Add a kind; a name registered twice is a ``ValueError``."""
-        if name in self._kinds:
-            raise ValueError(f"gate kind {name!r} is registered twice")
-        self._kinds[name] = GateKind(
-            name=name,
-            configure=configure,
-            judge=judge,
-            minimum_runs=minimum_runs,
-            describe=describe or str,
-            decides_runs=decides_runs,
-            render=render,
-            verdict_at=verdict_at,
-        )
-
-    def kinds(self) -> list[GateKind]:
-        return list(self._kinds.values())

@@ -12,9 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.api import FAIL, PASS, UNDECIDED, CaseResult, OptionError
+from pytest_probability.api import (
+    FAIL,
+    PASS,
+    UNDECIDED,
+    CaseResult,
+    OptionError,
+    call_registrations,
+)
 
-from .registry import GateKind, GateKinds, GateResult
+from .registry import GateKind, GateResult
 
 STATE_KEY = pytest.StashKey["GateState"]()
 
@@ -48,7 +55,8 @@ class CaseVerdict:
 @dataclass
 class GateState:
     config: pytest.Config
-    _kinds: GateKinds | None = None
+    #: the registered kinds by name, in registration order (``None`` until first use)
+    _kinds: dict[str, GateKind] | None = None
     #: case key → [(kind, spec)]
     gates: dict[str, list[tuple[GateKind, Any]]] = field(default_factory=dict)
     #: case keys whose gate decides for their runs (failing runs are xfailed)
@@ -63,17 +71,23 @@ class GateState:
     #: (issued at the end of collection, for the cases still selected)
     infeasible: dict[str, list[Warning]] = field(default_factory=dict)
 
-    def kinds(self) -> GateKinds:
+    def kinds(self) -> list[GateKind]:
         if self._kinds is None:
-            self._kinds = GateKinds()
-            from pytest_probability.api import call_registrations
-
+            self._kinds = {}
             call_registrations(
                 self.config.hook.pytest_prob_register_gates,
-                {"register": self._kinds.register, "config": self.config},
+                {"register": self.register, "config": self.config},
                 "gate kinds",
             )
-        return self._kinds
+        return list(self._kinds.values())
+
+    def register(self, name: str, *, describe: Any = None, **fields: Any) -> None:
+        """Add a kind: the ``register`` callback of ``pytest_prob_register_gates``
+        (:class:`~.registry.RegisterGate`); a name registered twice is a ``ValueError``."""
+        assert self._kinds is not None
+        if name in self._kinds:
+            raise ValueError(f"gate kind {name!r} is registered twice")
+        self._kinds[name] = GateKind(name, describe=describe or str, **fields)
 
     def case_gates(self, key: str, mark: Mapping[str, Any]) -> list[tuple[GateKind, Any]]:
         """The gates of a case (cached by case key)."""
@@ -81,7 +95,7 @@ class GateState:
         if found is None:
             found = []
             intervals = self.config.pluginmanager.get_plugin("probability.intervals")
-            for kind in self.kinds().kinds():
+            for kind in self.kinds():
                 if intervals is None and kind.name in ("rate", "count"):
                     if any(mark.get(k) is not None for k in ("min_rate", "min_passes")):
                         raise OptionError(

@@ -8,19 +8,34 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+import numbers
 
-from pytest_probability.lazy import lazy_exports
+from pytest_probability.api import current_run
 
-if TYPE_CHECKING:
-    from .recording import record_latency
-
-#: the bundled method's name (the default of ``prob_latency_method``): kept here, where the
-#: plugin's option declaration reads it at start-up without importing the methods
+#: the bundled method's name (the default of ``prob_latency_method``)
 ORDER_STATISTIC = "order-statistic"
+#: the key of the recorded latency in :attr:`RunContext.data`; the extension puts it into
+#: the run record (``records[].latency``) in place of the measured body time
+RECORDED = "latency"
 
-#: where each public name lives, imported on first use: a session that times nothing need
-#: not import the recording helper
-__getattr__, __dir__ = lazy_exports(__name__, {"record_latency": ".recording"})
+
+def record_latency(seconds: float) -> None:
+    """Use ``seconds`` as this run's latency instead of the measured body time.
+
+    For a latency the body knows better than a stopwatch around it: time to first token,
+    the server's own timing, one call among several. Call it from inside a bench function
+    while it runs (``RuntimeError`` otherwise); a later call replaces an earlier one. The
+    value must be a finite number of seconds ``>= 0`` (``ValueError`` otherwise, which makes
+    the run an error naming the value).
+    """
+    context = current_run("record_latency()")
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+        raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
+    value = float(seconds)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
+    context.data[RECORDED] = value
+
 
 __all__ = ["record_latency"]

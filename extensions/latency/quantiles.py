@@ -39,23 +39,8 @@ from fractions import Fraction
 # the API (which therefore never imports this module); it is re-exported here
 from pytest_probability.api import LatencyQuantile, binom_cdf, binom_sf
 
-__all__ = [
-    "LatencyQuantile",
-    "coverage",
-    "estimate_rank",
-    "interval_ranks",
-    "latency_quantile",
-    "latency_verdict",
-    "min_runs_for_lower",
-    "min_runs_for_upper",
-]
-
 #: Relative slack when comparing a binomial tail with ``α/2`` (see "Boundary" above).
 TAIL_TOLERANCE = 1e-9
-
-
-# ---------------------------------------------------------------------------------------------
-# argument checks
 
 
 def _check_n(n: int) -> int:
@@ -67,23 +52,19 @@ def _check_n(n: int) -> int:
     return n
 
 
-def _check_q(q: float) -> float:
-    if isinstance(q, bool):
-        raise ValueError(f"quantile must be a number strictly between 0 and 1, got {q!r}")
-    q = float(q)
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"quantile must be strictly between 0 and 1, got {q!r}")
-    return q
+def _unit(name: str, value: float) -> float:
+    """``value`` as a float strictly between 0 and 1 (else a ``ValueError`` naming it)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    number = float(value)
+    if not 0.0 < number < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {number!r}")
+    return number
 
 
 def _half_alpha(level: float) -> float:
     """``α/2 = (1 − level)/2`` computed exactly from the level as written, then rounded once."""
-    if isinstance(level, bool):
-        raise ValueError(f"level must be a number strictly between 0 and 1, got {level!r}")
-    level = float(level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
-    return float((1 - Fraction(repr(level))) / 2)
+    return float((1 - Fraction(repr(_unit("level", level)))) / 2)
 
 
 def _within(tail: float, half_alpha: float) -> bool:
@@ -102,24 +83,6 @@ def _check_rank(name: str, rank: int | None, n: int) -> int | None:
     return rank
 
 
-# ---------------------------------------------------------------------------------------------
-# binomial tails of B ~ Binomial(n, q), the number of runs at or below the true quantile
-
-
-def _at_most(k: int, n: int, q: float) -> float:
-    """``P(B ≤ k)``."""
-    return binom_cdf(k, n, q)
-
-
-def _at_least(k: int, n: int, q: float) -> float:
-    """``P(B ≥ k)``."""
-    return binom_sf(k - 1, n, q)
-
-
-# ---------------------------------------------------------------------------------------------
-# ranks
-
-
 def estimate_rank(n: int, q: float) -> int:
     """``⌈n·q⌉``: the 1-based rank of the estimate among ``n`` sorted times (0 when ``n = 0``).
 
@@ -127,7 +90,7 @@ def estimate_rank(n: int, q: float) -> int:
     ``n = 100, q = 0.07`` gives 7 (in floating point ``100 · 0.07 = 7.000000000000001``).
     """
     n = _check_n(n)
-    q = _check_q(q)
+    q = _unit("quantile", q)
     return math.ceil(n * Fraction(repr(q)))
 
 
@@ -143,51 +106,49 @@ def interval_ranks(n: int, q: float, level: float) -> tuple[int | None, int | No
     largest time being the upper end.
     """
     n = _check_n(n)
-    q = _check_q(q)
+    q = _unit("quantile", q)
     half_alpha = _half_alpha(level)
-    low: int | None = None
-    high: int | None = None
-    if n > 0 and _within(_at_most(0, n, q), half_alpha):
-        # invariant: r = lo is admissible; r = hi is not (hi = n + 1: P(B ≤ n) = 1 > α/2)
-        lo, hi = 1, n + 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if _within(_at_most(mid - 1, n, q), half_alpha):
-                lo = mid
-            else:
-                hi = mid
-        low = lo
-    if n > 0 and _within(_at_least(n, n, q), half_alpha):
-        # invariant: s = hi is admissible; s = lo is not (lo = 0: P(B ≥ 0) = 1 > α/2)
-        lo, hi = 0, n
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if _within(_at_least(mid, n, q), half_alpha):
-                hi = mid
-            else:
-                lo = mid
-        high = hi
+    low = high = None
+    # B ~ Binomial(n, q): P(B ≤ k) = binom_cdf(k, n, q), P(B ≥ k) = binom_sf(k − 1, n, q)
+    if n > 0 and _within(binom_cdf(0, n, q), half_alpha):
+        # r = 1 is admissible; r = n + 1 is not (P(B ≤ n) = 1 > α/2)
+        low = _boundary(lambda r: _within(binom_cdf(r - 1, n, q), half_alpha), 1, n + 1)
+    if n > 0 and _within(binom_sf(n - 1, n, q), half_alpha):
+        # s = n is admissible; s = 0 is not (P(B ≥ 0) = 1 > α/2)
+        high = _boundary(lambda s: _within(binom_sf(s - 1, n, q), half_alpha), n, 0)
     return low, high
+
+
+def _boundary(admissible: Callable[[int], bool], good: int, bad: int) -> int:
+    """The admissible rank nearest ``bad`` by bisection between an admissible ``good`` and
+    an inadmissible ``bad`` (admissibility changes once between them)."""
+    while abs(good - bad) > 1:
+        middle = (good + bad) // 2
+        if admissible(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
 
 
 def min_runs_for_upper(q: float, level: float) -> int:
     """Fewest runs for which the interval has an upper end: the smallest ``n`` with
     ``qⁿ ≤ α/2``. At level 0.95: 6 (p50), 36 (p90), 72 (p95), 368 (p99).
     """
-    q = _check_q(q)
+    q = _unit("quantile", q)
     half_alpha = _half_alpha(level)
     guess = math.ceil(math.log(half_alpha) / math.log(q))
-    return _smallest_n(lambda n: _within(_at_least(n, n, q), half_alpha), guess)
+    return _smallest_n(lambda n: _within(binom_sf(n - 1, n, q), half_alpha), guess)
 
 
 def min_runs_for_lower(q: float, level: float) -> int:
     """Fewest runs for which the interval has a lower end: the smallest ``n`` with
     ``(1 − q)ⁿ ≤ α/2``. At level 0.95: 6 (p50), 2 (p90), 2 (p95), 1 (p99).
     """
-    q = _check_q(q)
+    q = _unit("quantile", q)
     half_alpha = _half_alpha(level)
     guess = math.ceil(math.log(half_alpha) / math.log1p(-q))
-    return _smallest_n(lambda n: _within(_at_most(0, n, q), half_alpha), guess)
+    return _smallest_n(lambda n: _within(binom_cdf(0, n, q), half_alpha), guess)
 
 
 def _smallest_n(holds: Callable[[int], bool], guess: int) -> int:
@@ -215,18 +176,14 @@ def coverage(n: int, q: float, r: int | None, s: int | None) -> float:
     Ranks must lie in ``1..n`` with ``r ≤ s`` (``r = s`` gives 0).
     """
     n = _check_n(n)
-    q = _check_q(q)
+    q = _unit("quantile", q)
     r = _check_rank("r", r, n)
     s = _check_rank("s", s, n)
     if r is not None and s is not None and r > s:
         raise ValueError(f"r must be at most s, got r={r}, s={s}")
-    miss_low = 0.0 if r is None else _at_most(r - 1, n, q)
-    miss_high = 0.0 if s is None else _at_least(s, n, q)
+    miss_low = 0.0 if r is None else binom_cdf(r - 1, n, q)
+    miss_high = 0.0 if s is None else binom_sf(s - 1, n, q)
     return min(1.0, max(0.0, 1.0 - miss_low - miss_high))
-
-
-# ---------------------------------------------------------------------------------------------
-# the quantile of a case's run times
 
 
 def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQuantile:
@@ -234,7 +191,7 @@ def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQ
 
     Sorts once (``O(n log n)``); fast for 10⁵ times and more.
     """
-    q = _check_q(q)
+    q = _unit("quantile", q)
     _half_alpha(level)  # validates the level
     ordered = sorted(_check_time(t) for t in times)
     n = len(ordered)

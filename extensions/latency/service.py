@@ -1,4 +1,5 @@
-"""A case's latency: its settings, its run times, its quantile and verdict.
+"""A case's latency: its settings, its run times, its quantile and verdict, and the
+session's registry of latency quantile methods.
 
 The functions other extensions (explain, HTML) and the latency gate use; the report and the
 ``[gate]`` item judge from the same numbers.
@@ -8,20 +9,72 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pytest_probability.api import SKIP, CaseResult, options_of
+from pytest_probability.api import (
+    SKIP,
+    CaseResult,
+    LatencyQuantile,
+    call_registrations,
+    options_of,
+)
 
 from . import ORDER_STATISTIC
-from .methods import LatencyMethods, order_statistic
-from .quantiles import LatencyQuantile, latency_verdict, min_runs_for_upper
+from .quantiles import latency_verdict, min_runs_for_upper
 
-STATE_KEY = pytest.StashKey["LatencyState"]()
+METHODS_KEY = pytest.StashKey["LatencyMethods"]()
 #: the level used when the intervals extension (which owns ``confidence``) is disabled
 DEFAULT_LEVEL = 0.95
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+class LatencyMethods:
+    """Latency methods by name, in registration order: each a ``compute(sorted times,
+    quantile, level) -> LatencyQuantile``."""
+
+    def __init__(self) -> None:
+        self._methods: dict[str, Callable[[Sequence[float], float, float], LatencyQuantile]] = {}
+
+    def register(self, name: str, compute: Any, *, description: str = "") -> None:
+        """Add a method (the ``register`` callback of the registration hook)."""
+        if not name or not set(name) <= NAME_CHARS:
+            raise ValueError(
+                f"latency method name {name!r} must be lowercase letters, digits, '-' or '_'"
+            )
+        if name in self._methods:
+            raise ValueError(f"latency method {name!r} is registered twice")
+        self._methods[name] = compute
+
+    def check(self, name: object) -> str:
+        """``name`` when registered, else :class:`ValueError` listing the registered names."""
+        text = str(name).strip()
+        if text not in self._methods:
+            raise ValueError(
+                f"unknown latency method {text!r}; registered: {', '.join(self._methods)}"
+            )
+        return text
+
+    def compute(self, name: str, times: Sequence[float], q: float, level: float) -> LatencyQuantile:
+        """The method's quantile of ``times`` (sorted here), checked: a
+        :class:`LatencyQuantile` whose values are finite, ``>= 0`` and ordered."""
+        found = self._methods[self.check(name)](sorted(times), q, level)
+        if not isinstance(found, LatencyQuantile):
+            raise ValueError(
+                f"latency method {name!r} returned {type(found).__name__}; "
+                "expected a LatencyQuantile"
+            )
+        values = [v for v in (found.low, found.estimate, found.high) if v is not None]
+        if any(not (math.isfinite(v) and v >= 0) for v in values) or values != sorted(values):
+            raise ValueError(
+                f"latency method {name!r} returned low={found.low!r}, "
+                f"estimate={found.estimate!r}, high={found.high!r}; expected finite "
+                "seconds >= 0 with low <= estimate <= high"
+            )
+        return found
 
 
 @dataclass(frozen=True)
@@ -54,36 +107,18 @@ class CaseLatency:
         }
 
 
-class LatencyState:
-    """The session's latency methods (filled through the historic hook)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self._methods: LatencyMethods | None = None
-
-    def methods(self) -> LatencyMethods:
-        if self._methods is None:
-            self._methods = LatencyMethods()
-            from pytest_probability.api import call_registrations
-
-            call_registrations(
-                self.config.hook.pytest_prob_register_latency_methods,
-                {"register": self._methods.register, "config": self.config},
-                "latency methods",
-            )
-        return self._methods
-
-
-def state_of(config: pytest.Config) -> LatencyState:
-    state = config.stash.get(STATE_KEY, None)
-    if state is None:
-        state = config.stash[STATE_KEY] = LatencyState(config)
-    return state
-
-
 def latency_methods(config: pytest.Config) -> LatencyMethods:
-    """The registered latency methods."""
-    return state_of(config).methods()
+    """The registered latency methods (per config; filled through the historic hook on
+    first use)."""
+    found = config.stash.get(METHODS_KEY, None)
+    if found is None:
+        found = config.stash[METHODS_KEY] = LatencyMethods()
+        call_registrations(
+            config.hook.pytest_prob_register_latency_methods,
+            {"register": found.register, "config": config},
+            "latency methods",
+        )
+    return found
 
 
 def case_settings(config: pytest.Config, mark: Mapping[str, Any]) -> LatencySettings:
@@ -125,15 +160,3 @@ def minimum_runs(chosen: LatencySettings) -> int | None:
     if chosen.method != ORDER_STATISTIC:
         return None
     return min_runs_for_upper(chosen.quantile, chosen.level)
-
-
-__all__ = [
-    "CaseLatency",
-    "LatencySettings",
-    "case_latency",
-    "case_settings",
-    "latency_methods",
-    "minimum_runs",
-    "order_statistic",
-    "run_times",
-]
