@@ -13,8 +13,8 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from .extensions.texts.api import HELPERS, TextsUsageError, TextsWarning
-from .extensions.texts.client import BackendError
-from .extensions.texts.evaluate import JudgeReplyError
+from .extensions.texts.errors import BackendError
+from .extensions.texts.judge import JudgeReplyError
 from .extensions.texts.settings import TextsConfigError
 
 texts_expect_f1_range = HELPERS["texts_expect_f1_range"]

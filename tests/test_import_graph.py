@@ -142,7 +142,6 @@ TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.plan.stopmodel", "extensions.stopping.service"),
     ("extensions.stopping.plugin", "lazy"),
     ("extensions.stopping.service", "lazy"),
-    ("extensions.texts.urls", "visible"),
 }
 
 #: Circular imports left (through function-level imports); each one goes when its modules are

@@ -3,7 +3,7 @@
 Call them inside a bench function (or any test): each asks the LLM judge, then asserts. A
 score outside the accepted range raises :class:`AssertionError` (the run is a FAIL); bad
 arguments raise :class:`TextsUsageError` and an unreachable or unusable judge raises a
-:class:`~.client.BackendError` or :class:`~.evaluate.JudgeReplyError` (the run is an ERROR),
+:class:`~.client.BackendError` or :class:`~.judge.JudgeReplyError` (the run is an ERROR),
 with a message that names the reason, the judge, the attempts and the setting to change,
 and no frames of the plugin in its traceback.
 
@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from .active import caller_stacklevel
 from .errors import BackendError
-from .evaluate import Call, JudgeReplyError, evaluate
-from .scoring import Verdict, check_aggregate, check_range
+from .evaluate import evaluate
+from .judge import Call, JudgeReplyError
+from .plugin import caller_stacklevel
+from .scoring import check_aggregate, check_range
 from .session import judge_for, record_call
 from .settings import TextsConfigError
 
@@ -46,13 +47,6 @@ class TextsWarning(UserWarning):
 NARROW = 0.05
 #: evaluations above which a helper warns about cost and time
 MANY = 50
-
-
-def _text(function: str, name: str, value: Any) -> str:
-    __tracebackhide__ = True
-    if not isinstance(value, str):
-        raise TextsUsageError(f"{function}(): {name} must be a str, got {type(value).__name__}")
-    return value
 
 
 def _unit(function: str, name: str, value: Any) -> float:
@@ -75,6 +69,22 @@ def _count(function: str, name: str, value: Any) -> int:
     return value
 
 
+def _texts(function: str, expected: Any, given: Any) -> None:
+    __tracebackhide__ = True
+    for name, value in (("expected", expected), ("given", given)):
+        if not isinstance(value, str):
+            raise TextsUsageError(f"{function}(): {name} must be a str, got {type(value).__name__}")
+
+
+def _around(function: str, target: Any, max_delta: Any) -> tuple[float, float, str]:
+    """``target ± max_delta`` clamped to [0, 1], and how a warning names it."""
+    __tracebackhide__ = True
+    centre = _unit(function, "target", target)
+    delta = _unit(function, "max_delta", max_delta)
+    what = f"target ± max_delta ({centre:g} ± {delta:g})"
+    return max(0.0, centre - delta), min(1.0, centre + delta), what
+
+
 def _warn(message: str) -> None:
     warnings.warn(TextsWarning(message), stacklevel=caller_stacklevel())
 
@@ -91,16 +101,32 @@ def _check_bounds(function: str, low: float, high: float, quiet: bool, what: str
         )
 
 
+def _counts(function: str, full_runs: Any, each_question_runs: Any) -> tuple[int, int]:
+    __tracebackhide__ = True
+    runs = _count(function, "full_runs", full_runs)
+    each = _count(function, "each_question_runs", each_question_runs)
+    if runs * each > MANY:
+        _warn(
+            f"{function}(): full_runs × each_question_runs = {runs * each} evaluations "
+            f"(more than {MANY}): slow and costly"
+        )
+    return runs, each
+
+
 def _run(
     function: str,
+    metric: str,
+    how: str | None,
     expected: str,
     given: str,
-    metric: str,
-    full_runs: int,
-    each_question_runs: int,
+    low: float,
+    high: float,
+    counts: tuple[int, int],
     retry_on_error: bool,
-    check: Callable[[list[Any]], Verdict],
 ) -> None:
+    """Ask the judge, then assert that the value (``how`` None: of the one evaluation; else
+    the min, max, median or mean of ``counts`` = full runs × answer passes) is in
+    ``[low, high]``."""
     __tracebackhide__ = True
     try:
         judge = judge_for(retry_on_error)
@@ -108,12 +134,15 @@ def _run(
         def on_call(call: Call) -> None:
             record_call(call, judge)
 
-        samples = evaluate(judge, expected, given, metric, full_runs, each_question_runs, on_call)
+        samples = evaluate(judge, expected, given, metric, *counts, on_call)
     except QUIET as exc:
         # the message says it all: show the bench line, not the plugin's frames (nor the
         # thread pool's, nor urllib's, whose locals hold the request's headers)
         raise exc.with_traceback(None) from None
-    verdict = check(samples)
+    if how is None:
+        verdict = check_range(samples, metric, low, high, function)
+    else:
+        verdict = check_aggregate(samples, metric, how, low, high, function)
     if not verdict.passed:
         raise AssertionError(verdict.message)
 
@@ -128,8 +157,7 @@ def _make_range(metric: str, name: str) -> Callable[..., None]:
         retry_on_error: bool = True,
     ) -> None:
         __tracebackhide__ = True
-        _text(name, "expected", expected)
-        _text(name, "given", given)
+        _texts(name, expected, given)
         low = _unit(name, "min_score", min_score)
         high = _unit(name, "max_score", max_score)
         if low > high:
@@ -137,10 +165,7 @@ def _make_range(metric: str, name: str) -> Callable[..., None]:
                 f"{name}(): min_score ({low:g}) must not be greater than max_score ({high:g})"
             )
         _check_bounds(name, low, high, skip_warnings, f"[{low:g}, {high:g}]")
-        _run(
-            name, expected, given, metric, 1, 1, retry_on_error,
-            lambda samples: check_range(samples, metric, low, high, name),
-        )  # fmt: skip
+        _run(name, metric, None, expected, given, low, high, (1, 1), retry_on_error)
 
     return _finish(
         helper,
@@ -160,18 +185,10 @@ def _make_equal(metric: str, name: str) -> Callable[..., None]:
         retry_on_error: bool = True,
     ) -> None:
         __tracebackhide__ = True
-        _text(name, "expected", expected)
-        _text(name, "given", given)
-        centre = _unit(name, "target", target)
-        delta = _unit(name, "max_delta", max_delta)
-        low, high = max(0.0, centre - delta), min(1.0, centre + delta)
-        _check_bounds(
-            name, low, high, skip_warnings, f"target ± max_delta ({centre:g} ± {delta:g})"
-        )
-        _run(
-            name, expected, given, metric, 1, 1, retry_on_error,
-            lambda samples: check_range(samples, metric, low, high, name),
-        )  # fmt: skip
+        _texts(name, expected, given)
+        low, high, what = _around(name, target, max_delta)
+        _check_bounds(name, low, high, skip_warnings, what)
+        _run(name, metric, None, expected, given, low, high, (1, 1), retry_on_error)
 
     return _finish(
         helper,
@@ -181,18 +198,6 @@ def _make_equal(metric: str, name: str) -> Callable[..., None]:
     )
 
 
-def _aggregate_counts(name: str, full_runs: Any, each_question_runs: Any) -> tuple[int, int]:
-    __tracebackhide__ = True
-    runs = _count(name, "full_runs", full_runs)
-    each = _count(name, "each_question_runs", each_question_runs)
-    if runs * each > MANY:
-        _warn(
-            f"{name}(): full_runs × each_question_runs = {runs * each} evaluations "
-            f"(more than {MANY}): slow and costly"
-        )
-    return runs, each
-
-
 def _make_bound(metric: str, how: str, name: str) -> Callable[..., None]:
     bound_name = "lower_bound" if how == "min" else "upper_bound"
 
@@ -200,37 +205,23 @@ def _make_bound(metric: str, how: str, name: str) -> Callable[..., None]:
         expected: str, given: str, bound: Any, full_runs: Any, each: Any, retry: bool
     ) -> None:
         __tracebackhide__ = True
-        _text(name, "expected", expected)
-        _text(name, "given", given)
+        _texts(name, expected, given)
         value = _unit(name, bound_name, bound)
-        runs, each_runs = _aggregate_counts(name, full_runs, each)
+        counts = _counts(name, full_runs, each)
         low, high = (value, 1.0) if how == "min" else (0.0, value)
         _check_bounds(name, low, high, False, f"{bound_name}={value:g}")
-        _run(
-            name, expected, given, metric, runs, each_runs, retry,
-            lambda samples: check_aggregate(samples, metric, how, low, high, name),
-        )  # fmt: skip
+        _run(name, metric, how, expected, given, low, high, counts, retry)
 
-    if how == "min":
-
-        def helper_min(
-            expected: str,
-            given: str,
-            lower_bound: float,
-            full_runs: int = 5,
-            each_question_runs: int = 1,
-            retry_on_error: bool = True,
-        ) -> None:
-            __tracebackhide__ = True
-            check(expected, given, lower_bound, full_runs, each_question_runs, retry_on_error)
-
-        return _finish(
-            helper_min,
-            name,
-            f"Assert that the minimum {_WORDS[metric]} over "
-            "``full_runs × each_question_runs`` evaluations is at least "
-            "``lower_bound``.",
-        )
+    def helper_min(
+        expected: str,
+        given: str,
+        lower_bound: float,
+        full_runs: int = 5,
+        each_question_runs: int = 1,
+        retry_on_error: bool = True,
+    ) -> None:
+        __tracebackhide__ = True
+        check(expected, given, lower_bound, full_runs, each_question_runs, retry_on_error)
 
     def helper_max(
         expected: str,
@@ -243,11 +234,13 @@ def _make_bound(metric: str, how: str, name: str) -> Callable[..., None]:
         __tracebackhide__ = True
         check(expected, given, upper_bound, full_runs, each_question_runs, retry_on_error)
 
+    least = "minimum" if how == "min" else "maximum"
+    limit = "at least ``lower_bound``" if how == "min" else "at most ``upper_bound``"
     return _finish(
-        helper_max,
+        helper_min if how == "min" else helper_max,
         name,
-        f"Assert that the maximum {_WORDS[metric]} over "
-        "``full_runs × each_question_runs`` evaluations is at most ``upper_bound``.",
+        f"Assert that the {least} {_WORDS[metric]} over ``full_runs × each_question_runs`` "
+        f"evaluations is {limit}.",
     )
 
 
@@ -262,17 +255,11 @@ def _make_target(metric: str, how: str, name: str) -> Callable[..., None]:
         retry_on_error: bool = True,
     ) -> None:
         __tracebackhide__ = True
-        _text(name, "expected", expected)
-        _text(name, "given", given)
-        centre = _unit(name, "target", target)
-        delta = _unit(name, "max_delta", max_delta)
-        runs, each = _aggregate_counts(name, full_runs, each_question_runs)
-        low, high = max(0.0, centre - delta), min(1.0, centre + delta)
-        _check_bounds(name, low, high, False, f"target ± max_delta ({centre:g} ± {delta:g})")
-        _run(
-            name, expected, given, metric, runs, each, retry_on_error,
-            lambda samples: check_aggregate(samples, metric, how, low, high, name),
-        )  # fmt: skip
+        _texts(name, expected, given)
+        low, high, what = _around(name, target, max_delta)
+        counts = _counts(name, full_runs, each_question_runs)
+        _check_bounds(name, low, high, False, what)
+        _run(name, metric, how, expected, given, low, high, counts, retry_on_error)
 
     return _finish(
         helper,

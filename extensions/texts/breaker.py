@@ -16,8 +16,6 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["Breaker", "BreakerOpen"]
-
 
 class BreakerOpen(Exception):
     """An attempt refused by the open breaker; ``str()`` says since when and why."""

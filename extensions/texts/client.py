@@ -11,18 +11,22 @@ lower after the server refuses one. A circuit breaker (:mod:`.breaker`) makes ca
 once while the judge is unreachable. One attempt is :func:`.transport.post`: the whole request
 bounded by ``timeout``, the body by 8 MiB. The key never appears in a message or ``repr``:
 errors are raised outside ``except`` blocks, URLs are printed redacted, echoes of the key are
-masked, and server text has its control characters made visible. Pure (never imports pytest);
-thread-safe.
+masked, and server text (the reply's ``model`` too) has its control characters made visible;
+the reply text is kept as sent. Pure (never imports pytest); thread-safe.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random as _random
+import threading
 import time
+import urllib.parse
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_probability.api import visible
@@ -36,11 +40,10 @@ from .errors import (
     RequestError,
     UnavailableError,
 )
-from .replies import ChatReply, parse_completion
-from .settings_client import COMPLETION_TOKENS_PREFIXES, ClientSettings
-from .structured import Levels, Shape
+from .settings import MAX_TIMEOUT, REASONING_PREFIXES, TextsSettings
+from .structured import LEVELS, Shape, level_of
 from .transport import MAX_RETRY_AFTER, Failure, post, retry_after
-from .urls import mask, redact_url
+from .urls import check_url, mask, redact_url
 
 __all__ = [
     "AuthenticationError",
@@ -64,12 +67,120 @@ FORMAT_WORDS = ("format", "schema", "json", "grammar")
 _EXCERPT = 300  # characters of an error body quoted in a message
 
 
+@dataclass(frozen=True)
+class ChatReply:
+    """One chat completion: the first choice's text, why it stopped, and token usage."""
+
+    text: str
+    finish_reason: str | None
+    model: str
+    input_tokens: int | None
+    output_tokens: int | None
+    cached_input_tokens: int | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """Where and how to ask the judge. ``repr`` and :meth:`redacted` mask the key and
+    redact the URLs; invalid values raise :class:`ValueError` naming the setting."""
+
+    model: str
+    base_url: str = "https://api.openai.com/v1"
+    api_key: str | None = None
+    azure_endpoint: str | None = None
+    azure_deployment: str | None = None
+    api_version: str | None = None
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    #: the structured-output level: ``"schema"``, ``"object"``, ``"text"`` (or a bool)
+    json_mode: bool | str = True
+    retries: int = 4
+    backoff: float = 0.5
+    max_backoff: float = 20.0
+    #: connection failures or timeouts in a row that open the circuit breaker (0: never)
+    breaker_failures: int = 3
+    #: seconds before an open breaker lets a probe through
+    breaker_cooldown: float = 30.0
+
+    def __post_init__(self) -> None:
+        key = (self.api_key or "").strip()  # a trailing newline from a key file is forgiven
+        if not all("!" <= char <= "~" for char in key):  # else http.client would quote it
+            raise ValueError("texts_api_key: only printable ASCII characters are allowed")
+        object.__setattr__(self, "api_key", key or None)
+        if not (self.model or self.azure_deployment):
+            raise ValueError("texts_model: a model name is required")
+        if self.azure_endpoint and not self.api_version:
+            raise ValueError(
+                "texts_api_version is required in Azure OpenAI mode (texts_azure_endpoint is set)"
+            )
+        if self.azure_endpoint:
+            check_url("texts_azure_endpoint", self.azure_endpoint)
+        else:
+            check_url("texts_base_url", self.base_url)
+        if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout <= MAX_TIMEOUT):
+            raise ValueError(
+                f"texts_timeout must be a number of seconds above 0 and at most "
+                f"{MAX_TIMEOUT:g} (a day), got {self.timeout!r}"
+            )
+        if self.retries < 0 or self.backoff < 0 or self.max_backoff < 0:
+            raise ValueError("retries, backoff and max_backoff must be >= 0")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"texts_max_tokens must be >= 1, got {self.max_tokens!r}")
+        if level_of(self.json_mode) is None:
+            raise ValueError(
+                f"texts_json_mode: expected schema, object or text (or true/false), "
+                f"got {self.json_mode!r}"
+            )
+        if self.breaker_failures < 0 or not (0 <= self.breaker_cooldown <= MAX_TIMEOUT):
+            raise ValueError("texts_breaker_failures and texts_breaker_cooldown must be >= 0")
+
+    @property
+    def azure(self) -> bool:
+        """Whether Azure OpenAI mode is on (``azure_endpoint`` is set)."""
+        return bool(self.azure_endpoint)
+
+    @property
+    def level(self) -> str:
+        """The structured-output level asked for first."""
+        return level_of(self.json_mode) or "schema"
+
+    def redacted(self) -> dict[str, Any]:
+        """All settings, fit for reports and messages: the key is ``"***"`` (``None`` if
+        unset), the URLs have no userinfo or query string."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["api_key"] = "***" if self.api_key else None
+        for name in ("base_url", "azure_endpoint"):
+            if out[name]:
+                out[name] = redact_url(out[name])
+        return out
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{name}={value!r}" for name, value in self.redacted().items())
+        return f"ClientSettings({items})"
+
+
+def _reasoning(model: str) -> bool:
+    """Whether ``model`` (``openai/o3`` too) is a reasoning model: it takes
+    ``max_completion_tokens`` and no temperature."""
+    return model.rsplit("/", 1)[-1].lower().startswith(REASONING_PREFIXES)
+
+
 class _Shared:
-    """What the clients of one session share: the breaker and the structured-output level."""
+    """What the clients of one session share: the breaker, and the structured-output level
+    to ask at, which only goes down (for the session) when the server refused one."""
 
     def __init__(self, settings: ClientSettings, clock: Callable[[], float]) -> None:
         self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown, clock=clock)
-        self.levels = Levels(settings.level)
+        self.level = settings.level
+        self._lock = threading.Lock()
+
+    def settle(self, level: str) -> None:
+        """A request at ``level`` worked after a refusal: ask at it from now on."""
+        with self._lock:
+            if LEVELS.index(level) > LEVELS.index(self.level):
+                self.level = level
 
 
 def _refuses_format(outcome: Failure) -> bool:
@@ -78,6 +189,10 @@ def _refuses_format(outcome: Failure) -> bool:
         return False
     said = outcome.detail.partition(": ")[2].lower()
     return not said or any(word in said for word in FORMAT_WORDS)
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class ChatClient:
@@ -117,8 +232,6 @@ class ChatClient:
     def variant(self, **changes: Any) -> ChatClient:
         """A client with some settings changed (e.g. ``retries=0``), sharing the breaker and
         the structured-output level with this one."""
-        import dataclasses
-
         return ChatClient(
             dataclasses.replace(self._settings, **changes),
             sleep=self._sleep,
@@ -132,8 +245,6 @@ class ChatClient:
         if not s.azure:
             base, _, query = s.base_url.partition("?")
             return base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
-        import urllib.parse
-
         endpoint = (s.azure_endpoint or "").rstrip("/")
         deployment = urllib.parse.quote(s.azure_deployment or s.model, safe="")
         query = urllib.parse.urlencode({"api-version": s.api_version})
@@ -155,14 +266,6 @@ class ChatClient:
                 out["Authorization"] = f"Bearer {key}"
         return out
 
-    def max_tokens_key(self) -> str:
-        """``max_completion_tokens`` for o1/o3/o4/gpt-5* (``openai/o3`` too), else max_tokens."""
-        s = self._settings
-        name = (s.model or s.azure_deployment or "").rsplit("/", 1)[-1].lower()
-        if name.startswith(COMPLETION_TOKENS_PREFIXES):
-            return "max_completion_tokens"
-        return "max_tokens"
-
     def body(
         self,
         messages: list[dict[str, str]],
@@ -181,7 +284,8 @@ class ChatClient:
             out["temperature"] = s.temperature
         limit = max_tokens if max_tokens is not None else s.max_tokens
         if limit is not None:
-            out[self.max_tokens_key()] = limit
+            reasoning = _reasoning(s.model or s.azure_deployment or "")
+            out["max_completion_tokens" if reasoning else "max_tokens"] = limit
         level = level or self._level(json_mode, schema)
         if level == "schema" and schema is not None:
             out["response_format"] = schema.response_format("schema")
@@ -193,7 +297,7 @@ class ChatClient:
         wanted = self._settings.level != "text" if json_mode is None else bool(json_mode)
         if not wanted:
             return "text"
-        level = self._shared.levels.current
+        level = self._shared.level
         if level == "text" and json_mode and self._settings.level == "text":
             level = "object"  # asked for JSON explicitly by a client configured without it
         return "object" if level == "schema" and schema is None else level
@@ -218,13 +322,16 @@ class ChatClient:
         """Ask for one chat completion, retrying transient failures; raises a BackendError.
         ``schema`` is the reply's shape (asked for strictly where the server allows),
         ``max_tokens`` this call's reply budget (else the settings')."""
-        level = self._level(json_mode, schema)
-        first_level = level
+        breaker = self._shared.breaker
+        level = first_level = self._level(json_mode, schema)
         attempts = retries = 0
         refused: Failure | None = None
+        opened: str | None = None
         while True:
-            opened = self._allow()
-            if opened is not None:
+            try:
+                breaker.allow()
+            except BreakerOpen as exc:
+                opened = str(exc)
                 break
             attempts += 1
             body = self.body(messages, schema=schema, max_tokens=max_tokens, level=level)
@@ -237,19 +344,19 @@ class ChatClient:
                 self._excerpt,
             )
             if isinstance(outcome, bytes):
-                self._shared.breaker.succeeded()
+                breaker.succeeded()
                 if level != first_level:
-                    self._shared.levels.settle(level)
+                    self._shared.settle(level)
                 return self._parse(outcome, attempts)
             if not outcome.unreachable:
-                self._shared.breaker.succeeded()
-            elif self._shared.breaker.failed(outcome.detail):
-                opened = self._shared.breaker.message()
+                breaker.succeeded()
+            elif breaker.failed(outcome.detail):
+                opened = breaker.message()
                 break
-            lower = Levels.below(level) if _refuses_format(outcome) else None
-            if lower is not None and level != "text":
+            if level != "text" and _refuses_format(outcome):
                 refused = refused or outcome
-                level = lower  # the server may refuse response_format: ask one level down
+                # the server may refuse response_format: ask one level down
+                level = LEVELS[LEVELS.index(level) + 1]
                 continue
             if not outcome.retryable or retries >= self._settings.retries:
                 break
@@ -257,14 +364,6 @@ class ChatClient:
             self._sleep(self.delay(retries - 1, retry_after(outcome.retry_after, time.time())))
         # raised here, outside any except block: no chained urllib frames (they hold the key)
         raise self._error(outcome if attempts else None, attempts, opened, refused)
-
-    def _allow(self) -> str | None:
-        """``None`` when an attempt may go out, else the open breaker's message."""
-        try:
-            self._shared.breaker.allow()
-        except BreakerOpen as exc:
-            return str(exc)
-        return None
 
     def _error(
         self,
@@ -313,12 +412,69 @@ class ChatClient:
         return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
     def _parse(self, raw: bytes, attempts: int) -> ChatReply:
-        """The reply from a 2xx body, or ProtocolError."""
-        return parse_completion(
-            raw, attempts, self._settings.model, self._excerpt, self._protocol_error
+        """The reply in a 2xx body; else :class:`ProtocolError` (raised outside any
+        ``except`` block)."""
+        document: Any = None
+        problem = ""
+        try:
+            document = json.loads(raw)
+        except (ValueError, RecursionError):
+            problem = "invalid JSON"
+        if not problem and not isinstance(document, dict):
+            problem = "not a JSON object"
+        elif not problem and document.get("error") and not document.get("choices"):
+            problem = "an error object"
+        if problem:
+            raise self._protocol_error(problem, raw, attempts)
+        choices = document.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(message, dict):
+            raise self._protocol_error("no choices[0].message", raw, attempts)
+        content = message.get("content")
+        if isinstance(content, list):  # content parts: keep the text ones
+            parts = [p.get("text") for p in content if isinstance(p, dict)]
+            content = "".join(p for p in parts if isinstance(p, str))
+        if content is not None and not isinstance(content, str):
+            raise self._protocol_error("content is not text", raw, attempts)
+        finish = choice.get("finish_reason")
+        usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        model = document.get("model")
+        return ChatReply(
+            text=content or "",
+            finish_reason=visible(finish) if isinstance(finish, str) else None,
+            model=visible(model) if isinstance(model, str) and model else self._settings.model,
+            input_tokens=_whole(usage.get("prompt_tokens")),
+            output_tokens=_whole(usage.get("completion_tokens")),
+            cached_input_tokens=_whole(cached),
+            attempts=attempts,
         )
 
     def _protocol_error(self, why: str, raw: bytes, attempts: int) -> ProtocolError:
         excerpt = self._excerpt(raw) or "<empty body>"
         message = f"{self._shown}: not a chat completion ({why}): {excerpt}"
         return ProtocolError(message, url=redact_url(self._url), status=200, attempts=attempts)
+
+
+def openai_backend(settings: TextsSettings) -> ChatClient:
+    """The bundled backend (``openai``): OpenAI-compatible chat completions over HTTP."""
+    return ChatClient(
+        ClientSettings(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            azure_endpoint=settings.azure_endpoint,
+            azure_deployment=settings.azure_deployment,
+            api_version=settings.api_version,
+            # reasoning models accept no temperature
+            temperature=None if _reasoning(settings.model) else settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout=settings.timeout,
+            json_mode=settings.json_level,
+            retries=settings.transport_retries,
+            breaker_failures=settings.breaker_failures,
+            breaker_cooldown=settings.breaker_cooldown,
+        )
+    )

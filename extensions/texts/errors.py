@@ -11,15 +11,6 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-__all__ = [
-    "AuthenticationError",
-    "BackendError",
-    "CircuitOpenError",
-    "ProtocolError",
-    "RequestError",
-    "UnavailableError",
-]
-
 
 class BackendError(Exception):
     """The judge could not be reached, or refused. The message names the URL, never the key."""

@@ -19,14 +19,12 @@ import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from .judge import Backend, Cache, Call, Judge, JudgeReplyError, Reply
+from .judge import Call, Judge
 from .prompts import answer_messages, question_messages
 from .prompts import read_answers as parse_answers
 from .prompts import read_questions as parse_questions
 from .scoring import Sample, SideSample
 from .structured import answers_shape, questions_shape
-
-__all__ = ["Backend", "Cache", "Call", "Judge", "JudgeReplyError", "Reply", "evaluate"]
 
 #: frames of these modules are dropped from a judge call's traceback (the thread pool's)
 _POOL_FILES = tuple(

@@ -16,40 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import ProtocolError
 from .prompts import PROMPT_VERSION, ReplyError
 from .structured import Shape
 
-__all__ = ["Backend", "Cache", "Call", "Judge", "JudgeReplyError", "Reply"]
-
 #: the keywords a backend's ``complete`` may accept besides ``json_mode``
 OPTIONAL_KEYWORDS = ("schema", "max_tokens")
 _EXCERPT = 160  # characters of a cut-off reply quoted in the message
-
-
-class Reply(Protocol):
-    text: str
-    finish_reason: str | None
-    model: str
-    input_tokens: int | None
-    output_tokens: int | None
-    cached_input_tokens: int | None
-
-
-class Backend(Protocol):
-    def complete(
-        self, messages: list[dict[str, str]], *, json_mode: bool | None = None
-    ) -> Reply: ...
-
-
-class Cache(Protocol):
-    def get(self, key: str) -> str | None: ...
-    def set(self, key: str, text: str) -> None: ...
 
 
 class JudgeReplyError(RuntimeError):
@@ -59,9 +38,10 @@ class JudgeReplyError(RuntimeError):
 
 @dataclass(frozen=True)
 class Call:
-    """A finished call: the reply (``None`` when it came from the cache)."""
+    """A finished call: the reply (``None`` when it came from the cache; else the replies
+    of its attempts as one, for usage accounting)."""
 
-    reply: Reply | None
+    reply: _Combined | None
     result: Any
 
 
@@ -98,15 +78,17 @@ def varied(
 
 @dataclass
 class Judge:
-    """How to call the judge for one helper call."""
+    """How to call the judge for one helper call. ``backend`` is what a registered factory
+    made (``complete(messages, *, json_mode, [schema], [max_tokens])``, see the hookspec);
+    ``cache`` has ``get(key)`` and ``set(key, text)``."""
 
-    backend: Backend
+    backend: Any
     backend_name: str
     model: str
     json_mode: bool
     max_concurrency: int
     reply_retries: int
-    cache: Cache | None = None
+    cache: Any = None
     #: identifies the bench run (case id and run index) so each run draws fresh samples
     run_key: str = ""
     #: the settings that change replies (base URL, temperature, max tokens, JSON mode)
@@ -146,7 +128,7 @@ class Judge:
         the token budget. ``shape`` is the reply's JSON schema, for backends that take it."""
         __tracebackhide__ = True
         cache_key = self._cache_key(messages, key) if self.cache is not None else None
-        if cache_key is not None and self.cache is not None:
+        if cache_key is not None:
             cached = self.cache.get(cache_key)
             if cached is not None:
                 try:
@@ -154,7 +136,7 @@ class Judge:
                 except ReplyError:
                     pass  # an unreadable cache entry is asked again
         problems: list[str] = []
-        replies: list[Reply] = []
+        replies: list[Any] = []
         budget, raised = self.max_tokens, False
         total = self.reply_retries + 1
         sent = messages
@@ -167,8 +149,7 @@ class Judge:
                 problems.append(str(exc))
                 continue
             except Exception as exc:
-                if replies:  # what the earlier attempts cost is still recorded
-                    exc.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
+                _spent(exc, replies)
                 raise
             replies.append(reply)
             if reply.finish_reason == "length":
@@ -183,7 +164,7 @@ class Judge:
             except ReplyError as exc:
                 problems.append(str(exc))
                 continue
-            if cache_key is not None and self.cache is not None:
+            if cache_key is not None:
                 self.cache.set(cache_key, reply.text)
             return Call(_Combined(replies), result)
         raise self._unusable(problems, replies)
@@ -199,22 +180,18 @@ class Judge:
     def _who(self) -> str:
         return f"the judge ({self.backend_name}, {self.model})"
 
-    def _unusable(self, problems: list[str], replies: list[Reply]) -> JudgeReplyError:
-        said: list[list[Any]] = []
-        for problem in problems:  # the same problem in a row is said once, with a count
-            if said and said[-1][0] == problem:
-                said[-1][1] += 1
-            else:
-                said.append([problem, 1])
+    def _unusable(self, problems: list[str], replies: list[Any]) -> JudgeReplyError:
+        # the same problem in a row is said once, with a count
+        said = [(p, len(list(run))) for p, run in itertools.groupby(problems)]
         text = "; ".join(p if n == 1 else f"{p} (×{n})" for p, n in said)
         attempts = len(problems)
-        error = JudgeReplyError(
-            f"{self._who()} gave no usable reply in {attempts} attempt"
-            f"{'s' if attempts != 1 else ''}: {text}. {self._advice()}"
+        return _spent(
+            JudgeReplyError(
+                f"{self._who()} gave no usable reply in {attempts} attempt"
+                f"{'s' if attempts != 1 else ''}: {text}. {self._advice()}"
+            ),
+            replies,
         )
-        if replies:  # what the unusable replies cost is still recorded
-            error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
-        return error
 
     def _advice(self) -> str:
         """What to change after unusable replies: the structured-output level when it is
@@ -238,7 +215,7 @@ class Judge:
         )
 
     def _cut_off(
-        self, reply: Reply, budget: int | None, replies: list[Reply], raised: bool
+        self, reply: Any, budget: int | None, replies: list[Any], raised: bool
     ) -> JudgeReplyError:
         text = " ".join(reply.text.split())
         excerpt = text[:_EXCERPT] + ("…" if len(text) > _EXCERPT else "")
@@ -250,15 +227,22 @@ class Judge:
             f"set texts_max_tokens higher ({now}) if its replies are that long, or the model "
             f"does not stop by itself (a runaway reply); the reply began: {excerpt!r}"
         )
-        error.partial = Call(_Combined(replies), None)  # type: ignore[attr-defined]
-        return error
+        return _spent(error, replies)
+
+
+def _spent(error: JudgeReplyError | Exception, replies: list[Any]) -> Any:
+    """``error`` carrying, as ``partial``, the call of the replies that came before it: what
+    they cost is recorded all the same."""
+    if replies:
+        error.partial = Call(_Combined(replies), None)  # type: ignore[union-attr]
+    return error
 
 
 @dataclass(frozen=True)
 class _Combined:
     """The replies of one call with retries, as one reply for usage accounting."""
 
-    replies: list[Reply]
+    replies: list[Any]
 
     @property
     def model(self) -> str:

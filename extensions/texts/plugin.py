@@ -1,18 +1,20 @@
-"""The ``texts`` extension's pytest hooks: its settings and the bundled backend.
+"""The ``texts`` extension's pytest hooks: its settings, the bundled backend, the session the
+helpers use outside a bench run (a plain test), and where their warnings point.
 
 Nothing here reads or checks the judge's settings: that happens on the first helper call, so
-a session that does not use the helpers is never affected by them.
+a session that does not use the helpers is never affected by them. Nor does it import the
+judge's client: a bench session that does not use the helpers never loads it.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from .active import set_session
+from pytest_probability.api import run_context_of
 
 if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry
@@ -43,10 +45,27 @@ SETTINGS = (
     ("texts_breaker_cooldown", None, "seconds before a stopped judge is probed again (default 30)"),
 )
 
+#: the config of the session in progress (set at ``pytest_configure``)
+SESSION: dict[str, Any] = {"config": None}
+#: what was already warned about in this session ("warn once")
+WARNED: set[str] = set()
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside this package (the
+    bench line that called the helper)."""
+    frame = sys._getframe(1)
+    level = 1
+    package = __name__.rsplit(".", 1)[0]
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare the judge's settings (as text: they are checked when a helper first needs
-    them). Called by the kernel's historic hook; returns nothing."""
+    them). Called by the kernel's historic hook."""
     for name, flag, help_text in SETTINGS:
         options.add(
             name,
@@ -70,31 +89,31 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Remember the session for helpers called outside a bench run. Called once per
-    process; returns nothing."""
-    set_session(config)
+    """Remember the session for helpers called outside a bench run (a new session warns
+    afresh). Called once per process."""
+    SESSION["config"] = config
+    WARNED.clear()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Forget the session. Called once per process at the end; returns nothing."""
-    set_session(None)
+    """Forget the session. Called once per process at the end."""
+    SESSION["config"] = None
+    WARNED.clear()
 
 
 # tryfirst: its own entries lead its registry, however late it registers (on use)
 @pytest.hookimpl(tryfirst=True)
-def pytest_prob_register_llm_backends(register: Any, config: pytest.Config) -> None:
-    """Register the bundled ``openai`` backend. Called on the first helper call; returns
-    nothing."""
-    from .backends import OPENAI, openai_backend
+def pytest_prob_register_llm_backends(register: Any, config: pytest.Config | None) -> None:
+    """Register the bundled ``openai`` backend. Called on the first helper call (with no
+    config for helpers used outside a pytest session)."""
+    from .client import openai_backend  # (the HTTP client: only once a helper is called)
 
-    register(OPENAI, openai_backend, description="OpenAI-compatible chat completions")
+    register("openai", openai_backend, description="OpenAI-compatible chat completions")
 
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Name the judge and the prompt version on the record of a run that used the helpers
-    (``texts``). Called in the executing process once per run; returns nothing."""
-    from pytest_probability.api import run_context_of
-
+    (``texts``). Called in the executing process once per run."""
     context = run_context_of(item)
     used = context.data.get("texts") if context is not None else None
     if used is not None:
@@ -103,7 +122,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 
 def pytest_prob_build_report(report: Any, results: Any, config: pytest.Config) -> None:
     """Add the top-level ``texts`` object (judges and prompt versions used) when a run used
-    the helpers. Called once in the aggregating process; returns nothing."""
+    the helpers. Called once in the aggregating process."""
     seen: list[dict[str, Any]] = []
     for case in results.cases():
         for record in case.records.values():

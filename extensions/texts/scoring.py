@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: the metrics in plain words (never an enum's repr)
 METRIC_WORDS = {
@@ -41,14 +41,12 @@ class Sample:
     precision: SideSample | None
 
     def value(self, metric: str) -> float:
-        if metric == "recall":
-            assert self.recall is not None
-            return self.recall.score
-        if metric == "precision":
-            assert self.precision is not None
-            return self.precision.score
-        assert self.recall is not None and self.precision is not None
-        return f1(self.precision.score, self.recall.score)
+        if metric == "f1":
+            assert self.recall is not None and self.precision is not None
+            return f1(self.precision.score, self.recall.score)
+        side = getattr(self, metric)
+        assert side is not None
+        return side.score
 
 
 def f1(precision: float, recall: float) -> float:
@@ -71,7 +69,6 @@ class Verdict:
 
     passed: bool
     message: str
-    values: list[float] = field(default_factory=list)
 
 
 def score(x: float) -> str:
@@ -82,13 +79,10 @@ def failed_questions(samples: Sequence[Sample], metric: str) -> list[tuple[str, 
     """The lowest-scored answers across samples: ``(side, question, answer)``."""
     found: list[tuple[str, str, float]] = []
     for sample in samples:
-        sides = []
-        if metric in ("recall", "f1") and sample.recall is not None:
-            sides.append(("recall", sample.recall))
-        if metric in ("precision", "f1") and sample.precision is not None:
-            sides.append(("precision", sample.precision))
-        for name, side in sides:
-            found += [(name, q, a) for q, a in zip(side.questions, side.answers, strict=True)]
+        for name in ("recall", "precision"):
+            side = getattr(sample, name)
+            if metric in (name, "f1") and side is not None:
+                found += [(name, q, a) for q, a in zip(side.questions, side.answers, strict=True)]
     failing = sorted((f for f in found if f[2] < 1.0), key=lambda f: f[2])
     unique: list[tuple[str, str, float]] = []
     for item in failing:
@@ -122,14 +116,14 @@ def check_range(
     """One evaluation: is the value within ``[low, high]``?"""
     value = samples[0].value(metric)
     if low <= value <= high:
-        return Verdict(True, "", [value])
+        return Verdict(True, "")
     side = "below the minimum" if value < low else "above the maximum"
     bound = low if value < low else high
     headline = (
         f"{function}: the {METRIC_WORDS[metric]} is {score(value)}, {side} {score(bound)} "
         f"(accepted: [{score(low)}, {score(high)}])"
     )
-    return Verdict(False, explain(samples, metric, headline, [value]), [value])
+    return Verdict(False, explain(samples, metric, headline, [value]))
 
 
 def check_aggregate(
@@ -144,10 +138,10 @@ def check_aggregate(
     values = [sample.value(metric) for sample in samples]
     value = AGGREGATES[how](values)
     if low <= value <= high:
-        return Verdict(True, "", values)
+        return Verdict(True, "")
     headline = (
         f"{function}: the {how} {SHORT[metric]} over {len(values)} evaluations is "
         f"{score(value)}, outside the accepted [{score(low)}, {score(high)}] "
         f"({METRIC_WORDS[metric]})"
     )
-    return Verdict(False, explain(samples, metric, headline, values), values)
+    return Verdict(False, explain(samples, metric, headline, values))

@@ -13,7 +13,7 @@ Three levels, best first (``texts_json_mode``):
     no ``response_format``; the reply is read tolerantly (code fences, prose around it).
 
 A server that refuses a level (HTTP 400 or 422 while it was asked for) is asked again one
-level down, and :class:`Levels` remembers the level that worked for the rest of the
+level down, and the client remembers the level that worked for the rest of the
 session. Pure module.
 
 PYTEST_DONT_REWRITE
@@ -21,28 +21,15 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
-
-__all__ = ["LEVELS", "Levels", "Shape", "answers_shape", "level_of", "questions_shape"]
 
 LEVELS = ("schema", "object", "text")
 #: ``texts_json_mode`` words for each level (booleans: true is the best level)
 _WORDS = {
-    "schema": "schema",
-    "json_schema": "schema",
-    "true": "schema",
-    "yes": "schema",
-    "on": "schema",
-    "1": "schema",
-    "object": "object",
-    "json_object": "object",
-    "text": "text",
-    "off": "text",
-    "false": "text",
-    "no": "text",
-    "0": "text",
+    **dict.fromkeys(("schema", "json_schema", "true", "yes", "on", "1"), "schema"),
+    **dict.fromkeys(("object", "json_object"), "object"),
+    **dict.fromkeys(("text", "off", "false", "no", "0"), "text"),
 }
 GRADES = (0, 0.25, 0.5, 0.75, 1)
 #: the most questions a question set's schema allows, and the fewest it caps at
@@ -128,31 +115,3 @@ def answers_shape(count: int) -> Shape:
         f"answer{'s' if count != 1 else ''}, each score one of 0, 0.25, 0.5, 0.75, 1"
     )
     return Shape("answers", schema, example)
-
-
-class Levels:
-    """The level to ask at, starting from the configured one and only ever going down
-    (for the session) when the server refuses one. Thread-safe."""
-
-    def __init__(self, start: str) -> None:
-        if start not in LEVELS:
-            raise ValueError(f"texts_json_mode: expected one of {', '.join(LEVELS)}, got {start!r}")
-        self._lock = threading.Lock()
-        self._level = start
-
-    @property
-    def current(self) -> str:
-        with self._lock:
-            return self._level
-
-    @staticmethod
-    def below(level: str) -> str | None:
-        """The next level down (``None`` below text)."""
-        index = LEVELS.index(level)
-        return LEVELS[index + 1] if index + 1 < len(LEVELS) else None
-
-    def settle(self, level: str) -> None:
-        """A request at ``level`` worked after a refusal: ask at it from now on."""
-        with self._lock:
-            if LEVELS.index(level) > LEVELS.index(self._level):
-                self._level = level

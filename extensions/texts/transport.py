@@ -34,8 +34,6 @@ from typing import Any
 from .errors import AuthenticationError, BackendError, ProtocolError, RequestError, UnavailableError
 from .urls import redact_url
 
-__all__ = ["MAX_BODY", "MAX_ERROR_BODY", "MAX_RETRY_AFTER", "Failure", "post", "retry_after"]
-
 #: the largest 2xx body read (a chat completion is a few KiB)
 MAX_BODY = 8 * 1024 * 1024
 #: the most of an error body read for its message
@@ -143,20 +141,16 @@ class _HTTPS(_Watched, http.client.HTTPSConnection):
     pass
 
 
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, deadline: _Deadline) -> None:
-        super().__init__()
-        self._deadline = deadline
+class _Handler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """Opens http and https connections whose sockets the request's deadline watches."""
 
-    def http_open(self, req: urllib.request.Request) -> Any:
-        return self.do_open(_HTTP, req, deadline=self._deadline)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline, context: ssl.SSLContext) -> None:
+    def __init__(self, deadline: _Deadline, context: ssl.SSLContext | None) -> None:
         super().__init__(context=context)
         self._deadline = deadline
         self._ssl = context
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(_HTTP, req, deadline=self._deadline)
 
     def https_open(self, req: urllib.request.Request) -> Any:
         return self.do_open(_HTTPS, req, context=self._ssl, deadline=self._deadline)
@@ -218,10 +212,8 @@ def _post(
     clean: Callable[[str], str],
     excerpt: Callable[[bytes], str],
 ) -> bytes | Failure:
-    handlers: list[urllib.request.BaseHandler] = [_NoRedirect(), _HTTPHandler(deadline)]
-    if url.startswith("https:"):
-        handlers.append(_HTTPSHandler(deadline, _context()))
-    opener = urllib.request.build_opener(*handlers)
+    context = _context() if url.startswith("https:") else None
+    opener = urllib.request.build_opener(_NoRedirect(), _Handler(deadline, context))
     request = urllib.request.Request(url, data, headers, method="POST")
     try:
         with opener.open(request, timeout=timeout) as response:

@@ -12,12 +12,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 
-from pytest_probability.visible import visible
+from pytest_probability.api import visible
 
-__all__ = ["UrlError", "check_url", "mask", "redact_url"]
+from .settings import authority, without_secrets
 
 
 class UrlError(ValueError):
@@ -27,26 +26,14 @@ class UrlError(ValueError):
 def redact_url(url: str) -> str:
     """``url`` fit to print: userinfo and query replaced with ``***``, fragment dropped,
     control characters made visible."""
-    authority = _authority(url)
-    if "@" in authority:
-        url = url.replace(authority, "***@" + authority.rsplit("@", 1)[1], 1)
-    url = url.split("#", 1)[0]
-    if "?" in url:
-        url = url.split("?", 1)[0] + "?***"
-    return visible(url)
-
-
-def _authority(url: str) -> str:
-    """The ``user:password@host:port`` part of ``url`` (without parsing it strictly)."""
-    rest = url.split("//", 1)[1] if "//" in url else ""
-    return re.split(r"[/?#]", rest, maxsplit=1)[0]
+    return visible(without_secrets(url))
 
 
 def check_url(setting: str, url: str) -> str:
     """``url`` if the judge can be asked there; else :class:`UrlError` naming ``setting``,
     saying what is wrong and what would be valid (the URL is shown redacted)."""
     shown = redact_url(url)
-    if "@" in _authority(url):
+    if "@" in authority(url):
         raise UrlError(
             f"{setting}='{shown}': the URL holds a user name or password, which would be "
             "printed in messages and reports; give the URL without it and the key in "
