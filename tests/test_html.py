@@ -576,9 +576,10 @@ def test_console_errors_are_seen(tmp_path: Path) -> None:
 
 
 @pytest.mark.subprocess
-def test_the_page_modules_load_only_for_a_page(pytester: pytest.Pytester) -> None:
-    """A session without --prob-html never imports the renderer (a few milliseconds of
-    imports); one with it does, and writes the page."""
+def test_the_page_modules_load_with_the_extension(pytester: pytest.Pytester) -> None:
+    """The renderer loads with the extension (imported eagerly since extensions register
+    only when a session needs them, issue 34); only a session with --prob-html writes a
+    page."""
     pytester.makeconftest(
         """
 import sys
@@ -590,7 +591,8 @@ def pytest_unconfigure(config):
     )
     pytester.makepyfile(bench_one="def bench_one():\n    pass\n")
     plain = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s")
-    assert "RENDERER LOADED: False" in plain.outlines
+    assert "RENDERER LOADED: True" in plain.outlines
+    assert not (pytester.path / "r.html").exists()
     page = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s", "--prob-html=r.html")
     assert "RENDERER LOADED: True" in page.outlines
     assert (pytester.path / "r.html").read_text().startswith("<!DOCTYPE html>")

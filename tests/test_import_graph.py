@@ -132,7 +132,6 @@ TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.cost.plugin", "lazy"),
     ("extensions.explain", "lazy"),
     ("extensions.failures", "lazy"),
-    ("extensions.html", "lazy"),
     ("extensions.intervals.service", "lazy"),
     ("extensions.markdown", "lazy"),
     ("extensions.plan.power", "extensions.stopping.service"),

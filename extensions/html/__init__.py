@@ -10,26 +10,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from .markup import HtmlPanel, Markup, class_list, css_token, element, escape, join, table
-    from .render import ReportError, load_report, render_report
-    from .svg import interval_bar
-
-#: where each public name lives, imported on first use: a session without ``--prob-html``
-#: and without an extension adding panels need not import the page's modules
-_WHERE = {
-    **dict.fromkeys(
-        ("HtmlPanel", "Markup", "class_list", "css_token", "element", "escape", "join", "table"),
-        ".markup",
-    ),
-    **dict.fromkeys(("ReportError", "load_report", "render_report"), ".render"),
-    "interval_bar": ".svg",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+from .markup import HtmlPanel, Markup, class_list, css_token, element, escape, join, table
+from .render import ReportError, load_report, render_report
+from .svg import interval_bar
 
 __all__ = [
     "HtmlPanel",

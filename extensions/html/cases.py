@@ -1,25 +1,42 @@
 """The case table: one ``<tbody>`` per case (its row and its runs), sortable and filterable.
 
 Each ``<tbody>`` carries its sort keys as ``data-*`` attributes, read by the page script;
-without the script the table is still complete, in report order. Pure module: never
-imports pytest.
+without the script the table is still complete, in report order.
+
+Each case's run records are one click away, a ``<details>`` holding the case's distinct
+failures (the JSON row's ``failures``, one line per group as the terminal says it) and a
+compact run table. To keep a 20,000-run report small, columns appear only when some run of
+the case has something to show in them, a message repeated by a later run says "same as
+run N", long messages are cut (the JSON report keeps them whole), and a step the kernel
+synthesized from the run itself is not repeated. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_probability.api import fraction, integer, num, obj, objects, text
+from pytest_probability.api import (
+    ERROR,
+    FAIL,
+    PASS,
+    SKIP,
+    fraction,
+    integer,
+    num,
+    obj,
+    objects,
+    runs_text,
+    text,
+)
 from pytest_probability.api import items as json_array
 
 from . import fmt
-from .fmt import MISSING
-from .ids import case_id
+from .fmt import MISSING, case_id, duration, money_per_run, plural, truncate
 from .markup import Markup, css_token, escape
-from .records import case_details, message_limit
 from .svg import interval_bar
 
 #: Status keys in order of severity, with the words shown.
@@ -150,10 +167,8 @@ def _row(
         "lat": _number(num(latency.get("estimate"))),
         "cost": _number(num(row.get("cost"))),
     }
-    metric_values = obj(row.get("metrics"))
-    metrics = [fraction(metric_values.get(name)) for name in columns.metrics]
-    for i, value in enumerate(metrics):
-        data[f"m{i + 1}"] = _number(value)
+    metrics = [fraction(obj(row.get("metrics")).get(name)) for name in columns.metrics]
+    data.update((f"m{i + 1}", _number(value)) for i, value in enumerate(metrics))
     attributes = "".join(f' data-{key}="{escape(value)}"' for key, value in data.items() if value)
     runs = MISSING if passes is None or total is None else f"{passes}/{total}"
     planned = integer(row.get("planned"))
@@ -176,31 +191,22 @@ def _row(
             shown = f"{fmt.duration(latency.get('estimate'))} <small>{label}</small>"
         cells.append(f"<td>{shown}</td>")
     if columns.cost:
-        cost = row.get("cost")
-        cells.append(f"<td>{fmt.money(cost) if num(cost) is not None else ''}</td>")
+        cells.append(f"<td>{fmt.money(row.get('cost'), '')}</td>")
     cells += [f"<td>{'' if value is None else fmt.percent1(value)}</td>" for value in metrics]
     readings = [text(row.get("explanation"))] if row.get("explanation") else []
     if latency.get("explanation"):
         readings.append(text(latency.get("explanation")))
-    width = len(cells)
     details = case_details(row, records, readings, limit)
     return (
         f'<tbody id="c{index}" data-i="{index}"{attributes}><tr>{"".join(cells)}</tr>'
-        f'<tr class="runs-row"><td colspan="{width}">{details}</td></tr></tbody>'
+        f'<tr class="runs-row"><td colspan="{len(cells)}">{details}</td></tr></tbody>'
     )
 
 
 def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
-    statuses: dict[str, int] = {}
-    functions: dict[str, int] = {}
-    verdicts: dict[str, int] = {}
-    for row in rows:
-        statuses[status_of(row)] = statuses.get(status_of(row), 0) + 1
-        label = text(row.get("label"))
-        functions[label] = functions.get(label, 0) + 1
-        verdict = text(obj(row.get("gate")).get("verdict"))
-        if verdict:
-            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+    statuses = Counter(status_of(row) for row in rows)
+    functions = Counter(text(row.get("label")) for row in rows)
+    verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
     ordered = sorted(
         statuses, key=lambda s: list(STATUS_WORDS).index(s) if s in STATUS_WORDS else 99
     )
@@ -224,18 +230,13 @@ def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
         select("fn", "Function", [(f, f"{f} ({n})") for f, n in functions.items()]),
     ]
     if columns.gate:
-        parts.append(
-            select(
-                "gate",
-                "Gate",
-                [(v, f"{VERDICT_WORDS.get(v, v.upper())} ({n})") for v, n in verdicts.items()],
-            )
-        )
+        words = [(v, f"{VERDICT_WORDS.get(v, v.upper())} ({n})") for v, n in verdicts.items() if v]
+        parts.append(select("gate", "Gate", words))
     parts.append(
         '<label>Search <input id="f-q" data-param="q" type="search" '
         'placeholder="case id contains…" autocomplete="off"></label>'
+        '<output id="f-count" aria-live="polite"></output>'
     )
-    parts.append('<output id="f-count" aria-live="polite"></output>')
     return f'<form class="filters" id="case-filters" role="search" hidden>{"".join(parts)}</form>'
 
 
@@ -244,21 +245,18 @@ def render_cases(document: Mapping[str, Any]) -> Markup | None:
     rows = objects(document.get("rows"))
     if not rows:
         return None
+    records = objects(document.get("records"))
     by_case: dict[str, list[Mapping[str, Any]]] = {}
-    lengths = []
-    for record in objects(document.get("records")):
+    for record in records:
         by_case.setdefault(text(record.get("case")), []).append(record)
-        if isinstance(record.get("message"), str):
-            lengths.append(len(record["message"]))
-    limit = message_limit(lengths)
+    limit = message_limit([len(r["message"]) for r in records if isinstance(r.get("message"), str)])
     metrics = [text(name) for name in json_array(obj(document.get("metrics")).get("metrics"))]
     columns = Columns(rows, metrics)
-    head = []
-    for key, label, css in columns.headers():
-        head.append(
-            f'<th scope="col" class="{css}" aria-sort="none">'
-            f'<button type="button" data-sort="{escape(key)}">{escape(label)}</button></th>'
-        )
+    head = [
+        f'<th scope="col" class="{css}" aria-sort="none">'
+        f'<button type="button" data-sort="{escape(key)}">{escape(label)}</button></th>'
+        for key, label, css in columns.headers()
+    ]
     bodies = [
         _row(index, row, by_case.get(text(row.get("case")), []), columns, limit)
         for index, row in enumerate(rows)
@@ -272,4 +270,183 @@ def render_cases(document: Mapping[str, Any]) -> Markup | None:
         f"{hint}{_filters(rows, columns)}"
         f'<div class="scroll"><table id="cases" class="cases"><thead><tr>{"".join(head)}</tr>'
         f"</thead>{''.join(bodies)}</table></div>"
+    )
+
+
+#: Characters of a message shown before it is cut.
+MESSAGE_LIMIT = 1200
+#: Characters of all messages of a page: past it every message is cut shorter, down to
+#: ``MESSAGE_FLOOR``, so a session with thousands of failing runs still makes a small page.
+MESSAGE_BUDGET = 1_500_000
+MESSAGE_FLOOR = 160
+#: Characters of a step's message shown before it is cut.
+STEP_MESSAGE_LIMIT = 300
+OUTCOMES = (PASS, FAIL, ERROR, SKIP)
+
+
+def message_limit(lengths: Sequence[int]) -> int:
+    """The longest message shown whole: ``MESSAGE_LIMIT``, or less when the page's
+    messages together would exceed ``MESSAGE_BUDGET`` characters (never below the floor)."""
+    limit = MESSAGE_LIMIT
+    while limit > MESSAGE_FLOOR and sum(min(n, limit) for n in lengths) > MESSAGE_BUDGET:
+        limit = max(MESSAGE_FLOOR, limit * 3 // 4)
+    return limit
+
+
+def _message(value: str, limit: int) -> str:
+    shown, cut = truncate(value, limit)
+    note = f'<span class="cut">… {cut:,} more characters in the JSON</span>' if cut else ""
+    return f"{escape(shown)}{note}"
+
+
+def _synthesized(record: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the steps are only the kernel's mirror of the run (nothing to add): one
+    step labelled with the function, with the run's message and error (its usage and cost
+    are the run's own)."""
+    if len(steps) != 1:
+        return not steps
+    step = steps[0]
+    return (
+        step.get("label") == record.get("label")
+        and step.get("message") == record.get("message")
+        and step.get("error") == record.get("error")
+    )
+
+
+def _steps(steps: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for step in steps:
+        ok = bool(step.get("passed"))
+        bits = [escape(text(step.get("label"), "step"))]
+        if num(step.get("elapsed")) is not None:
+            bits.append(duration(step.get("elapsed")))
+        if num(step.get("cost")) is not None:
+            bits.append(money_per_run(step.get("cost")))
+        if step.get("error"):
+            bits.append(escape(step.get("error")))
+        line = " · ".join(bits)
+        if step.get("message"):
+            line += f": {_message(text(step.get('message')), STEP_MESSAGE_LIMIT)}"
+        parts.append(f'<li class="{"ok" if ok else "bad"}">{line}</li>')
+    return f'<ol class="steps">{"".join(parts)}</ol>'
+
+
+def _notes(record: Mapping[str, Any]) -> list[str]:
+    """Small tags for what is unusual about a run (phase, error type, xfail, stopping)."""
+    notes = []
+    phase = record.get("phase")
+    if phase and phase != "call":
+        notes.append(f"in {escape(phase)}")
+    if record.get("error"):
+        notes.append(escape(record.get("error")))
+    if record.get("xfail"):
+        notes.append("xfail")
+    if record.get("stop_partial"):
+        notes.append("partial stop")
+    return [f'<span class="tag">{note}</span>' for note in notes]
+
+
+def summary_counts(records: Sequence[Mapping[str, Any]]) -> str:
+    """``10 runs: 7 pass, 2 fail, 1 error`` (and ``· $0.0040 each`` when every run cost the
+    same)."""
+    counts = Counter(text(record.get("outcome")) for record in records)
+    shown = ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES if counts[outcome])
+    costs = {num(record.get("cost")) for record in records}
+    each = f" · {money_per_run(costs.pop())} each" if len(costs) == 1 and None not in costs else ""
+    return plural(len(records), "run") + (f": {shown}" if shown else "") + each
+
+
+def run_table(records: Sequence[Mapping[str, Any]], limit: int = MESSAGE_LIMIT) -> str:
+    """The run table of one case (records in run order); messages cut at ``limit``."""
+    steps_of = [objects(r.get("steps")) for r in records]
+    show_steps = any(not _synthesized(r, s) for r, s in zip(records, steps_of, strict=True))
+    costs = {r.get("cost") for r in records if num(r.get("cost")) is not None}
+    # one cost for every run is said once, in the summary, not repeated on each row
+    show_cost = len(costs) > 1 or (
+        len(costs) == 1 and any(num(r.get("cost")) is None for r in records)
+    )
+    show_latency = any(r.get("latency_source") == "recorded" for r in records)
+    show_message = any(
+        r.get("message") or r.get("warnings") or r.get("explanation") or _notes(r) for r in records
+    )
+    head = ["Run", "Outcome", "Elapsed"]
+    head += ["Latency"] * show_latency + ["Cost"] * show_cost + ["Steps"] * show_steps
+    head += ["Message"] * show_message
+    rows = []
+    seen: dict[str, int] = {}
+    for record, steps in zip(records, steps_of, strict=True):
+        word, run = text(record.get("outcome"), "?"), integer(record.get("run"))
+        cells = [duration(record.get("elapsed"))]
+        if show_latency:
+            cells.append(duration(record.get("latency")))
+        if show_cost:
+            cells.append(
+                money_per_run(record.get("cost")) if record.get("cost") is not None else ""
+            )
+        if show_steps:
+            cells.append("" if _synthesized(record, steps) else _steps(steps))
+        if show_message:
+            cells.append(_message_cell(record, seen, run, limit))
+        rest = "".join(f"<td>{cell}</td>" for cell in cells)
+        shown = (
+            escape(word) if word == PASS else f'<b class="o-{css_token(word)}">{escape(word)}</b>'
+        )
+        rows.append(f"<tr><td>{'?' if run is None else run}</td><td>{shown}</td>{rest}</tr>")
+    header = "".join(f"<th>{name}</th>" for name in head)
+    return (
+        f'<div class="scroll"><table class="runs"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _message_cell(
+    record: Mapping[str, Any], seen: dict[str, int], run: int | None, limit: int
+) -> str:
+    parts = _notes(record)
+    message = record.get("message")
+    if message:
+        message = text(message)
+        earlier = seen.get(message)
+        if earlier is not None:
+            parts.append(f'<span class="same">same as run {earlier}</span>')
+        else:
+            if run is not None:
+                seen[message] = run
+            parts.append(f'<pre class="msg">{_message(message, limit)}</pre>')
+    for warning in record.get("warnings") or ():
+        parts.append(f'<div class="warn">{escape(warning)}</div>')
+    if record.get("explanation"):
+        parts.append(f'<p class="expl">{escape(record.get("explanation"))}</p>')
+    return "".join(parts)
+
+
+def case_details(
+    row: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    explanations: Sequence[str],
+    limit: int = MESSAGE_LIMIT,
+) -> Markup:
+    """The ``<details>`` under a case row: its node id, readings and run table."""
+    body = [f'<p class="nodeid"><code>{escape(text(row.get("nodeid")))}</code></p>']
+    body += [f'<p class="expl">{escape(reading)}</p>' for reading in explanations]
+    body.append(failure_groups(row))  # the distinct failures (rows[].failures), if any
+    body.append(run_table(records, limit) if records else '<p class="muted">No run record.</p>')
+    return Markup(
+        f'<details class="rundetails"><summary>{summary_counts(records)}</summary>'
+        f"{''.join(body)}</details>"
+    )
+
+
+def failure_groups(row: Mapping[str, Any]) -> str:
+    """``<ul class="fgroups">`` with one item per failure group, or ``""`` when the row has
+    none (a report written without the ``failures`` extension has none either)."""
+    items = []
+    for group in objects(row.get("failures")):
+        runs = [run for run in (integer(r) for r in group.get("runs") or ()) if run is not None]
+        count = integer(group.get("count"))
+        count = len(runs) if count is None else count
+        where = f' <span class="same">({escape(runs_text(runs))})</span>' if runs else ""
+        items.append(f"<li>{count} × <code>{escape(text(group.get('text')))}</code>{where}</li>")
+    return (
+        f'<ul class="fgroups" title="failing runs by kind">{"".join(items)}</ul>' if items else ""
     )

@@ -16,10 +16,17 @@ from pytest_probability.api import integer, num, obj, objects, text
 from pytest_probability.api import items as json_array
 
 from . import fmt
-from .forest import ForestLine, forest_table
 from .markup import Markup, css_token, escape
 from .summaries import badge
-from .svg import difference_axis
+from .svg import ForestLine, difference_axis, forest_table
+
+
+def comparison_label(line: Mapping[str, Any]) -> str:
+    """``classify[model] small − large``: the arm and its baseline arm on the axis."""
+    return (
+        f"{text(line.get('label'))}[{text(line.get('axis'))}] "
+        f"{text(line.get('arm'))} − {text(line.get('baseline'))}"
+    )
 
 
 def _margin_refs(line: Mapping[str, Any]) -> list[tuple[float, str]]:
@@ -125,19 +132,13 @@ def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
         rows = []
         for pair in pairs:
             arm, base = obj(pair.get("arm")), obj(pair.get("baseline"))
-            rows.append(
-                "<tr>"
-                + "".join(
-                    f"<td>{escape(cell)}</td>"
-                    for cell in (
-                        text(pair.get("input")),
-                        f"{arm.get('passes')}/{arm.get('total')}",
-                        f"{base.get('passes')}/{base.get('total')}",
-                        fmt.points(pair.get("difference")),
-                    )
-                )
-                + "</tr>"
+            cells = (
+                text(pair.get("input")),
+                f"{arm.get('passes')}/{arm.get('total')}",
+                f"{base.get('passes')}/{base.get('total')}",
+                fmt.points(pair.get("difference")),
             )
+            rows.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
         arm_name, base_name = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
         blocks.append(
             f"<details><summary>{escape(label)}: {fmt.plural(len(pairs), 'pair')}</summary>"
@@ -153,8 +154,7 @@ def _forest(labelled: Sequence[tuple[str, Mapping[str, Any]]], caption: str) -> 
     lines: list[ForestLine] = []
     values: list[float | None] = []
     for label, line in labelled:
-        lines.append(_line(line, label))
-        lines += _input_lines(line)
+        lines += [_line(line, label), *_input_lines(line)]
         values += [num(line.get(k)) for k in ("difference", "low", "high", "margin")]
         values += [num(i.get(k)) for i in objects(line.get("inputs")) for k in ("low", "high")]
     table = forest_table(
@@ -173,14 +173,7 @@ def render_comparisons(document: Mapping[str, Any]) -> Markup | None:
     lines = objects(document.get("comparisons"))
     if not lines:
         return None
-    labelled = [
-        (
-            f"{text(line.get('label'))}[{text(line.get('axis'))}] "
-            f"{text(line.get('arm'))} − {text(line.get('baseline'))}",
-            line,
-        )
-        for line in lines
-    ]
+    labelled = [(comparison_label(line), line) for line in lines]
     level = num(lines[0].get("level"))
     shown = f" ({level * 100:g}% intervals)" if level is not None else ""
     return _forest(labelled, f"Arm − baseline arm, in percentage points{shown}")

@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_probability.api import obj, objects, text
 
+from .compare import comparison_label
 from .markup import Markup, escape
 
 FIELD = "explanation"
@@ -57,10 +58,7 @@ def _topic(
         line = obj(_at(document, path))
         return f"{text(line.get('scope'))} {text(line.get('metric'))}", "#metrics", 3
     if len(path) == 2 and path[0] == "comparisons":
-        line = obj(_at(document, path))
-        topic = f"{text(line.get('label'))}[{text(line.get('axis'))}] "
-        topic += f"{text(line.get('arm'))} − {text(line.get('baseline'))}"
-        return topic, "#comparisons", 4
+        return comparison_label(obj(_at(document, path))), "#comparisons", 4
     if len(path) == 3 and path[:2] == ("baseline", "functions"):
         return (
             f"{text(obj(_at(document, path)).get('label'))}: against the baseline",

@@ -12,19 +12,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-__all__ = [
-    "HtmlPanel",
-    "Markup",
-    "class_list",
-    "css_token",
-    "element",
-    "escape",
-    "join",
-    "table",
-]
 
 #: C0 control characters (except tab, newline, carriage return) and DEL become their visible
 #: "control picture" (U+2400 block): NUL is ``␀``, ESC ``␛``, so nothing invisible reaches
@@ -101,19 +90,13 @@ def _name(name: str) -> str:
     return name
 
 
-def _attributes(attributes: Mapping[str, object]) -> str:
-    parts = []
-    for name, value in attributes.items():
-        if value is None or value is False:
-            continue
-        name = _name(name.rstrip("_").replace("_", "-"))  # class_ → class, data_x → data-x
-        if value is True:
-            parts.append(f" {name}")
-        elif name == "class":
-            parts.append(f' class="{class_list(value)}"')
-        else:
-            parts.append(f' {name}="{escape(value)}"')
-    return "".join(parts)
+def _attribute(name: str, value: object) -> str:
+    if value is None or value is False:
+        return ""
+    name = _name(name.rstrip("_").replace("_", "-"))  # class_ → class, data_x → data-x
+    if value is True:
+        return f" {name}"
+    return f' {name}="{class_list(value) if name == "class" else escape(value)}"'
 
 
 def element(tag: str, *children: object, **attributes: object) -> Markup:
@@ -129,7 +112,7 @@ def element(tag: str, *children: object, **attributes: object) -> Markup:
     >>> element("td", "a<b", class_="case")
     '<td class="case">a&lt;b</td>'
     """
-    start = f"<{_name(tag)}{_attributes(attributes)}>"
+    start = f"<{_name(tag)}{''.join(_attribute(*pair) for pair in attributes.items())}>"
     if tag in VOID:
         return Markup(start)
     return Markup(f"{start}{join(children)}</{tag}>")

@@ -10,44 +10,44 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
+    claim_output,
+    dump_report,
     is_active,
     option_value,
     options_of,
     parse_text,
     recorded_runs,
+    report_document,
     report_of,
+    write_failure,
 )
 
 from . import hookspecs
+from .markup import HtmlPanel
+from .render import failed_panel, render_report
+from .render import write_page as write_file
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from pytest_probability.api import OptionRegistry
 
-    from .markup import HtmlPanel
-
 HOOK = "pytest_prob_html_panels"
 #: Per-config state: the path as given and as resolved, and a write error to print.
 STATE_KEY = pytest.StashKey[dict[str, Any]]()
 
 
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """Add ``pytest_prob_html_panels`` unless the loader already did (it adds every bundled
     extension's hooks; this covers ``-p pytest_probability.extensions.html.plugin``).
-    Called once when this module registers, in every process; returns nothing."""
+    Called once when this module registers, in every process."""
     caller = getattr(pluginmanager.hook, HOOK, None)
     if caller is None or getattr(caller, "spec", None) is None:
         pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare ``--prob-html`` / ``prob_html``. Called by the kernel's historic hook;
-    returns nothing."""
+    """Declare ``--prob-html`` / ``prob_html``. Called by the kernel's historic hook."""
     options.add(
         "html",
         parse=parse_text,
@@ -65,23 +65,17 @@ def pytest_configure(config: pytest.Config) -> None:
     Called once per process after the kernel resolved the settings; raises
     :class:`pytest.UsageError` (exit 4) for a path that cannot take the page in the
     aggregating process (a missing directory is created when the page is written).
-    Returns nothing.
     """
-    if not is_active(config) or _is_worker(config):
-        return
-    path = option_value(config, "html")
+    active = is_active(config) and not hasattr(config, "workerinput")
+    path = option_value(config, "html") if active else None
     if path is None:
         return
-    from pytest_probability.api import claim_output
-
     target = claim_output(config, "--prob-html", path)
     config.stash[STATE_KEY] = {"shown": target.shown, "path": target.path, "error": None}
 
 
 def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:
     """Every implementation's panels, in hook order; a failing one becomes a marked panel."""
-    from .markup import HtmlPanel  # the page's modules load only when a page is written
-
     panels: list[HtmlPanel] = []
     for impl in reversed(getattr(config.hook, HOOK).get_hookimpls()):
         name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
@@ -92,8 +86,6 @@ def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPa
             if bad:
                 raise TypeError(f"expected HtmlPanel objects, got {type(bad[0]).__name__}")
         except Exception as exc:  # one extension's bug must not lose the page
-            from .render import failed_panel  # (the page's modules: only when writing one)
-
             panels.append(failed_panel(f"extension {name!r}", exc))
             continue
         panels.extend(found)
@@ -119,12 +111,6 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         return None  # no --prob-html, or nothing was collected: no report
     if not recorded_runs(config) and "plan" not in report.json:
         return None  # nothing ran (--collect-only): no page, as the JSON docs promise
-    # (the kernel keeps the garbage collector paused from the end of the run loop)
-    from pytest_probability.api import dump_report, report_document, write_failure
-
-    from .render import render_report  # (the page's modules: only when writing one)
-    from .render import write_page as write_file
-
     try:
         document = report_document(config, exit_status)
         # the same strict JSON the report file holds, so a page rendered from it matches
@@ -147,11 +133,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[
 
     Wraps ``pytest_sessionfinish`` so that it runs after the kernel's implementation, and
     before the terminal summary is printed. A failed write becomes one ``ERROR`` line in
-    the terminal summary and turns a passing session's exit status into 1. Returns nothing.
+    the terminal summary and turns a passing session's exit status into 1.
     """
     result = yield
     config = session.config
-    if not _is_worker(config) and STATE_KEY in config.stash:
+    if not hasattr(config, "workerinput") and STATE_KEY in config.stash:
         error = write_page(config, int(session.exitstatus))
         config.stash[STATE_KEY]["error"] = error
         if error and session.exitstatus == pytest.ExitCode.OK:
@@ -162,7 +148,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print the error line of a failed HTML write after the report. Called once in the
-    aggregating process at the end of the terminal summary; returns nothing."""
+    aggregating process at the end of the terminal summary."""
     state = terminalreporter.config.stash.get(STATE_KEY, None)
     if state and state["error"]:
         terminalreporter.write_line(f"ERROR: {state['error']}", red=True, bold=True)

@@ -21,13 +21,10 @@ import pytest_probability.api as api
 from .cases import render_cases
 from .compare import render_baseline, render_comparisons
 from .explained import render_explained
-from .header import render_settings, render_totals, render_warnings
-from .latency import render_latency
 from .markup import HtmlPanel, Markup, escape
-from .page import Section, render_page, slug
-from .planning import render_plan, render_stopping
-from .summaries import render_aggregates, render_gates, render_metrics
-from .usage import render_cost
+from .page import Section, render_page, render_settings, render_totals, render_warnings, slug
+from .summaries import render_aggregates, render_gates, render_latency, render_metrics
+from .usage import render_cost, render_plan, render_stopping
 
 Renderer = Callable[[Mapping[str, Any]], "Markup | None"]
 

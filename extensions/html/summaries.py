@@ -1,13 +1,21 @@
-"""Function-level and Overall lines, gates and metrics, as forest plots on a 0–100 % axis.
+"""Function-level and Overall lines, gates and metrics, as forest plots on a 0–100 % axis,
+and latency quantiles with their intervals against their limits.
 
-Each function takes the report document and returns a section body, or ``None`` when the
-report has nothing for it. Pure module: never imports pytest.
+Each ``render_*`` function takes the report document and returns a section body, or ``None``
+when the report has nothing for it.
+
+Every run is timed, so every row of a report has a latency; the latency section appears only
+when latency was asked for, as the terminal's ``probability: latency`` section does: cases
+with a ``max_latency`` gate are always drawn, and with ``--prob-latency`` (``every=True``)
+the slowest other cases too. Its axis is linear from 0, or logarithmic when the times span
+more than 50×. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,12 +23,13 @@ from pytest_probability.api import fraction, integer, num, obj, objects, text
 
 from . import fmt
 from .cases import VERDICT_WORDS, gate_text, status_of
-from .forest import ForestLine, forest_table
 from .markup import Markup, class_list, css_token, escape
-from .svg import percent_axis
+from .svg import ForestLine, forest_table, percent_axis, time_axis
 
 #: Most lines a gates forest shows (the failing and undecided ones first).
 GATE_LINES = 200
+#: Most cases the latency plot draws.
+LATENCY_LINES = 100
 
 
 def badge(verdict: str, prefix: str = "v") -> Markup:
@@ -69,7 +78,7 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
                     fmt.MISSING if icc is None else f"{icc:.2f}",
                     _signed_change(factor.get("runs_x2")),
                     _signed_change(factor.get("inputs_x2")),
-                    fmt.money(line.get("cost")) if num(line.get("cost")) is not None else "",
+                    fmt.money(line.get("cost"), ""),
                     note,
                 ],
                 css="overall" if overall else "",
@@ -222,8 +231,94 @@ def render_metrics(document: Mapping[str, Any]) -> Markup | None:
 
 def status_counts(document: Mapping[str, Any]) -> dict[str, int]:
     """How many rows have each status key."""
-    counts: dict[str, int] = {}
-    for row in objects(document.get("rows")):
-        status = status_of(row)
-        counts[status] = counts.get(status, 0) + 1
-    return counts
+    return Counter(status_of(row) for row in objects(document.get("rows")))
+
+
+def latency_gated(row: Mapping[str, Any]) -> bool:
+    """Whether the row's case has a ``max_latency`` gate (its latency or a latency check
+    of its gate says so)."""
+    if num(obj(row.get("latency")).get("max_latency")) is not None:
+        return True
+    return any(
+        check.get("kind") == "latency" for check in objects(obj(row.get("gate")).get("checks"))
+    )
+
+
+def render_latency(document: Mapping[str, Any], every: bool = False) -> Markup | None:
+    """The latency forest of the latency-gated cases, and with ``every`` (the session ran
+    with ``--prob-latency``) of the slowest other timed cases; ``None`` when that leaves no
+    case with a timed quantile (latency was not asked for)."""
+    timed = [
+        (row, obj(row.get("latency")))
+        for row in objects(document.get("rows"))
+        if num(obj(row.get("latency")).get("estimate")) is not None
+        and (every or latency_gated(row))
+    ]
+    if not timed:
+        return None
+    gated = [(row, q) for row, q in timed if latency_gated(row)]
+    rest = [(row, q) for row, q in timed if not latency_gated(row)]
+    rest.sort(key=lambda pair: -(num(pair[1].get("estimate")) or 0.0))
+    shown = (gated + rest)[: max(LATENCY_LINES, len(gated))]
+    axis = time_axis(
+        num(q.get(k)) for _, q in shown for k in ("estimate", "low", "high", "max_latency")
+    )
+    lines = []
+    for row, q in shown:
+        low, high, limit = (num(q.get(k)) for k in ("low", "high", "max_latency"))
+        verdict = text(q.get("verdict"))
+        lines.append(
+            ForestLine(
+                before=[
+                    text(row.get("case")),
+                    fmt.plural(integer(q.get("n")) or 0, "run"),
+                    fmt.quantile(q.get("quantile")),
+                    fmt.duration(q.get("estimate")),
+                    f"[{fmt.duration(low)}, {fmt.duration(high)}]",
+                ],
+                low=low if low is not None else (0.0 if high is not None else None),
+                high=high,
+                estimate=num(q.get("estimate")),
+                after=[
+                    "" if limit is None else f"≤ {fmt.duration(limit)}",
+                    badge(verdict) if verdict else "",
+                    text(q.get("method")),
+                ],
+                refs=[] if limit is None else [(limit, "gate")],
+                css=f"v-{css_token(verdict)}" if verdict else "lat",
+                open_high=low is not None and high is None,
+            )
+        )
+    scale = "log scale" if axis.log else "linear scale"
+    parts = [
+        forest_table(
+            ["Case", "Timed", "Quantile", "Estimate", "Interval"],
+            ["Limit", "Verdict", "Method"],
+            lines,
+            axis,
+            caption=f"Latency quantile and its interval ({scale}); the dashed line is the limit",
+        )
+    ]
+    if any(q.get("high") is None and num(q.get("low")) is not None for _, q in shown):
+        parts.append(
+            '<p class="muted">An arrow marks an interval without an upper end: too few runs '
+            "for this quantile at this level.</p>"
+        )
+    if len(shown) < len(timed):
+        parts.append(
+            f'<p class="muted">{len(timed) - len(shown):,} faster cases are not drawn; sort '
+            "the case table by Latency to see every case.</p>"
+        )
+    return Markup("".join(parts))
+
+
+def latency_note(document: Mapping[str, Any]) -> str:
+    """``p95, order-statistic`` — the latency settings in use, for the header."""
+    latencies = [obj(row.get("latency")) for row in objects(document.get("rows"))]
+    return ", ".join(
+        dict.fromkeys(
+            f"{fmt.quantile(q.get('quantile'))} ({text(q.get('method'), '?')})"
+            for q in latencies
+            if q
+        )
+    )

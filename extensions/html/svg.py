@@ -1,4 +1,4 @@
-"""Inline SVG plots: interval bars, forest-plot rows and axes, stacked and value bars.
+"""Inline SVG plots: interval bars, forest plots, stacked and value bars.
 
 Every plot is a small fixed-size ``<svg>`` whose colours come from the page's CSS classes
 (so light and dark mode apply), marked ``aria-hidden``: the numbers it draws are always in
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pytest_probability.api import num
 
-from .fmt import MINUS, short_duration
+from .fmt import MINUS, case_id, short_duration
 from .markup import Markup, class_list, css_token, escape
 
 BAR_WIDTH = 160
@@ -27,6 +27,19 @@ _BAR_SPAN = BAR_WIDTH - 2 * BAR_PAD
 def _c(value: float) -> str:
     """A coordinate with at most one decimal."""
     return f"{value:.1f}".removesuffix(".0")
+
+
+def _svg(
+    css: str, width: int, height: int, parts: Iterable[str], label: str | None = None
+) -> Markup:
+    """The ``<svg>`` around ``parts``: hidden from assistive technology unless ``label``."""
+    about = (
+        f'role="img" aria-label="{escape(label)}"' if label is not None else 'aria-hidden="true"'
+    )
+    return Markup(
+        f'<svg class="{css}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" {about}>{"".join(parts)}</svg>'
+    )
 
 
 def interval_bar(
@@ -56,11 +69,7 @@ def interval_bar(
     if estimate is not None:
         parts.append(f'<circle class="pt" cx="{_c(x(estimate))}" cy="7" r="3.5"/>')
     token = css_token(status)
-    css = f"bar s-{token}" if token else "bar"
-    return Markup(
-        f'<svg class="{css}" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" '
-        f'viewBox="0 0 {BAR_WIDTH} {BAR_HEIGHT}" aria-hidden="true">{"".join(parts)}</svg>'
-    )
+    return _svg(f"bar s-{token}" if token else "bar", BAR_WIDTH, BAR_HEIGHT, parts)
 
 
 @dataclass
@@ -83,9 +92,6 @@ class Axis:
             low, high = self.low, self.high
         share = 0.5 if high == low else (value - low) / (high - low)
         return self.pad + (self.width - 2 * self.pad) * min(1.0, max(0.0, share))
-
-    def inside(self, value: float) -> bool:
-        return self.low <= value <= self.high
 
 
 def percent_axis(width: int = 320) -> Axis:
@@ -136,29 +142,42 @@ def time_axis(values: Iterable[float | None], width: int = 320) -> Axis:
     return Axis(low, high, ticks, log=True, width=width)
 
 
-def forest_row(
-    axis: Axis,
-    low: float | None,
-    high: float | None,
-    estimate: float | None,
-    *,
-    refs: Sequence[tuple[float, str]] = (),
-    css: str = "",
-    open_high: bool = False,
-    diamond: bool = False,
-    height: int = 22,
-) -> Markup:
-    """One row of a forest plot: reference lines (``refs``: value and CSS class, e.g. the
-    zero line and margins), the interval, and the estimate (a diamond for summary lines).
-    ``open_high`` draws an interval without an upper end as an arrow to the edge."""
+@dataclass
+class ForestLine:
+    """One row of a forest plot: text cells before and after the plot, and what it draws.
+
+    :ivar before: cells left of the plot (the label first); :class:`Markup` kept as is.
+    :ivar after: cells right of the plot.
+    :ivar refs: reference lines for this row only (value, CSS class), e.g. its margin.
+    :ivar css: a CSS class for the row's plot (a status or verdict colour).
+    :ivar open_high: the interval has no upper end: drawn as an arrow to the edge.
+    :ivar diamond: draw the estimate as a diamond (a summary line such as Overall).
+    :ivar row_class: a CSS class for the ``<tr>`` (``sub`` for indented detail lines).
+    """
+
+    before: Sequence[object]
+    low: float | None
+    high: float | None
+    estimate: float | None
+    after: Sequence[object] = ()
+    refs: Sequence[tuple[float, str]] = field(default_factory=list)
+    css: str = ""
+    open_high: bool = False
+    diamond: bool = False
+    row_class: str = ""
+
+
+def _forest_row(axis: Axis, line: ForestLine, refs: Sequence[tuple[float, str]]) -> Markup:
+    """The plot of one row: reference lines (the table's ``refs``, e.g. the zero line, and
+    the row's own), the interval, and the estimate."""
+    height, low, high = 22, line.low, line.high
     middle = height / 2
-    parts = []
-    for value, ref_class in refs:
-        if num(value) is not None:
-            parts.append(
-                f'<path class="{class_list(ref_class)}" d="M{_c(axis.x(value))} 0v{height}"/>'
-            )
-    if low is not None and (high is not None or open_high):
+    parts = [
+        f'<path class="{class_list(ref_class)}" d="M{_c(axis.x(value))} 0v{height}"/>'
+        for value, ref_class in [*refs, *line.refs]
+        if num(value) is not None
+    ]
+    if low is not None and (high is not None or line.open_high):
         left = axis.x(low)
         right = axis.x(high) if high is not None else axis.width - 2
         parts.append(f'<path class="ci" d="M{_c(left)} {middle:g}H{_c(right)}"/>')
@@ -170,24 +189,20 @@ def forest_row(
         else:
             parts.append(f'<path class="cap" d="M{_c(right)} {middle - 4:g}v8"/>')
         parts.append(f'<path class="cap" d="M{_c(left)} {middle - 4:g}v8"/>')
-    if estimate is not None:
-        x = axis.x(estimate)
-        if diamond:
+    if line.estimate is not None:
+        x = axis.x(line.estimate)
+        if line.diamond:
             parts.append(
                 f'<path class="pt" d="M{_c(x - 6)} {middle:g}L{_c(x)} {middle - 5:g}'
                 f'L{_c(x + 6)} {middle:g}L{_c(x)} {middle + 5:g}Z"/>'
             )
         else:
             parts.append(f'<circle class="pt" cx="{_c(x)}" cy="{middle:g}" r="4"/>')
-    return Markup(
-        f'<svg class="{class_list(f"forest {css}")}" width="{axis.width}" height="{height}" '
-        f'viewBox="0 0 {axis.width} {height}" aria-hidden="true">{"".join(parts)}</svg>'
-    )
+    return _svg(class_list(f"forest {line.css}"), axis.width, height, parts)
 
 
-def axis_row(axis: Axis, refs: Sequence[tuple[float, str]] = ()) -> Markup:
+def _axis_row(axis: Axis, refs: Sequence[tuple[float, str]]) -> Markup:
     """The tick labels of a forest plot's axis, drawn under its last row."""
-    height = 26
     parts = [f'<path class="axis" d="M{axis.pad} 1H{axis.width - axis.pad}"/>']
     for value, ref_class in refs:
         parts.append(f'<path class="{class_list(ref_class)}" d="M{_c(axis.x(value))} 0v6"/>')
@@ -197,10 +212,7 @@ def axis_row(axis: Axis, refs: Sequence[tuple[float, str]] = ()) -> Markup:
         anchor = "start" if index == 0 and last else ("end" if index == last and last else "middle")
         parts.append(f'<path class="axis" d="M{_c(x)} 1v5"/>')
         parts.append(f'<text x="{_c(x)}" y="19" text-anchor="{anchor}">{escape(label)}</text>')
-    return Markup(
-        f'<svg class="forest axis-row" width="{axis.width}" height="{height}" '
-        f'viewBox="0 0 {axis.width} {height}" aria-hidden="true">{"".join(parts)}</svg>'
-    )
+    return _svg("forest axis-row", axis.width, 26, parts)
 
 
 def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 320) -> Markup:
@@ -218,18 +230,55 @@ def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 320) -> Ma
             f"<title>{escape(label)}</title></rect>"
         )
         x += share
-    return Markup(
-        f'<svg class="stack" width="{width}" height="14" viewBox="0 0 {width} 14" '
-        f'role="img" aria-label="{escape(", ".join(label for *_, label in parts))}">'
-        f"{''.join(shapes)}</svg>"
-    )
+    return _svg("stack", width, 14, shapes, ", ".join(label for *_, label in parts))
 
 
 def value_bar(share: float, css: str = "val", width: int = 120) -> Markup:
     """A bar filled to ``share`` (0–1) of its width (costs, token counts)."""
     filled = max(1.0, width * min(1.0, max(0.0, share)))
+    return _svg(
+        "valbar",
+        width,
+        10,
+        [f'<rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" height="8"/>'],
+    )
+
+
+def _filled(values: Sequence[object], index: int) -> bool:
+    return index < len(values) and values[index] not in (None, "")
+
+
+def forest_table(
+    before: Sequence[str],
+    after: Sequence[str],
+    lines: Sequence[ForestLine],
+    axis: Axis,
+    *,
+    refs: Sequence[tuple[float, str]] = (),
+    caption: str | None = None,
+) -> Markup:
+    """A forest plot as a table whose rows each draw an interval on one shared axis, the
+    numbers in text cells beside it (the table reads without the picture and copies as
+    text): headers ``before`` + the plot + ``after``; ``refs`` are reference lines drawn on
+    every row (the zero line), and marked on the axis. A column after the plot that is
+    empty on every row is left out."""
+    kept = [i for i in range(len(after)) if any(_filled(line.after, i) for line in lines)]
+    after = [after[i] for i in kept]
+    head = "".join(f'<th scope="col">{escape(h)}</th>' for h in before)
+    head += '<th scope="col" class="plot"><span class="sr">Plot</span></th>'
+    head += "".join(f'<th scope="col">{escape(h)}</th>' for h in after)
+    body = []
+    for line in lines:
+        cells = [f'<th scope="row">{case_id(line.before[0])}</th>' if line.before else ""]
+        cells += [f"<td>{escape(value)}</td>" for value in line.before[1:]]
+        cells.append(f'<td class="plot">{_forest_row(axis, line, refs)}</td>')
+        cells += [f"<td>{escape(line.after[i] if i < len(line.after) else '')}</td>" for i in kept]
+        row_class = f' class="{class_list(line.row_class)}"' if class_list(line.row_class) else ""
+        body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
+    blank, axis_cell = "<td></td>", f'<td class="plot">{_axis_row(axis, refs)}</td>'
+    body.append(f'<tr class="axis-line">{blank * len(before)}{axis_cell}{blank * len(after)}</tr>')
+    caption_html = f"<caption>{escape(caption)}</caption>" if caption else ""
     return Markup(
-        f'<svg class="valbar" width="{width}" height="10" viewBox="0 0 {width} 10" '
-        f'aria-hidden="true"><rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" '
-        f'height="8"/></svg>'
+        f'<div class="scroll"><table class="forest-table">{caption_html}<thead><tr>{head}</tr>'
+        f"</thead><tbody>{''.join(body)}</tbody></table></div>"
     )
