@@ -132,14 +132,12 @@ TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.cost.plugin", "lazy"),
     ("extensions.explain", "lazy"),
     ("extensions.failures", "lazy"),
-    ("extensions.intervals.service", "lazy"),
     ("extensions.markdown", "lazy"),
     ("extensions.plan.power", "extensions.stopping.service"),
     ("extensions.plan.session", "extensions.comparisons.service"),
     ("extensions.plan.session", "extensions.gates.service"),
     ("extensions.plan.session", "extensions.stopping.service"),
     ("extensions.plan.stopmodel", "extensions.stopping.service"),
-    ("extensions.stopping.plugin", "lazy"),
     ("extensions.stopping.service", "lazy"),
 }
 

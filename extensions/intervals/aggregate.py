@@ -11,7 +11,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_probability.api import interval_cells, money, percent1, signed_percent
+from pytest_probability.api import (
+    case_bootstrap_interval,
+    case_mean,
+    interval_cells,
+    money,
+    percent1,
+    signed_percent,
+)
 
 EN_DASH = "\u2013"
 INPUTS_X2 = 1 / math.sqrt(2) - 1
@@ -108,14 +115,8 @@ def aggregate(
     """The line for cases given as ``(passes, runs)`` with their ``case_ids`` (the
     bootstrap puts them in case-id order: the API's ``case_bootstrap_interval``); with
     ``hidden`` (the reason) no interval is computed."""
-    from pytest_probability.api import (  # the bootstrap: only when used
-        case_bootstrap_interval,
-        case_mean,
-    )
-
     fractions = [x / k for x, k in counts]
-    low: float | None = None
-    high: float | None = None
+    low, high = None, None
     if hidden is None:
         low, high = case_bootstrap_interval(
             case_ids, fractions, resamples=resamples, seed=seed, level=level
@@ -143,11 +144,8 @@ def aggregate(
 
 
 def _size(line: Aggregate) -> str:
-    runs = (
-        str(line.runs_min)
-        if line.runs_min == line.runs_max
-        else f"{line.runs_min}{EN_DASH}{line.runs_max}"
-    )
+    same = line.runs_min == line.runs_max
+    runs = line.runs_min if same else f"{line.runs_min}{EN_DASH}{line.runs_max}"
     return f"N={line.inputs} inputs × k={runs}"
 
 

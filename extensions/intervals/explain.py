@@ -41,27 +41,26 @@ def readings(report: ReportBuilder) -> list[Reading]:
             )
         rho = line.get("icc")
         runs_x2 = line["width_factor"]["runs_x2"]
-        inputs_x2 = line["width_factor"]["inputs_x2"]
         if rho is not None and runs_x2 is not None and not line.get("hidden"):
-            narrow_runs = reading_percent(-runs_x2)
-            narrow_inputs = reading_percent(-inputs_x2)
+            runs = reading_percent(-runs_x2)
+            inputs = reading_percent(-line["width_factor"]["inputs_x2"])
             if rho >= HIGH_RHO:
-                text += (
-                    f" ρ = {rho:.2f}: each input is mostly right or mostly wrong every time, "
-                    f"so add inputs, not runs (doubling the runs would narrow the interval "
-                    f"by {narrow_runs}, doubling the inputs by {narrow_inputs})."
+                advice = (
+                    "each input is mostly right or mostly wrong every time, so add inputs, not "
+                    f"runs (doubling the runs would narrow the interval by {runs}, doubling "
+                    f"the inputs by {inputs})"
                 )
             elif rho <= LOW_RHO:
-                text += (
-                    f" ρ = {rho:.2f}: outputs vary from run to run, so more runs help "
-                    f"(doubling them narrows the interval by {narrow_runs}; doubling the "
-                    f"inputs by {narrow_inputs})."
+                advice = (
+                    "outputs vary from run to run, so more runs help (doubling them narrows "
+                    f"the interval by {runs}; doubling the inputs by {inputs})"
                 )
             else:
-                text += (
-                    f" ρ = {rho:.2f}: both help (doubling the runs narrows the interval by "
-                    f"{narrow_runs}, doubling the inputs by {narrow_inputs})."
+                advice = (
+                    f"both help (doubling the runs narrows the interval by {runs}, doubling "
+                    f"the inputs by {inputs})"
                 )
+            text += f" ρ = {rho:.2f}: {advice}."
         terms = ("interval", "bootstrap") + (("ρ (rho)",) if rho is not None else ())
         found.append(
             Reading(line["label"], text, terms, line, order=200, notable=line["estimate"] < 1.0)

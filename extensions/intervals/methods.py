@@ -1,14 +1,10 @@
-"""Row interval methods for a pass rate: Clopper–Pearson, Wilson and Bayes (equal-tailed).
-
-The math is the kernel's ``core/rate_intervals.py``, published through the public API
-(``clopper_pearson_interval``, ``wilson_interval``, ``bayes_interval``) so that other
-extensions (a comparison's Newcombe difference) use the very same functions; re-exported here
-under the names the extension registers them by. See STATISTICS.md, "Row intervals".
+"""Row interval methods for a pass rate: Clopper–Pearson, Wilson and Bayes (equal-tailed),
+under the names the extension registers them by. The math is the kernel's
+``core/rate_intervals.py``, published by the public API (``clopper_pearson_interval``,
+``wilson_interval``, ``bayes_interval``) for other extensions. STATISTICS.md, "Row intervals".
 
 PYTEST_DONT_REWRITE
 """
-
-from __future__ import annotations
 
 from pytest_probability.api import Interval
 from pytest_probability.api import bayes_interval as bayes

@@ -5,26 +5,37 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import functools
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from pytest_probability.api import (
+    CaseResult,
+    OptionRegistry,
+    ReportBuilder,
+    Results,
+    implemented_outside,
+    interval_cells,
+    options_of,
     parse_bool,
     parse_nonnegative_int,
     parse_positive_int,
     parse_probability,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from pytest_probability.api import CaseResult, OptionRegistry, ReportBuilder, Results
-
-    from .aggregate import Aggregate
+from .aggregate import Aggregate, aggregate, render
+from .explain import count, readings
+from .methods import Interval, bayes, clopper_pearson, wilson
+from .service import interval_methods, settings
 
 PRIOR_EXPECTED = "expected two positive numbers 'a,b' such as '1,1', got {value!r}"
 INTERVAL_ORDER = 200
 FUNCTION_LINES_ORDER = 500
+#: Most bootstrap resamples (``--prob-bootstrap``): each function-level, Overall, metric and
+#: comparison interval draws this many, and a million already leaves a Monte Carlo error far
+#: below the printed precision; 10^9 would hang the report phase after every run was made.
+MAX_RESAMPLES = 1_000_000
 
 
 def parse_prior(value: Any) -> tuple[float, float]:
@@ -33,18 +44,10 @@ def parse_prior(value: Any) -> tuple[float, float]:
     try:
         a, b = (float(part) for part in parts)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"expected two positive numbers 'a,b' such as '1,1', got {value!r}"
-        ) from None
+        a = b = 0.0
     if not (0 < a < float("inf") and 0 < b < float("inf")):
-        raise ValueError(f"expected two positive numbers 'a,b' such as '1,1', got {value!r}")
+        raise ValueError(PRIOR_EXPECTED.format(value=value))
     return a, b
-
-
-#: Most bootstrap resamples (``--prob-bootstrap``): each function-level, Overall, metric and
-#: comparison interval draws this many, and a million already leaves a Monte Carlo error far
-#: below the printed precision; 10^9 would hang the report phase after every run was made.
-MAX_RESAMPLES = 1_000_000
 
 
 def parse_resamples(value: Any) -> int:
@@ -68,15 +71,13 @@ def parse_min_inputs(value: Any) -> int:
 
 def parse_method(value: Any, config: pytest.Config) -> str:
     """A registered interval method name."""
-    from .service import interval_methods
-
     return interval_methods(config).check(value)
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare the interval settings. Called by the kernel's historic hook; returns nothing."""
-    owner = "intervals"
-    options.add(
+    """Declare the interval settings. Called by the kernel's historic hook."""
+    add = functools.partial(options.add, owner="intervals")
+    add(
         "method",
         parse=parse_method,
         with_config=True,
@@ -86,9 +87,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         mark=True,
         metavar="M",
         help="row interval method: exact (Clopper-Pearson), wilson, bayes, or a registered one",
-        owner=owner,
     )
-    options.add(
+    add(
         "confidence",
         parse=parse_probability,
         default=0.95,
@@ -97,18 +97,16 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         mark=True,
         metavar="LEVEL",
         help="two-sided level for intervals (default 0.95)",
-        owner=owner,
     )
-    options.add(
+    add(
         "prior",
         parse=parse_prior,
         default=(1.0, 1.0),
         ini="prob_prior",
         mark=True,
         help="Beta prior a,b for the bayes method (default 1,1)",
-        owner=owner,
     )
-    options.add(
+    add(
         "intervals",
         parse=parse_bool,
         default=True,
@@ -117,9 +115,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         flag_value=False,
         help="hide the interval column (the JSON report keeps the numbers)",
         ini_help="show the interval column (default true; false hides it, JSON keeps it)",
-        owner=owner,
     )
-    options.add(
+    add(
         "bootstrap",
         parse=parse_resamples,
         default=5000,
@@ -127,9 +124,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_bootstrap",
         metavar="N",
         help="bootstrap resamples for function-level and overall intervals (default 5000)",
-        owner=owner,
     )
-    options.add(
+    add(
         "seed",
         parse=parse_nonnegative_int,
         default=0,
@@ -137,15 +133,13 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_seed",
         metavar="SEED",
         help="seed for every resampling procedure (default 0)",
-        owner=owner,
     )
-    options.add(
+    add(
         "min_inputs",
         parse=parse_min_inputs,
         default=10,
         ini="prob_min_inputs",
         help="fewest cases a function needs for its function-level interval (default 10)",
-        owner=owner,
     )
 
 
@@ -154,22 +148,19 @@ def pytest_configure(config: pytest.Config) -> None:
     """Fill the interval methods' registry now when another plugin implements the
     registration hook, so that a broken registration is a usage error before anything runs
     rather than a failed section at the end of the session; otherwise it is filled on first
-    use (``--prob-method``, a mark's ``method=``, or the report). Called once per process;
-    returns nothing."""
-    from pytest_probability.api import implemented_outside
-
+    use (``--prob-method``, a mark's ``method=``, or the report). Called once per process."""
     if implemented_outside(config.hook.pytest_prob_register_interval_methods):
-        from .service import interval_methods
-
         interval_methods(config)
+
+
+def _pair(found: Interval) -> tuple[float, float]:
+    return found.low, found.high
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
     """Register ``exact``, ``wilson`` and ``bayes`` (first, so they lead the list).
-    Called once per session through the historic hook; returns nothing."""
-    from .methods import bayes, clopper_pearson, wilson
-
+    Called once per session through the historic hook."""
     register(
         "exact",
         lambda x, n, level, prior: _pair(clopper_pearson(x, n, level)),
@@ -188,30 +179,19 @@ def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) 
     )
 
 
-def _pair(found: Any) -> tuple[float, float]:
-    return found.low, found.high
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_prob_interval_method(
     name: str, config: pytest.Config
 ) -> Callable[[int, int, float, tuple[float, float]], tuple[float, float]]:
     """The registered method ``name`` as ``compute(passes, total, level, prior) -> (low,
-    high)``, its results checked by the registry (the gates extension computes its rate and
-    count gates' intervals with it). Called once per method and session by the gates
-    extension, in every process that judges gates; raises :class:`ValueError` for a name
-    nothing registered."""
-    from .service import interval_methods
-
+    high)``, its results checked by the registry. Called once per method and session by the
+    gates extension (its rate and count gates), in every process that judges gates; raises
+    :class:`ValueError` for a name nothing registered."""
     methods = interval_methods(config)
     methods.check(name)
-
-    def compute(
-        passes: int, total: int, level: float, prior: tuple[float, float]
-    ) -> tuple[float, float]:
-        return _pair(methods.compute(name, passes, total, level, prior))
-
-    return compute
+    return lambda passes, total, level, prior: _pair(
+        methods.compute(name, passes, total, level, prior)
+    )
 
 
 def pytest_prob_build_report(
@@ -219,22 +199,13 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the interval column, ``ci`` row fields, the function-level and Overall
     lines and the JSON ``aggregates``. Called once in the aggregating process."""
-    from pytest_probability.api import interval_cells, options_of
-
-    from .aggregate import render
-    from .service import interval_methods, settings
-
-    options = options_of(config)
     bounds: dict[str, tuple[float, float]] = {}
     tags: dict[str, str] = {}
     methods = interval_methods(config)
-    names = methods.names()
     # cases mostly share their counts (10/10, 0/10): each distinct question is asked once
-    computed: dict[tuple[Any, ...], Any] = {}
+    computed: dict[tuple[Any, ...], Interval] = {}
     for case in results.rows():
         chosen = settings(config, case.mark)
-        if chosen.method in names:
-            tags[case.key] = methods.get(chosen.method).tag
         question = (chosen.method, case.passes, case.total, chosen.level, tuple(chosen.prior))
         try:
             found = computed.get(question)
@@ -246,27 +217,17 @@ def pytest_prob_build_report(
             report.warn(f"interval for {case.display} failed: {type(exc).__name__}: {exc}")
             continue
         bounds[case.key] = (found.low, found.high)
-        report.add_row_json(
-            case.key,
-            {
-                "ci": {
-                    "method": chosen.method,
-                    "level": chosen.level,
-                    "low": found.low,
-                    "high": found.high,
-                }
-            },
-        )
-    if options.session_value("intervals"):
+        tags[case.key] = methods.get(chosen.method).tag
+        ci = {"method": chosen.method, "level": chosen.level, "low": found.low, "high": found.high}
+        report.add_row_json(case.key, {"ci": ci})
+    if options_of(config).session_value("intervals"):
         several = [case for case in results.rows() if case.total > 1]
         cells = interval_cells({c.key: bounds[c.key] for c in several if c.key in bounds})
         for case in several:  # a method's tag (``seq``) follows its interval
-            tag = tags.get(case.key)
-            if tag and case.key in cells:
-                cells[case.key] += f" {tag}"
-        for case in several:
             if case.key not in bounds:
                 cells[case.key] = "[error]"
+            elif tags[case.key]:
+                cells[case.key] += f" {tags[case.key]}"
         report.add_column("interval", cells, order=INTERVAL_ORDER, align="left")
     lines = _aggregates(results, config)
     if lines:
@@ -275,52 +236,37 @@ def pytest_prob_build_report(
 
 
 def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
-    from pytest_probability.api import options_of
-
     options = options_of(config)
-    level = options.session_value("confidence")
-    resamples = options.session_value("bootstrap")
-    seed = options.session_value("seed")
     min_inputs = options.session_value("min_inputs")
     functions: dict[tuple[str, str], list[CaseResult]] = {}
     for case in results.rows():
         functions.setdefault((case.module, case.label), []).append(case)
     labels = [label for _, label in functions]
-    lines = []
-    for (module, label), cases in functions.items():
-        if len(cases) < min_inputs:
-            continue
-        shown = label if labels.count(label) == 1 else f"{module}::{label}"
-        lines.append(_line(shown, "function", cases, config, level, resamples, seed))
+    groups = [
+        (label if labels.count(label) == 1 else f"{module}::{label}", "function", cases)
+        for (module, label), cases in functions.items()
+        if len(cases) >= min_inputs
+    ]
     every = [case for cases in functions.values() for case in cases]
     if len(functions) > 1 and len(every) >= min_inputs:
-        lines.append(_line("Overall", "overall", every, config, level, resamples, seed))
+        groups.append(("Overall", "overall", every))
+    lines = []
+    for label, scope, cases in groups:
+        ordered = sorted(cases, key=lambda c: c.case_id)
+        lines.append(
+            aggregate(
+                label,
+                scope,
+                [(c.passes, c.total) for c in ordered],
+                level=options.session_value("confidence"),
+                resamples=options.session_value("bootstrap"),
+                seed=options.session_value("seed"),
+                case_ids=[c.case_id for c in ordered],
+                cost=_cost(config, ordered),
+                hidden=config.hook.pytest_prob_hide_interval(cases=ordered, config=config),
+            )
+        )
     return lines
-
-
-def _line(
-    label: str,
-    scope: str,
-    cases: list[CaseResult],
-    config: pytest.Config,
-    level: float,
-    resamples: int,
-    seed: int,
-) -> Aggregate:
-    from .aggregate import aggregate
-
-    ordered = sorted(cases, key=lambda c: c.case_id)
-    return aggregate(
-        label,
-        scope,
-        [(c.passes, c.total) for c in ordered],
-        level=level,
-        resamples=resamples,
-        seed=seed,
-        case_ids=[c.case_id for c in ordered],
-        cost=_cost(config, ordered),
-        hidden=config.hook.pytest_prob_hide_interval(cases=ordered, config=config),
-    )
 
 
 def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
@@ -337,8 +283,6 @@ def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
 def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
     """Read the function-level and Overall lines. Called once in the aggregating process by
     the explain extension; returns the readings."""
-    from .explain import readings
-
     return readings(report)
 
 
@@ -347,7 +291,5 @@ def pytest_prob_explain_count(
 ) -> int:
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
     building them. Called once in the aggregating process, only without
-    ``--prob-explain``; returns the count."""
-    from .explain import count
-
+    ``--prob-explain``."""
     return count(report)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from .methods import Interval
 
 Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
-Register = Callable[..., None]
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
@@ -51,9 +50,6 @@ class IntervalMethods:
         if name in self._methods:
             raise ValueError(f"interval method {name!r} is registered twice")
         self._methods[name] = IntervalMethod(name, compute, description, uses_prior, tag)
-
-    def names(self) -> list[str]:
-        return list(self._methods)
 
     def check(self, name: object) -> str:
         """``name`` when registered, else :class:`ValueError` listing the registered names."""

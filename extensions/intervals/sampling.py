@@ -1,29 +1,10 @@
-"""The resampling tools of the function-level and Overall intervals, kept here for code that
-imports them from this module: they live in the kernel (``pytest_probability.sampling``),
-shared with the metric lines and the comparisons, and are published by the public API
-(:mod:`pytest_probability.api`: ``binomial_variate``, ``bootstrap_mean_interval``,
-``bootstrap_means``, ``case_bootstrap_interval``, ``case_mean``, ``quantile_type7``), where
-extensions take them.
+"""The resampling tools, for code that imports them from here: they are the kernel's
+(``pytest_probability.sampling``), published by :mod:`pytest_probability.api`, where
+extensions take them (:mod:`.service` re-exports them all).
 
 PYTEST_DONT_REWRITE
 """
 
-from __future__ import annotations
+from pytest_probability.api import binomial_variate, bootstrap_mean_interval
 
-from pytest_probability.api import (
-    binomial_variate,
-    bootstrap_mean_interval,
-    bootstrap_means,
-    case_bootstrap_interval,
-    case_mean,
-    quantile_type7,
-)
-
-__all__ = [
-    "binomial_variate",
-    "bootstrap_mean_interval",
-    "bootstrap_means",
-    "case_bootstrap_interval",
-    "case_mean",
-    "quantile_type7",
-]
+__all__ = ["binomial_variate", "bootstrap_mean_interval"]

@@ -12,59 +12,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from pytest_probability.api import (
-        beta_ppf,
-        betainc,
-        betaincc,
-        binom_cdf,
-        binom_pmf,
-        binom_sf,
-        bootstrap_mean_interval,
-        bootstrap_means,
-        norm_ppf,
-        quantile_type7,
-    )
-
-    from .methods import Interval, bayes, clopper_pearson, wilson
-    from .registry import IntervalMethods
-
-METHODS_KEY = pytest.StashKey["IntervalMethods"]()
-#: the re-exported engine (special functions, row methods, the registry and the bootstrap),
-#: each module imported on first use
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        **dict.fromkeys(
-            (
-                "beta_ppf",
-                "betainc",
-                "betaincc",
-                "binom_cdf",
-                "binom_pmf",
-                "binom_sf",
-                "norm_ppf",
-                "binomial_variate",
-                "bootstrap_mean_interval",
-                "bootstrap_means",
-                "case_bootstrap_interval",
-                "case_mean",
-                "quantile_type7",
-            ),
-            "pytest_probability.api",
-        ),
-        **dict.fromkeys(
-            ("Interval", "bayes", "clopper_pearson", "wilson"),
-            "pytest_probability.extensions.intervals.methods",
-        ),
-        "IntervalMethods": "pytest_probability.extensions.intervals.registry",
-    },
+from pytest_probability.api import (
+    beta_ppf,
+    betainc,
+    betaincc,
+    binom_cdf,
+    binom_pmf,
+    binom_sf,
+    binomial_variate,
+    bootstrap_mean_interval,
+    bootstrap_means,
+    call_registrations,
+    case_bootstrap_interval,
+    case_mean,
+    norm_ppf,
+    options_of,
+    quantile_type7,
 )
+
+from .methods import Interval, bayes, clopper_pearson, wilson
+from .registry import IntervalMethods
 
 __all__ = [
     "Interval",
@@ -77,8 +47,11 @@ __all__ = [
     "binom_cdf",
     "binom_pmf",
     "binom_sf",
+    "binomial_variate",
     "bootstrap_mean_interval",
     "bootstrap_means",
+    "case_bootstrap_interval",
+    "case_mean",
     "clopper_pearson",
     "interval",
     "interval_methods",
@@ -88,17 +61,14 @@ __all__ = [
     "wilson",
 ]
 
+METHODS_KEY = pytest.StashKey[IntervalMethods]()
+
 
 def interval_methods(config: pytest.Config) -> IntervalMethods:
     """The session's method registry, filled on first use through the historic hook."""
     registry = config.stash.get(METHODS_KEY, None)
     if registry is None:
-        from .registry import IntervalMethods
-
-        registry = IntervalMethods()
-        config.stash[METHODS_KEY] = registry
-        from pytest_probability.api import call_registrations
-
+        registry = config.stash[METHODS_KEY] = IntervalMethods()
         call_registrations(
             config.hook.pytest_prob_register_interval_methods,
             {"register": registry.register, "config": config},
@@ -118,8 +88,6 @@ class Settings:
 
 def settings(config: pytest.Config, mark: Mapping[str, Any] | None = None) -> Settings:
     """A case's settings: its mark's ``method``/``confidence``/``prior``, else the session's."""
-    from pytest_probability.api import options_of
-
     options = options_of(config)
     mark = mark or {}
     prior = options.case_value("prior", mark)

@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from pytest_probability.api import Reading, ReportBuilder, reading_percent
 
+#: what the bundled families' values are, and their glossary terms
+MEANINGS = {
+    "pass^": ("the chance that {k} runs of the same input all pass", "pass^k"),
+    "pass@": ("the chance that at least one of {k} runs of an input passes", "pass@k"),
+}
+
 
 def _inputs(count: int) -> str:
     """``1 input``, ``12 inputs``."""
@@ -32,12 +38,8 @@ def readings(report: ReportBuilder) -> list[Reading]:
     found = []
     for line in _read_lines(report):
         name = line["metric"]
-        if name.startswith("pass^"):
-            meaning = f"the chance that {name[5:]} runs of the same input all pass"
-        elif name.startswith("pass@"):
-            meaning = f"the chance that at least one of {name[5:]} runs of an input passes"
-        else:
-            meaning = f"the metric {name}"
+        template, term = MEANINGS.get(name[:5], ("the metric {name}", None))
+        meaning = template.format(k=name[5:], name=name)
         value = reading_percent(line["value"], 1)
         text = f"{value} is {meaning}, averaged over {_inputs(line['n'])}"
         if line.get("low") is not None:
@@ -50,9 +52,6 @@ def readings(report: ReportBuilder) -> list[Reading]:
                 f" {_inputs(left_out)} had fewer than {line['min_runs']} runs and "
                 f"{'is' if left_out == 1 else 'are'} left out."
             )
-        term = (
-            "pass^k" if name.startswith("pass^") else "pass@k" if name.startswith("pass@") else None
-        )
         found.append(
             Reading(f"{line['scope']} {name}", text, (term,) if term else (), line, order=300)
         )

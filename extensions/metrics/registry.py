@@ -51,16 +51,8 @@ class RegisterMetric(Protocol):
 
 @dataclass(frozen=True)
 class Metric:
-    """A registered metric, or family of metrics (``pass^`` spelled ``pass^3``).
-
-    :ivar name: the fixed name, or the family's prefix.
-    :ivar compute: ``(case, parameter) -> value``.
-    :ivar family: whether ``name`` is a prefix followed by a whole number ``K >= 1``.
-    :ivar min_runs: ``parameter -> runs`` a case needs; cases with fewer are left out
-        (``fewer than K runs``). Default: K for a family, 1 for a fixed name.
-    :ivar description: one line for docs and errors.
-    :ivar min_parameter: the smallest K a family accepts (``agree@K`` needs 2).
-    """
+    """A registered metric, or family of metrics (``pass^`` spelled ``pass^3``): the
+    arguments of ``register`` (``pytest_prob_register_metrics``)."""
 
     name: str
     compute: Compute

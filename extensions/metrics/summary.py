@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_probability.api import percent1
+from pytest_probability.api import case_bootstrap_interval, case_mean, interval_cells, percent1
 
-from .registry import ChosenMetric, MetricCase
+from .registry import ChosenMetric
 
 OVERALL = "Overall"
 
@@ -58,13 +58,6 @@ class MetricLine:
         }
 
 
-def case_values(
-    chosen: Sequence[ChosenMetric], cases: Sequence[MetricCase]
-) -> dict[str, list[float | None]]:
-    """Each metric's value per case (``None``: left out), in case order."""
-    return {metric.label: [metric.value(case) for case in cases] for metric in chosen}
-
-
 def summarize(
     scope: str,
     metric: ChosenMetric,
@@ -82,11 +75,6 @@ def summarize(
     ``case_bootstrap_interval``, cases in case-id order), so ``pass^1`` has exactly their
     interval.
     """
-    from pytest_probability.api import (  # the bootstrap: when used
-        case_bootstrap_interval,
-        case_mean,
-    )
-
     pairs = [(case, v) for case, v in zip(case_ids, values, strict=True) if v is not None]
     counted = [v for _, v in pairs]
     line = MetricLine(
@@ -111,57 +99,38 @@ def summarize(
 
 
 def render(lines: Sequence[MetricLine]) -> list[str]:
-    """Aligned section lines; the scope is printed on its first line only."""
-    if not lines:
-        return []
-    bounded = [line for line in lines if line.low is not None and line.high is not None]
-    low_width = max(
-        (len(percent1(line.low)) for line in bounded if line.low is not None), default=0
-    )
-    high_width = max(
-        (len(percent1(line.high)) for line in bounded if line.high is not None), default=0
+    """Aligned section lines; the scope is printed on its first line only, and a metric that
+    could not be computed has its message after its name, out of the column widths."""
+    cells = interval_cells(
+        {
+            str(index): (line.low, line.high)
+            for index, line in enumerate(lines)
+            if line.low is not None and line.high is not None
+        },
+        decimals=1,
     )
     rows: list[list[str]] = []
-    previous = None
-    for line in lines:
-        scope = line.scope if line.scope != previous else ""
-        previous = line.scope
-        if line.error is not None:  # the message stays out of the column widths
+    for index, line in enumerate(lines):
+        scope = "" if index and lines[index - 1].scope == line.scope else line.scope
+        if line.error is not None:
             rows.append([scope, line.metric])
             continue
-        interval = ""
-        if line.low is not None and line.high is not None:
-            interval = (
-                f"[{percent1(line.low).rjust(low_width)}, {percent1(line.high).rjust(high_width)}]"
-            )
         notes = []
         if line.left_out:
             notes.append(f"{line.left_out} left out (fewer than {line.needs} runs)")
         if line.hidden:
             notes.append(f"interval hidden: {line.hidden}")
-        note = "; ".join(notes)
         value = percent1(line.value) if line.value is not None else "—"
-        inputs = "input" if line.n == 1 else "inputs"
-        rows.append([scope, line.metric, f"N={line.n} {inputs}", value, interval, note])
-    aligned = _align(rows)
-    return [
-        f"{text}  could not be computed: {line.error}" if line.error is not None else text
-        for text, line in zip(aligned, lines, strict=True)
-    ]
-
-
-def _align(rows: Sequence[list[str]]) -> list[str]:
-    columns = max(len(row) for row in rows)
-    widths = [max((len(row[i]) for row in rows if len(row) > i), default=0) for i in range(columns)]
+        size = f"N={line.n} {'input' if line.n == 1 else 'inputs'}"
+        rows.append([scope, line.metric, size, value, cells.get(str(index), ""), "; ".join(notes)])
+    widths = [max((len(row[i]) for row in rows if len(row) > i), default=0) for i in range(6)]
     out = []
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            if not widths[i]:
-                continue
-            cells.append(cell.rjust(widths[i]) if i == 3 else cell.ljust(widths[i]))
-        out.append(("  " + "  ".join(cells)).rstrip())
+    for row, line in zip(rows, lines, strict=True):
+        shown = [
+            cell.rjust(widths[i]) if i == 3 else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+            if widths[i]
+        ]
+        text = ("  " + "  ".join(shown)).rstrip()
+        out.append(text if line.error is None else f"{text}  could not be computed: {line.error}")
     return out
-
-
-__all__ = ["OVERALL", "Bootstrap", "MetricLine", "case_values", "render", "summarize"]

@@ -21,19 +21,6 @@ from dataclasses import dataclass
 
 from pytest_probability.api import FAIL, PASS, UNDECIDED, Thresholds
 
-__all__ = [
-    "FAIL",
-    "PASS",
-    "SETTLED_PASS",
-    "UNDECIDED",
-    "GateState",
-    "Thresholds",
-    "combined",
-    "curtail",
-    "gate_state",
-    "settled",
-]
-
 
 @dataclass(frozen=True)
 class GateState:
@@ -52,16 +39,11 @@ SETTLED_PASS = GateState(PASS, True, False)
 
 def gate_state(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> GateState:
     """One gate's :class:`GateState` after ``passes`` of ``judged`` with ``remaining`` runs
-    left.
-
-    A completion ends with ``N`` judged runs, ``judged ≤ N ≤ judged + remaining``, and
-    between ``passes`` and ``passes + N − judged`` passes. PASS is settled when even the
-    fewest passes pass at every ``N``: ``passes ≥ pass_min(N)``; FAIL when even the most
-    fail: ``passes + N − judged ≤ fail_max(N)``. Some completion passes when the most passes
-    reach ``pass_min(N)`` at some ``N``, and some fails when the fewest are at most
-    ``fail_max(N)`` at some ``N``; UNDECIDED is settled when neither can happen. Each is one
-    comparison with :meth:`Thresholds.span`.
-    """
+    left. PASS is settled when even the fewest passes pass at every ``N`` (``passes ≥
+    pass_min(N)``), FAIL when even the most fail (``passes + N − judged ≤ fail_max(N)``);
+    some completion passes when the most passes reach ``pass_min(N)`` at some ``N``, some
+    fails when the fewest are at most ``fail_max(N)`` at some ``N``, and UNDECIDED is settled
+    when neither can happen. Each is one comparison with :meth:`Thresholds.span`."""
     most_needed, needed_gap, most_failing, failing_gap = thresholds.span(judged, judged + remaining)
     can_pass = passes - judged >= needed_gap
     can_fail = passes <= most_failing
@@ -75,13 +57,11 @@ def gate_state(thresholds: Thresholds, passes: int, judged: int, remaining: int)
 
 
 def combined(states: Sequence[GateState]) -> str | None:
-    """The case's verdict, the worst of its gates' (docs/gates.rst), once it is certain:
-    FAIL as soon as one gate is certainly FAIL, whatever the others do; PASS when every gate
-    is certainly PASS; UNDECIDED once no gate can still FAIL and one can no longer PASS.
-    ``None`` while it can still change. (A gate whose verdict does not follow the pass
-    count, a latency gate, is not among the states: the stopper holds a case for it unless
-    the verdict is FAIL, :func:`~.service.holding_readers`.)
-    """
+    """The case's verdict, the worst of its gates' (docs/gates.rst), once it is certain
+    (``None`` while it can still change): FAIL as soon as one gate is certainly FAIL; PASS
+    when every gate is certainly PASS; UNDECIDED once no gate can still FAIL and one can no
+    longer PASS. (A gate whose verdict does not follow the pass count, a latency gate, is
+    not among the states: it is a reader of the case, :func:`~.service.holding`.)"""
     if any(state.settled == FAIL for state in states):
         return FAIL
     if all(state.settled == PASS for state in states):
@@ -89,12 +69,6 @@ def combined(states: Sequence[GateState]) -> str | None:
     if not any(state.can_fail for state in states) and not all(s.can_pass for s in states):
         return UNDECIDED
     return None
-
-
-def settled(thresholds: Thresholds, passes: int, judged: int, remaining: int) -> str | None:
-    """The verdict every completion gives one gate, or ``None`` while it can still change
-    (:func:`gate_state`)."""
-    return gate_state(thresholds, passes, judged, remaining).settled
 
 
 def curtail(gates: Sequence[Thresholds], passes: int, judged: int, remaining: int) -> str | None:

@@ -5,21 +5,30 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
-from pytest_probability.api import option_value, options_of
-from pytest_probability.lazy import current_module
+from pytest_probability.api import (
+    Case,
+    CaseResult,
+    OptionRegistry,
+    ReportBuilder,
+    Results,
+    StopContext,
+    call_registrations,
+    money,
+    option_value,
+    options_of,
+    ratio_percent,
+)
 
-if TYPE_CHECKING:  # the rules and the stopper load when a session stops cases
-    from collections.abc import Callable, Sequence
-    from types import ModuleType
+from .rules import curtail_decision, sequential_decision
+from .sequence import confidence_sequence
+from .service import case_kept, case_stop, hidden_reason, is_spread, is_stopped
+from .stopper import Stopper
 
-    from pytest_probability.api import Case, CaseResult, OptionRegistry, ReportBuilder, Results
-
-    from .service import StopContext
-
-    Decide = Callable[[StopContext], str | None]
+Decide = Callable[[StopContext], str | None]
 
 OFF = "off"
 SEQUENTIAL = "sequential"
@@ -30,18 +39,10 @@ COLUMN_ORDER = 950
 SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
-def _rules() -> ModuleType:
-    """The ``rules`` module, imported by the first call (a dictionary lookup afterwards:
-    never cached here, see :func:`pytest_probability.lazy.current_module`)."""
-    return current_module(f"{__package__}.rules")
-
-
 def curtail_rule(context: StopContext) -> str | None:
     """The bundled ``curtail`` rule: stop once every completion gives the same verdict
     (:func:`~.rules.curtail_decision`)."""
-    return _rules().curtail_decision(
-        context.gates, context.passes, context.judged, context.remaining
-    )
+    return curtail_decision(context.gates, context.passes, context.judged, context.remaining)
 
 
 def sequential_rule(context: StopContext) -> str | None:
@@ -50,7 +51,7 @@ def sequential_rule(context: StopContext) -> str | None:
     like ``curtail``, once no remaining run can change the verdict (count gates only ever
     stop that way). :func:`~.rules.sequential_decision`, which ``--prob-plan`` follows
     too."""
-    return _rules().sequential_decision(
+    return sequential_decision(
         context.gates, context.kinds, context.passes, context.judged, context.remaining
     )
 
@@ -59,8 +60,6 @@ def seq_interval(
     passes: int, total: int, level: float, prior: tuple[float, float]
 ) -> tuple[float, float]:
     """The ``seq`` interval method: the confidence sequence (the prior is not used)."""
-    from .sequence import confidence_sequence
-
     return confidence_sequence(passes, total, level)
 
 
@@ -89,8 +88,6 @@ def rules_of(config: pytest.Config) -> StopRules:
     found = config.stash.get(STATE_KEY, None)
     if found is None:
         found = config.stash[STATE_KEY] = StopRules()
-        from pytest_probability.api import call_registrations
-
         call_registrations(
             config.hook.pytest_prob_register_stopping_rules,
             {"register": found.register, "config": config},
@@ -100,8 +97,7 @@ def rules_of(config: pytest.Config) -> StopRules:
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare ``--prob-stop`` / ``prob_stop``. Called by the kernel's historic hook;
-    returns nothing."""
+    """Declare ``--prob-stop`` / ``prob_stop``. Called by the kernel's historic hook."""
     options.add(
         "stop",
         parse=lambda value, config: rules_of(config).check(value),
@@ -121,7 +117,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 # tryfirst: its own entries lead its registry, however late it registers (on use)
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) -> None:
-    """Register ``curtail`` and ``sequential``. Called once per session; returns nothing."""
+    """Register ``curtail`` and ``sequential``. Called once per session."""
     register("curtail", curtail_rule, description="stop once no remaining run can matter")
     register(SEQUENTIAL, sequential_rule, description="judge rate gates on a sequence")
 
@@ -131,7 +127,7 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
 @pytest.hookimpl(trylast=True)
 def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
     """Register the ``seq`` interval method (tagged ``seq`` in rows) with the intervals
-    extension, exactly as a third party would. Called once per session; returns nothing."""
+    extension, exactly as a third party would. Called once per session."""
     register(
         SEQ_METHOD,
         seq_interval,
@@ -144,23 +140,20 @@ def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) 
 def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> None:
     """Under ``--prob-stop=sequential``, judge a case's rate gate on the confidence sequence
     (its ``method`` becomes ``seq``, which its runs' records carry to the report). Called
-    once per case at collection, before the gates extension reads the case; returns
-    nothing."""
+    once per case at collection, before the gates extension reads the case."""
     if option_value(config, "stop") != SEQUENTIAL:
-        return None
-    options = options_of(config)
-    if options.case_value("min_rate", case.mark) is None or (
+        return
+    if options_of(config).case_value("min_rate", case.mark) is None or (
         "min_passes" in case.mark and "min_rate" not in case.mark
     ):
-        return None
+        return
     case.mark["method"] = SEQ_METHOD  # type: ignore[index]
-    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Fill the rule registry (a broken registration is a usage error in every session) and
     register the per-run stopper only when a rule is on (sessions without ``--prob-stop``
-    pay nothing per run). Called once per process; returns nothing."""
+    pay nothing per run). Called once per process."""
     rules_of(config)
     mode = option_value(config, "stop")
     if mode != OFF and config.pluginmanager.get_plugin(STOPPER) is None:
@@ -169,8 +162,6 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--prob-stop={mode} stops gated cases and needs the bundled gates extension: "
                 "remove -p no:probability.gates"
             )
-        from .stopper import Stopper
-
         config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
 
 
@@ -179,26 +170,18 @@ def pytest_prob_build_report(
 ) -> None:
     """Contribute the ``decided after`` column, the ``Stopped:`` line (and the cases kept
     running for a verdict that reads them), ``rows[].stopped``, ``rows[].kept_running`` and
-    the ``stopping`` object when a rule is on. Called once in the aggregating process;
-    returns nothing."""
+    the ``stopping`` object when a rule is on. Called once in the aggregating process."""
     mode = option_value(config, "stop")
     if mode == OFF or not len(results):
         return  # (nothing ran: a --prob-plan session)
-    from pytest_probability.api import ratio_percent
-
-    from .service import case_kept, case_stop, is_spread
-
     cells: dict[str, str] = {}
-    saved = planned = stopped_cases = 0
+    saved = planned = stopped_cases = spread = kept_runs = kept_cases = 0
     avoided: float | None = None
-    spread = kept_runs = 0
     kept: dict[str, int] = {}  # why → cases kept running for it
-    kept_cases = 0
     for case in results.cases():
         planned += case.planned
         stop = case_stop(case)
-        if is_spread(case):
-            spread += 1
+        spread += is_spread(case)
         held = case_kept(case)
         report.add_row_json(case.key, {"stopped": stop, "kept_running": held})
         if held is not None:
@@ -224,8 +207,6 @@ def pytest_prob_build_report(
     word = "case" if stopped_cases == 1 else "cases"
     text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
-        from pytest_probability.api import money
-
         text += f", about {money(avoided)} not spent"
     lines = [text]
     if spread:
@@ -255,9 +236,7 @@ def pytest_prob_build_report(
 def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config) -> str | None:
     """Why an interval over ``cases`` is hidden: some were stopped early (their fractions
     lean toward their verdicts); ``None`` when none was. Called in the aggregating process
-    for every function-level, Overall and metric line; returns the note or ``None``."""
-    from .service import hidden_reason
-
+    for every function-level, Overall and metric line."""
     return hidden_reason(list(cases))
 
 
@@ -265,9 +244,7 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
 def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool:
     """Whether some runs of ``case`` were skipped by the stopping rule, read from its run
     records. Called by the comparisons extension for each case of a comparison it builds
-    (aggregating process, or a worker judging ``[compare:ARM]``); returns the answer."""
-    from .service import is_stopped
-
+    (aggregating process, or a worker judging ``[compare:ARM]``)."""
     return is_stopped(case)
 
 

@@ -20,14 +20,9 @@ from .curtail import FAIL, PASS, SETTLED_PASS, Thresholds, combined, curtail, ga
 RATE = "rate"
 
 
-def curtail_decision(
-    gates: Sequence[Thresholds], passes: int, judged: int, remaining: int
-) -> str | None:
-    """``curtail``: the case's verdict once every completion gives it — FAIL as soon as one
-    gate is certainly FAIL, PASS when every gate is certainly PASS, UNDECIDED once no gate
-    can FAIL and one can no longer PASS (:func:`~.curtail.combined`) — or ``None`` to make
-    the next run."""
-    return curtail(gates, passes, judged, remaining)
+#: ``curtail``: the case's verdict once every completion gives it (:func:`~.curtail.combined`),
+#: or ``None`` to make the next run
+curtail_decision = curtail
 
 
 def sequential_decision(
@@ -40,17 +35,10 @@ def sequential_decision(
     """``sequential``: a rate gate is judged on its confidence sequence, valid at every
     look, so once it is PASS or FAIL on the runs so far it is settled so; any other gate,
     and a rate gate still UNDECIDED on its sequence, is settled as ``curtail`` settles it
-    (once no remaining run can change it). The case's verdict is then certain as
-    :func:`~.curtail.combined` says: FAIL as soon as one gate is, PASS when all are,
-    UNDECIDED once none can FAIL and one can no longer PASS.
-
-    :param gates: each gate's thresholds (:class:`~.curtail.Thresholds`).
-    :param kinds: each gate's kind name, in the order of ``gates``.
-    :param passes: passes so far.
-    :param judged: judged runs so far.
-    :param remaining: runs left of those planned (the next one included).
-    :return: the settled verdict, or ``None`` to make the next run.
-    """
+    (once no remaining run can change it); the case's verdict is then certain as
+    :func:`~.curtail.combined` says. ``kinds`` are the gates' kind names, in their order;
+    ``remaining`` counts the runs left of those planned, the next one included. Returns the
+    settled verdict, or ``None`` to make the next run."""
     states = []
     for index, thresholds in enumerate(gates):  # (a loop: --prob-plan asks this very often)
         if index < len(kinds) and kinds[index] == RATE:

@@ -42,25 +42,22 @@ def log_mixture(p: float, passes: int, runs: int) -> float:
 
 def confidence_sequence(passes: int, runs: int, level: float) -> tuple[float, float]:
     """The sequence's interval ``{p : M(p) < 1/α}`` with ``α = 1 − level`` (``[0, 1]`` for
-    no runs).
+    no runs); asked many thousands of times in a plan.
 
-    Each end is a float next to the boundary on the inside: bisection between a point
-    outside and one inside until no float lies between them. Newton's method on ``log M``
-    (convex, so from the outside it approaches the end without crossing it) first brings
-    the outside point within a few floats of the end, and an inside point is found a few
-    floats further, so the bisection takes a few steps instead of some fifty. (Rounding
-    makes ``M`` ragged within some 1e-15 of the end, so another bracket may end a few
-    floats away: the test suite checks that no verdict against a bar and no printed
-    percent depends on it.) The ``seq`` interval, the stopping rule and ``--prob-plan`` all
-    ask this function, many thousands of times in a plan.
+    Each end is the float next to the boundary on the inside: Newton's method on ``log M``
+    (convex, so from outside it approaches the end without crossing it) brings an outside
+    point within a few floats of the end, an inside point is found a few floats further, and
+    bisection closes the gap in a few steps instead of some fifty. (Rounding makes ``M``
+    ragged within some 1e-15 of the end: the test suite checks that no verdict against a bar
+    and no printed percent depends on it.)
     """
     _check(passes, runs, level)
     return _end(passes, runs, level, LOW), _end(passes, runs, level, HIGH)
 
 
 def sequence_end(passes: int, runs: int, level: float, side: str) -> float:
-    """One end of :func:`confidence_sequence` (``side``: ``"low"`` or ``"high"``), the very
-    float it returns, for a caller that needs only one (a verdict against a bar)."""
+    """One end (``"low"`` or ``"high"``) of :func:`confidence_sequence`, the very float it
+    returns, for a caller that needs only one (a verdict against a bar)."""
     _check(passes, runs, level)
     if side not in (LOW, HIGH):
         raise ValueError(f"side must be {LOW!r} or {HIGH!r}, got {side!r}")
@@ -93,15 +90,11 @@ def _end(passes: int, runs: int, level: float, side: str) -> float:
             value -= fails * math.log1p(-p)
         return value - bound
 
-    def inside(p: float) -> bool:
-        return excess(p) < 0.0
-
     def slope(p: float) -> float:
         return -passes / p + fails / (1.0 - p)
 
-    if side == LOW:
-        return _bisect(inside, *_bracket(excess, slope, centre / 2, centre, 0.0))
-    return _bisect(inside, *_bracket(excess, slope, (centre + 1.0) / 2, centre, 1.0))
+    start, edge = (centre / 2, 0.0) if side == LOW else ((centre + 1.0) / 2, 1.0)
+    return _bisect(excess, *_bracket(excess, slope, start, centre, edge))
 
 
 def _bracket(
@@ -151,14 +144,14 @@ def _step_until(
         step *= 2
 
 
-def _bisect(inside: Callable[[float], bool], outside: float, kept: float) -> float:
+def _bisect(excess: Callable[[float], float], outside: float, kept: float) -> float:
     """Bisect between ``outside`` and ``kept`` (inside) until no float lies between them;
     the inside one."""
     for _ in range(STEPS):
         middle = (outside + kept) / 2
         if middle in (outside, kept) or not 0.0 < middle < 1.0:  # no float between
             break
-        if inside(middle):
+        if excess(middle) < 0.0:
             kept = middle
         else:
             outside = middle

@@ -1,23 +1,20 @@
 """The ``stopping`` extension's per-run stopper, registered as
 ``probability.stopping.runs`` by the plugin's ``pytest_configure`` only when a rule is on
-(``--prob-stop``), so sessions without one never import it.
+(``--prob-stop``), so sessions without one pay nothing per run.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
-from pytest_probability.api import SKIP, Case, option_value, results_of
+from pytest_probability.api import SKIP, Case, Thresholds, option_value, results_of
 
-from .curtail import Thresholds
 from .service import SETTLED, CaseStopping, StopContext, case_stopping
-
-if TYPE_CHECKING:
-    from .plugin import Decide
 
 
 @dataclass(frozen=True)
@@ -36,7 +33,7 @@ class Stopper:
     """Decides, before each run of a gated case, whether the case is settled."""
 
     config: pytest.Config
-    decide: Decide
+    decide: Callable[[StopContext], str | None]
     #: case key → (verdict, runs made before stopping)
     decided: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: cases whose earlier runs this process did not make (spread over workers, or -k)
@@ -50,36 +47,31 @@ class Stopper:
     _cases: dict[str, StopCase | None] = field(default_factory=dict)
 
     def _case(self, case: Case) -> StopCase | None:
-        """The case's gate thresholds, kinds and readers (``None``: never stopped),
-        worked out once per case."""
-        if case.key in self._cases:
-            return self._cases[case.key]
-        seen = case_stopping(self.config, case)
-        found = None
-        if seen is not None:
-            kinds = tuple(kind.name for kind, _ in seen.gates)
-            found = StopCase(seen, self._gate_thresholds(seen), kinds)
-        self._cases[case.key] = found
-        return found
+        """The case's gate thresholds, kinds and readers (``None``: never stopped), worked
+        out once per case. Every gate has thresholds (whether or not it decides the runs,
+        each must be settled), shared by the cases whose gates are alike."""
+        if case.key not in self._cases:
+            seen = case_stopping(self.config, case)
+            found = None
+            if seen is not None:
+                gates = tuple(self._gate(kind, spec) for kind, spec in seen.gates)
+                found = StopCase(seen, gates, tuple(kind.name for kind, _ in seen.gates))
+            self._cases[case.key] = found
+        return self._cases[case.key]
 
-    def _gate_thresholds(self, seen: CaseStopping) -> tuple[Thresholds, ...]:
-        """Every gate's thresholds (whether or not it decides the runs, each must be
-        settled), shared by the cases whose gates are alike."""
-        found = []
-        for kind, spec in seen.gates:
-            key = (kind.name, spec)
-            if key not in self._thresholds:
-                self._thresholds[key] = Thresholds(
-                    lambda p, n, _f=kind.verdict_at, _s=spec: _f(_s, p, n, self.config)
-                )
-            found.append(self._thresholds[key])
-        return tuple(found)
+    def _gate(self, kind: Any, spec: Any) -> Thresholds:
+        key = (kind.name, spec)
+        if key not in self._thresholds:
+            self._thresholds[key] = Thresholds(
+                lambda p, n: kind.verdict_at(spec, p, n, self.config)
+            )
+        return self._thresholds[key]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Note the cases all of whose runs this process will run. Called once per process
-        after collection and deselection; returns nothing. A worker of pytest-xdist runs
-        only what it is sent, so it notes none (its cases stop only from a run-order
-        prefix of their runs)."""
+        after collection and deselection. A worker of pytest-xdist runs only what it is
+        sent, so it notes none (its cases stop only from a run-order prefix of their
+        runs)."""
         if hasattr(self.config, "workerinput"):
             return
         runs: dict[str, set[int]] = {}
@@ -142,7 +134,7 @@ class Stopper:
         """Mark the skipped runs of a stopped case (``stopped``), the runs made only because
         a verdict reading the case was not settled (``stop_held``), and the runs of a case
         this process could not stop because its earlier runs ran elsewhere
-        (``stop_partial``). Called in the executing process once per run; returns nothing."""
+        (``stop_partial``). Called in the executing process once per run."""
         key = record["key"]
         held = self.held.pop((key, record["run"]), None)
         if held is not None and record["outcome"] != SKIP:
