@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pytest_probability.extensions.comparisons.sequential.baseline import paired_with_baseline
-from pytest_probability.extensions.comparisons.sequential.outcome import paired_runs
+from pytest_probability.extensions.comparisons.sequential.outcome import (
+    paired_runs,
+    paired_with_baseline,
+)
 from pytest_probability.extensions.comparisons.sequential.rule import look_of
 from pytest_probability.extensions.comparisons.sequential.track import (
     Fixed,

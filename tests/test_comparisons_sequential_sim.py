@@ -22,8 +22,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from pytest_probability.extensions.comparisons.sequential.baseline import baseline_runs
-from pytest_probability.extensions.comparisons.sequential.outcome import replay
+from pytest_probability.extensions.comparisons.sequential.outcome import baseline_runs, replay
 from pytest_probability.extensions.comparisons.sequential.plan import Rule, simulate
 from pytest_probability.extensions.comparisons.sequential.rule import (
     DIFFERENCE,

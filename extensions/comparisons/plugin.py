@@ -1,54 +1,68 @@
-"""The ``comparisons`` extension's pytest hooks: A/B arms on a parametrize axis.
+"""The ``comparisons`` extension's pytest hooks: A/B arms on a parametrize axis, and the
+comparisons' answer to ``--prob-stop`` (which cases a comparison reads).
 
-Each hook is thin: the work is in :mod:`.options` (the settings), :mod:`.registrations`
-(the registries of comparison tests and p adjustments), :mod:`.axis.collection` (arms,
-inputs, ``[compare:ARM]`` requests and warnings at collection), :mod:`.axis.items` (the
-compare items), :mod:`.session` (building the comparisons), :mod:`.report.section` (the
-report), :mod:`.report.explain` (``--prob-explain``), :mod:`.readers` (what ``--prob-stop``
-asks) and, under ``--prob-stop=sequential``, :mod:`.sequential.runtime`; the baseline
-regression is a plugin of its own (:mod:`.baseline.regression`), registered when asked for.
+A margin's verdict on the fixed-run regimes (``margin=`` on a compared function,
+``--prob-margin`` against a baseline) is judged on an interval over every paired input of
+the function, so whether it is settled depends on runs of other cases too; it cannot say,
+from one case's runs, that its verdict can no longer change. The cases it reads therefore
+run every run (the stopping extension's ``pytest_prob_stop_readers`` contract), and the
+margin is judged on the same runs as without ``--prob-stop``. Under
+``--prob-stop=sequential`` a function compared with the ``paired`` test — on its axis, or
+against the baseline report with ``--prob-margin`` — is judged on an anytime-valid sequence
+instead, whose readers say when it is settled (:mod:`.sequential.runtime`).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
+from pytest_probability.api import (
+    Case,
+    FunctionCases,
+    OptionRegistry,
+    ReportBuilder,
+    Results,
+    StopReader,
+    VerdictRequest,
+    option_value,
+    options_of,
+    recorded_runs,
+    results_of,
+)
 
-if TYPE_CHECKING:
-    from pytest_probability.api import (
-        Case,
-        FunctionCases,
-        OptionRegistry,
-        ReportBuilder,
-        Results,
-        VerdictRequest,
-    )
+from .axis import collection
+from .baseline import regression as baseline
+from .options import (
+    ADJUSTMENTS_HOOK,
+    FUNCTION_KEYS,
+    PAIRED,
+    TESTS_HOOK,
+    add_options,
+    registries_of,
+)
+from .report import explain, section
+from .sequential import runtime
+from .sequential.outcome import WHAT
+from .session import build, register_bundled, state_of
 
-#: the hooks that fill the registries of comparison tests and p adjustments
-REGISTRATION_HOOKS = ("pytest_prob_register_comparison_tests", "pytest_prob_register_p_adjustments")
 #: set when this process collected a bench function that may be compared (so the
 #: comparisons' state exists)
 COLLECTED = pytest.StashKey[bool]()
-
-
-#: the run-record fields of a compared case (``session.RECORD_FIELD``) and of a case whose
-#: function a session-wide axis does not compare (``axis.collection.NOT_COMPARED``)
-RECORD_TAGS = ("compare", "not_compared")
 #: whether the session's records hold a comparison to report (worked out once)
 TAGGED = pytest.StashKey[bool]()
+#: per config: function key → input key → the arms that input has
+_INPUTS = pytest.StashKey[dict[str, dict[str, set[str]]]]()
 
 
 def reports_nothing(results: Results, config: pytest.Config) -> bool:
     """Whether the session has no comparison to build or report: no run record is tagged
-    as compared or as not compared, and no baseline report is read (``--prob-baseline``).
-    The report phase then loads none of the comparisons' machinery. Read from the records,
-    so that it holds in the aggregating process of pytest-xdist, which collects nothing."""
-    from .baseline.options import PLUGIN_NAME as REGRESSION
-
-    if config.pluginmanager.get_plugin(REGRESSION) is not None:
+    as compared (``compare``) or as not compared (``not_compared``), and no baseline
+    report is read. Read from the records, so that it holds in the aggregating process of
+    pytest-xdist, which collects nothing."""
+    if baseline.regression_of(config) is not None:
         return False
     tagged = config.stash.get(TAGGED, None)
     if tagged is None:
@@ -56,33 +70,14 @@ def reports_nothing(results: Results, config: pytest.Config) -> bool:
             tag in record
             for case in results.cases()
             for record in case.records.values()
-            for tag in RECORD_TAGS
+            for tag in ("compare", "not_compared")
         )
     return not tagged
 
 
-def compares_nothing(function: FunctionCases, config: pytest.Config) -> bool:
-    """Whether nothing can compare ``function``: none of its cases' marks has a comparison
-    key, no session-wide axis is set (``--prob-compare``, ``prob_compare``) and no baseline
-    report is read (``--prob-baseline``). Its collection then loads none of the comparison
-    machinery, and its run records get no ``compare`` field."""
-    from pytest_probability.api import option_value
-
-    from .baseline.options import PLUGIN_NAME as REGRESSION
-    from .options import FUNCTION_KEYS
-
-    if any(key in case.mark for case in function.cases for key in FUNCTION_KEYS):
-        return False
-    if config.pluginmanager.get_plugin(REGRESSION) is not None:
-        return False
-    return option_value(config, "compare") is None
-
-
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare the comparison settings (:mod:`.options`). Called once per process by
-    the kernel's historic hook; returns nothing."""
-    from .options import add_options
-
+    """Declare the comparison settings. Called once per process by the kernel's historic
+    hook."""
     add_options(options)
 
 
@@ -90,17 +85,10 @@ def pytest_configure(config: pytest.Config) -> None:
     """Fill the registries now when that can matter (:func:`registries_now`: a broken
     registration is a usage error before anything runs), else on first use, watching for a
     plugin registered later that implements a registration hook (:class:`LateRegistrations`);
-    register the baseline regression when one of its options is given, track
-    ``[compare:ARM]`` items in the aggregating process, and register the sequential
-    comparisons under ``--prob-stop=sequential``. Called once per process; returns
-    nothing."""
-    from pytest_probability.api import options_of
-
-    from .sequential.options import sequential_mode
-
+    register the baseline regression when one of its options is given, track the verdict
+    items in the aggregating process, and register the sequential comparisons under
+    ``--prob-stop=sequential``. Called once per process."""
     if registries_now(config):
-        from .registrations import registries_of
-
         registries = registries_of(config)
         registries.tests()
         registries.adjustments()
@@ -113,17 +101,11 @@ def pytest_configure(config: pytest.Config) -> None:
         options.session_value(name) is not None
         for name in ("baseline_report", "baseline_margin", "save_baseline")
     ):
-        from .baseline import regression
-
-        regression.configure(config)
+        baseline.configure(config)
     if not hasattr(config, "workerinput"):
-        from .axis.items import CompareItemOutcomes
-
-        config.pluginmanager.register(CompareItemOutcomes(config), "probability.comparisons.items")
-    if sequential_mode(config):  # the sequential machinery loads only under it
-        from .sequential import runtime
-
-        runtime.configure(config)
+        items = collection.CompareItemOutcomes(config)
+        config.pluginmanager.register(items, "probability.comparisons.items")
+    runtime.configure(config)
 
 
 def registries_now(config: pytest.Config) -> bool:
@@ -131,13 +113,10 @@ def registries_now(config: pytest.Config) -> bool:
     this one implements a registration hook (its errors are usage errors at start-up), or
     when ``prob_compare_test`` or ``--prob-adjust`` (ini ``prob_adjust``) is set (its parser,
     run by the kernel before this, filled that registry already). Otherwise only the bundled
-    registrations would run, which cannot fail: the registries and their modules load when
-    first needed."""
-    for name in REGISTRATION_HOOKS:
+    registrations would run, which cannot fail."""
+    for name in (TESTS_HOOK, ADJUSTMENTS_HOOK):
         if not all(_bundled(impl.plugin) for impl in getattr(config.hook, name).get_hookimpls()):
             return True
-    from pytest_probability.api import options_of
-
     specs = options_of(config).specs
     for spec in (specs["compare_test"], specs["adjust"]):
         if spec.cli is not None and config.getoption(spec.dest, None) is not None:
@@ -165,27 +144,22 @@ class LateRegistrations:
     def pytest_plugin_registered(self, plugin: object) -> None:
         """Fill the registries when ``plugin`` implements a registration hook (the ones
         registered before this, replayed now, cannot: :func:`registries_now`). Called for
-        every plugin registered in the process; returns nothing."""
+        every plugin registered in the process."""
         if _bundled(plugin):
             return
         hook = self.config.hook
         if any(
             impl.plugin is plugin
-            for name in REGISTRATION_HOOKS
+            for name in (TESTS_HOOK, ADJUSTMENTS_HOOK)
             for impl in getattr(hook, name).get_hookimpls()
         ):
-            from .registrations import registries_of
-
             registries_of(self.config).registered_late(plugin)
 
 
 # tryfirst: its own entries lead its registry, however late it registers (on use)
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) -> None:
-    """Register the bundled ``paired`` test. Called once per session, in every process;
-    returns nothing."""
-    from .session import register_bundled
-
+    """Register the bundled ``paired`` test. Called once per session, in every process."""
     register_bundled(register, lambda *args, **kwargs: None)
 
 
@@ -193,9 +167,7 @@ def pytest_prob_register_comparison_tests(register: Any, config: pytest.Config) 
 @pytest.hookimpl(tryfirst=True)
 def pytest_prob_register_p_adjustments(register: Any, config: pytest.Config) -> None:
     """Register ``none``, ``holm``, ``bonferroni`` and ``bh``. Called once per session, in
-    every process; returns nothing."""
-    from .session import register_bundled
-
+    every process."""
     register_bundled(lambda *args, **kwargs: None, register)
 
 
@@ -208,68 +180,55 @@ def pytest_prob_collect_function_verdicts(
 
     Called once per bench function at collection in collecting processes; returns the
     verdict requests. Raises ``OptionError`` (a collection error naming the function) for a
-    bad axis, ``baseline=``, ``equivalence`` or ``margin``
-    (:func:`.axis.collection.function_verdicts`).
+    bad axis, ``baseline=``, ``equivalence`` or ``margin``. A function whose marks have no
+    comparison key, when no session-wide axis is set and no baseline report is read, is
+    left alone: its run records get no ``compare`` field.
     """
-    if compares_nothing(function, config):
+    regression = baseline.regression_of(config)
+    if regression is None and (
+        not any(key in case.mark for case in function.cases for key in FUNCTION_KEYS)
+        and option_value(config, "compare") is None
+    ):
         return []
     config.stash[COLLECTED] = True
-    from .axis.collection import function_verdicts
-
-    return function_verdicts(function, config)
+    extra = regression.requests(function) if regression is not None else []
+    return [*collection.function_verdicts(function, config), *extra]
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Warn about a session-wide axis no collected function has and about margins with too
-    few paired inputs for an interval (:func:`.axis.collection.collection_warnings`). Called once
-    after collection (after deselection) in collecting processes; returns nothing. Without a
-    bench function collected there is nothing to warn about (the collection machinery stays
-    unloaded)."""
-    if not session.config.stash.get(COLLECTED, False):
-        return
-    from .axis.collection import collection_warnings
-
-    collection_warnings(session)
+    few paired inputs for an interval. Called once after collection (after deselection) in
+    collecting processes; without a bench function collected there is nothing to warn
+    about."""
+    if session.config.stash.get(COLLECTED, False):
+        collection.collection_warnings(session)
 
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Tag the run record of a compared case with its arm and input (``compare``), or with
     the session-wide axis that does not compare its function (``not_compared``). Called in
-    the executing process once per run; returns nothing. A session in which no function
-    may be compared tags nothing (and loads nothing)."""
-    if not item.config.stash.get(COLLECTED, False):
-        return
-    from .axis.collection import tag_record
-
-    tag_record(item, record)
+    the executing process once per run; a session in which no function may be compared
+    tags nothing."""
+    if item.config.stash.get(COLLECTED, False):
+        collection.tag_record(item, record)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Build every comparison from the records; failing margin verdicts fail the session.
     Called once at the end, before the report is built, in the aggregating process only
-    (a worker returns at once, and so does a session without results); returns nothing."""
+    (a worker returns at once, and so does a session without results)."""
     config = session.config
-    if hasattr(config, "workerinput"):
-        return
-    from pytest_probability.api import recorded_runs, results_of
-
-    if not recorded_runs(config):
+    if hasattr(config, "workerinput") or not recorded_runs(config):
         return
     results = results_of(config)
     cases = results.cases()
     if not cases or reports_nothing(results, config):
-        return  # nothing to compare: the comparisons' machinery need not load
-    from .session import build, state_of
-
+        return
     state = state_of(config)
     state.comparisons = build(config, cases)
-    if not state.comparisons:
-        return
-    from .axis.items import failing
-
-    if any(failing(c, config) for c in state.comparisons) and (
+    if any(collection.failing(c, config) for c in state.comparisons) and (
         session.exitstatus == pytest.ExitCode.OK
     ):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -279,25 +238,19 @@ def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
     """Contribute the ``probability: comparisons`` section, ``comparisons[]``,
-    ``not_compared``, ``rows[].comparison`` and the sequential comparisons' savings
-    (:func:`.report.section.contribute`). Called once in the aggregating process; returns
-    nothing; a session with nothing compared contributes nothing (and loads nothing)."""
-    if reports_nothing(results, config):
-        return
-    from .report.section import contribute
-
-    contribute(report, results, config)
+    ``not_compared``, ``rows[].comparison`` and the sequential comparisons' savings.
+    Called once in the aggregating process; a session with nothing compared contributes
+    nothing."""
+    if not reports_nothing(results, config):
+        section.contribute(report, results, config)
 
 
 def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
     """Read the comparisons and the baseline regression. Called once in the aggregating
-    process by the explain extension; returns the readings (none, without loading the
-    reader, when the report has no comparison)."""
+    process by the explain extension; returns the readings."""
     if "comparisons" not in report.json and "baseline" not in report.json:
         return []
-    from .report.explain import readings
-
-    return readings(report)
+    return explain.readings(report)
 
 
 def pytest_prob_explain_count(
@@ -306,31 +259,87 @@ def pytest_prob_explain_count(
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
     building them. Called once in the aggregating process, only without
     ``--prob-explain``; returns the count."""
-    if "comparisons" not in report.json and "baseline" not in report.json:
-        return 0
-    from .report.explain import count
+    return len(report.json.get("comparisons", [])) + len(
+        (report.json.get("baseline") or {}).get("functions", [])
+    )
 
-    return count(report)
+
+def planned_apart(config: pytest.Config, mark: Any) -> bool:
+    """Whether ``--prob-plan`` plans a compared case's comparison on its own lines (the
+    ``paired`` test: sequential stopping would monitor it) rather than as a reader that
+    keeps the case running."""
+    options = options_of(config)
+    return (
+        "plan" in options.specs
+        and bool(options.session_value("plan"))
+        and options.case_value("compare_test", mark) == PAIRED
+    )
 
 
 def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     """Under ``--prob-plan``: note on a gated compared case's row that sequential stopping
-    would also wait for the comparisons reading it. Called once per planned case in the
-    planning process; returns nothing."""
-    from .readers import plan_note
+    would also wait for the comparisons reading it (its axis comparison, planned on its own
+    lines, and its function's ``--prob-margin`` comparison with the baseline report).
+    Called once per planned case in the planning process."""
+    if row.gate is None or not planned_apart(config, case.mark):
+        return
+    info = state_of(config).arms.get(case.key)
+    if info is not None:
+        row.notes.append(
+            f"under --prob-stop=sequential it also runs until {info.label}[{info.axis}] is "
+            "settled (see the comparisons below)"
+        )
+    regression = baseline.regression_of(config)
+    if regression is not None and regression.gates and regression.old_case(case) is not None:
+        row.notes.append(
+            "under --prob-stop=sequential it also runs until its --prob-margin comparison "
+            "with the baseline is settled"
+        )
 
-    plan_note(case, row, config)
 
-
-def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[Any]:
-    """The comparisons that read a case (:func:`.readers.margin_readers`): on their sequence
-    under ``--prob-stop=sequential``, answering when they are settled; else the margins,
-    which cannot say, so the case runs every run.
+def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopReader]:
+    """The verdicts that read ``case``: under ``--prob-stop=sequential``, every comparison
+    of a monitored function that reads it (its arm's, or every arm's for a baseline case)
+    and its function's monitored ``--prob-margin`` comparison with the baseline report,
+    which answer from their sequences; otherwise its function's ``margin=`` when the case's
+    input has the baseline arm and another (a paired input), and ``--prob-margin`` when the
+    case pairs with a case of the baseline report, which cannot say when they are settled.
 
     Called only by the stopping extension's rule — once per case in the executing process,
     and only when ``--prob-stop`` is on — and by ``--prob-plan`` for each planned gated
-    case; returns the :class:`~pytest_probability.extensions.stopping.service.StopReader`
-    list."""
-    from .readers import margin_readers
+    case."""
+    found: list[StopReader] = []
+    info = state_of(config).arms.get(case.key)
+    sequential = runtime.plugin_of(config)
+    if (
+        info is not None
+        and sequential is not None
+        and sequential.monitors(info.function, case.mark)
+    ):
+        found.extend(sequential.arm_readers(case))  # settled on the sequence: they can say
+    elif info is not None and planned_apart(config, case.mark):
+        pass  # --prob-plan plans the comparison on its own lines
+    elif info is not None and case.mark.get("margin") is not None:
+        present = _arms_by_input(config).get(info.function, {}).get(info.input_key, set())
+        if info.baseline in present and len(present) > 1:
+            found.append(StopReader(f"the margin of {info.label}[{info.axis}]"))
+    regression = baseline.regression_of(config)
+    if regression is None or not regression.gates:
+        return found
+    monitored = sequential.baseline_readers(case) if sequential is not None else []
+    if monitored:
+        found.extend(monitored)  # the comparison with the baseline, on its sequence
+    elif regression.old_case(case) is not None and not planned_apart(config, case.mark):
+        found.append(StopReader(WHAT.format(label=case.label)))
+    return found
 
-    return margin_readers(case, config)
+
+def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
+    found = config.stash.get(_INPUTS, None)
+    arms = state_of(config).arms
+    if found is None or sum(len(a) for i in found.values() for a in i.values()) != len(arms):
+        found = {}
+        for info in arms.values():
+            found.setdefault(info.function, {}).setdefault(info.input_key, set()).add(info.arm)
+        config.stash[_INPUTS] = found
+    return found

@@ -111,9 +111,6 @@ class Named:
             raise ValueError(f"{self.what} {name!r}: expected a callable, got {function!r}")
         self._entries[name] = (function, description)
 
-    def names(self) -> list[str]:
-        return list(self._entries)
-
     def check(self, name: object) -> str:
         """``name`` when registered, else :class:`ValueError` listing the registered names."""
         text = str(name).strip()
@@ -124,6 +121,3 @@ class Named:
 
     def get(self, name: str) -> Callable[..., Any]:
         return self._entries[self.check(name)][0]
-
-    def description(self, name: str) -> str:
-        return self._entries[self.check(name)][1]

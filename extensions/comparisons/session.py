@@ -1,27 +1,27 @@
-"""A session's comparisons: settings per function, registries, and building the comparisons
-from run records (in the aggregating process, or in a worker for a ``[compare:ARM]`` item).
+"""A session's comparisons: the per-config state, the readers of other extensions' settings
+and answers, and building the comparisons from run records (in the aggregating process, or
+in a worker for a ``[compare:ARM]`` item).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
 
 from .axis.arms import ArmInfo
-from .options import PAIRED  # the bundled test's name, declared with its setting
-from .registrations import registries_of
+from .options import PAIRED, registries_of
 from .registry import Pair, Side, TestSettings
+from .sequential import outcome as sequential
 from .statistics.adjust import benjamini_hochberg, bonferroni, holm
-
-if TYPE_CHECKING:
-    from .statistics.engine import Comparison
+from .statistics.engine import Comparison, adjust_family, paired_test, run_test
 
 STATE_KEY = pytest.StashKey["CompareState"]()
 RECORD_FIELD = "compare"
@@ -46,24 +46,11 @@ class MarginWarning(pytest.PytestWarning):
 
 @dataclass(frozen=True)
 class MarginCheck:
-    """What the end of collection needs to count a margin's paired inputs.
-
-    :ivar arms: each case's arm and input (by case key).
-    :ivar rule: the margin as the mark gave it (``margin=0.02``).
-    """
+    """What the end of collection needs to count a margin's paired inputs: each case's arm
+    and input (by case key), and the margin as the mark gave it (``margin=0.02``)."""
 
     arms: dict[str, ArmInfo]
     rule: str
-
-
-@dataclass(frozen=True)
-class FunctionSettings:
-    """How one function is compared (from its mark and the session's settings)."""
-
-    axis: str
-    margin: float | None
-    equivalence: bool
-    test: str
 
 
 @dataclass
@@ -87,23 +74,19 @@ class CompareState:
     #: collecting processes: function key → its margin, checked when collection is finished
     margin_checks: dict[str, MarginCheck] = field(default_factory=dict)
 
-    def warn_once(self, key: str, message: str) -> None:
+    def warn_once(self, key: str, message: str, stacklevel: int = 3) -> None:
         if key not in self.warned:
             self.warned.add(key)
-            warnings.warn(ComparisonWarning(message), stacklevel=3)
-
-
-def few_pairs(min_inputs: int) -> str:
-    """``2 to 9 paired inputs``: the counts that have no interval (for messages)."""
-    return "2 paired inputs" if min_inputs == 3 else f"2 to {min_inputs - 1} paired inputs"
+            warnings.warn(ComparisonWarning(message), stacklevel=stacklevel)
 
 
 def margin_warning(name: str, paired: int, rule: str, min_inputs: int) -> MarginWarning:
     """The warning for a margin whose comparison will have ``paired`` inputs, too few for
     an interval (``name``: ``triage[style] chain_of_thought − terse``)."""
+    few = "2 paired inputs" if min_inputs == 3 else f"2 to {min_inputs - 1} paired inputs"
     return MarginWarning(
         f"{name}: the margin cannot pass with {paired} paired inputs: {rule} is judged on an "
-        f"interval, and {few_pairs(min_inputs)} have none (prob_min_inputs={min_inputs}): "
+        f"interval, and {few} have none (prob_min_inputs={min_inputs}): "
         "the verdict is always UNDECIDED"
     )
 
@@ -115,16 +98,9 @@ def state_of(config: pytest.Config) -> CompareState:
     return state
 
 
-def paired(pairs: Any, settings: TestSettings) -> Any:
-    """The bundled ``paired`` test (its statistics are imported when first used)."""
-    from .statistics.engine import paired_test
-
-    return paired_test(pairs, settings)
-
-
 def register_bundled(tests: Any, adjustments: Any) -> None:
     """The bundled test and adjustments (called through the registration hooks)."""
-    tests(PAIRED, paired, description="Newcombe/Fisher, sign-flip, paired bootstrap")
+    tests(PAIRED, paired_test, description="Newcombe/Fisher, sign-flip, paired bootstrap")
     adjustments("none", list, description="no adjustment (exploratory)")
     adjustments("holm", holm, description="Holm step-down")
     adjustments("bonferroni", bonferroni, description="Bonferroni")
@@ -148,15 +124,6 @@ def test_settings(config: pytest.Config, mark: Mapping[str, Any]) -> TestSetting
     )
 
 
-def arm_of(case: CaseResult) -> ArmInfo | None:
-    """The case's arm and input, from its records."""
-    for record in case.records.values():
-        data = record.get(RECORD_FIELD)
-        if data:
-            return ArmInfo.from_json(data)
-    return None
-
-
 def runs_made(case: CaseResult) -> int:
     """The runs a case made: its judged runs, and its skipped runs that recorded a cost (a
     run that skipped itself after spending). Runs a stopping rule, a budget or a skip mark
@@ -167,7 +134,7 @@ def runs_made(case: CaseResult) -> int:
     )
 
 
-def cost_reader(config: pytest.Config) -> Any:
+def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
     """A case's cost, read through the ``cost`` extension (``pytest_prob_case_cost``), or a
     reader that always answers ``None`` when that extension is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
@@ -176,7 +143,7 @@ def cost_reader(config: pytest.Config) -> Any:
     return lambda case: case_cost(case=case, config=config)
 
 
-def stop_reader(config: pytest.Config) -> Any:
+def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
     """Whether a case was stopped early, read through the ``stopping`` extension
     (``pytest_prob_case_stopped``), or a reader that always answers ``False`` when nothing
     implements it (no case is stopped then)."""
@@ -186,10 +153,28 @@ def stop_reader(config: pytest.Config) -> Any:
     return lambda case: bool(case_stopped(case=case, config=config))
 
 
-def _side(case: CaseResult, cost_of: Any) -> Side:
-    """One arm of one input; its ``runs`` are the runs it made (:func:`runs_made`), so the
+def side_of(case: CaseResult, cost_of: Callable[[Any], float | None]) -> Side:
+    """One side of a pair; its ``runs`` are the runs it made (:func:`runs_made`), so the
     cost ratio is per run made on each side."""
     return Side(case.key, case.passes, case.total, cost_of(case), runs_made(case))
+
+
+def compute(
+    config: pytest.Config,
+    key: str,
+    what: str,
+    work: Callable[..., None],
+    comparison: Any,
+    *args: Any,
+) -> None:
+    """``work(comparison, *args)`` (the test, or the sequence): a failure becomes the
+    comparison's error and a :class:`ComparisonWarning` (once per ``key``), never a lost
+    report."""
+    try:
+        work(comparison, *args)
+    except Exception as exc:
+        comparison.error = f"{type(exc).__name__}: {exc}"
+        state_of(config).warn_once(key, f"{what} failed: {comparison.error}", stacklevel=4)
 
 
 def build(
@@ -198,48 +183,40 @@ def build(
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
     options = options_of(config)
-    state = state_of(config)
     registries = registries_of(config)
     cost_of = cost_reader(config)
     is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
     for case in cases:
-        info = arm_of(case)
+        data = next((r[RECORD_FIELD] for r in case.records.values() if r.get(RECORD_FIELD)), None)
+        info = None if data is None else ArmInfo.from_json(data)
         if info is not None and (function is None or info.function == function):
             grouped.setdefault(info.function, []).append((info, case))
-    if not grouped:
-        return []  # nothing compared: the engine's modules need not load
-    from .statistics.engine import Comparison, adjust_family, run_test
-
     comparisons: list[Comparison] = []
     for members in grouped.values():
         first_info, first_case = members[0]
         mark = first_case.mark
-        margin = mark.get("margin")
-        equivalence = bool(mark.get("equivalence", False))
         test = options.case_value("compare_test", mark)
         settings = test_settings(config, mark)
-        sequential = _sequential(config, mark)
-        arms = sorted({(i.arm_index, i.arm) for i, _ in members})
+        monitored = sequential.monitored(config, mark)
         inputs: dict[str, dict[str, CaseResult]] = {}
         names: dict[str, str] = {}
         for info, case in members:
             inputs.setdefault(info.input_key, {})[info.arm] = case
             names.setdefault(info.input_key, info.input)
         base = first_info.baseline
-        for _, arm in arms:
+        for _, arm in sorted({(i.arm_index, i.arm) for i, _ in members}):
             if arm == base:
                 continue
             pairs: list[Pair] = []
             unpaired: list[tuple[str, str]] = []
             for key, by_arm in inputs.items():
-                here = by_arm.get(arm)
-                there = by_arm.get(base)
+                here, there = by_arm.get(arm), by_arm.get(base)
                 ran_here = here is not None and here.total > 0
                 ran_there = there is not None and there.total > 0
                 if ran_here and ran_there:
                     assert here is not None and there is not None
-                    pairs.append(Pair(names[key], _side(here, cost_of), _side(there, cost_of)))
+                    pairs.append(Pair(names[key], side_of(here, cost_of), side_of(there, cost_of)))
                 elif ran_here or ran_there:
                     unpaired.append((names[key], arm if ran_here else base))
             comparison = Comparison(
@@ -252,43 +229,31 @@ def build(
                 unpaired=unpaired,
                 test=test,
                 level=settings.level,
-                margin=margin,
-                equivalence=equivalence,
+                margin=mark.get("margin"),
+                equivalence=bool(mark.get("equivalence", False)),
             )
-            if sequential is not None and pairs:  # monitored on its sequence
-                try:
-                    sequential.run(
-                        comparison, inputs, names, settings.level, sequential.resolution(config)
-                    )
-                except Exception as exc:  # a bug must not lose the report
-                    comparison.error = f"{type(exc).__name__}: {exc}"
-                    state.warn_once("test:sequence", f"the sequence failed: {comparison.error}")
-                comparisons.append(comparison)
+            comparisons.append(comparison)
+            if monitored and pairs:  # on its sequence
+                chosen = sequential.resolution(config)
+                args = (inputs, names, settings.level, chosen)
+                compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue
-            try:
-                run_test(comparison, registries.tests().get(test), settings)
-            except Exception as exc:  # a test's bug must not lose the report
-                comparison.error = f"{type(exc).__name__}: {exc}"
-                state.warn_once(
-                    f"test:{test}", f"comparison test {test!r} failed: {comparison.error}"
-                )
+            what, work = f"comparison test {test!r}", registries.tests().get(test)
+            compute(config, f"test:{test}", what, run_test, comparison, work, settings)
             stopped = [c for i in inputs.values() for c in i.values() if is_stopped(c)]
             if stopped and comparison.outcome is not None:
                 hide(comparison, len(stopped))
-            comparisons.append(comparison)
     if function is None:
         name = options.session_value("adjust")
         try:
             if name == "bh" and any(
                 c.outcome and c.outcome.regime == "sequence" for c in comparisons
             ):
-                from .sequential.outcome import e_bh
-
-                e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
+                sequential.e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
             else:
                 adjust_family(comparisons, name, registries.adjustments().get(name))
         except Exception as exc:
-            state.warn_once(
+            state_of(config).warn_once(
                 f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"
             )
             for comparison in comparisons:
@@ -299,22 +264,12 @@ def build(
     return comparisons
 
 
-def _sequential(config: pytest.Config, mark: Mapping[str, Any]) -> Any:
-    """The :mod:`.sequential.outcome` module when the function is compared on its sequence
-    (``--prob-stop=sequential`` and the ``paired`` test), else ``None``."""
-    from .sequential import outcome
-
-    return outcome if outcome.monitored(config, mark) else None
-
-
 def hide(comparison: Comparison, stopped: int) -> None:
     """Hide everything a comparison computes from the fractions of cases stopped early
     (they lean toward their verdicts): the interval, p and the per-input lines here, the
     difference where it is printed and written (:meth:`Comparison.to_json`). Its p leaves
     the adjustment family and its margin is not judged. (A margin keeps the cases it reads
     running, so a margin's comparison is hidden only when something else stopped them.)"""
-    import dataclasses
-
     assert comparison.outcome is not None
     word = "case was" if stopped == 1 else "cases were"
     comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"

@@ -9,6 +9,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,16 +42,7 @@ class ArmInfo:
     baseline: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "function": self.function,
-            "label": self.label,
-            "axis": self.axis,
-            "arm": self.arm,
-            "arm_index": self.arm_index,
-            "input": self.input,
-            "input_key": self.input_key,
-            "baseline": self.baseline,
-        }
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ArmInfo:

@@ -1,6 +1,7 @@
-"""Collecting a compared function: its arms and inputs, its ``[compare:ARM]`` requests,
-the runs a margin decides, the collection-time warnings, and the ``compare`` field of its
-run records.
+"""Collecting a compared function — its arms and inputs, its ``[compare:ARM]`` requests,
+the runs a margin decides, the collection-time warnings, the ``compare`` field of its run
+records — and judging the verdict items of a comparison (``[compare:ARM]`` and
+``[baseline]``) where their function's runs ran.
 
 PYTEST_DONT_REWRITE
 """
@@ -15,30 +16,37 @@ from typing import Any
 import pytest
 from pytest_probability.api import (
     BenchRun,
+    CaseResult,
     FunctionCases,
     OptionError,
+    VerdictItem,
     VerdictRequest,
     decide_runs,
     first_collector,
     function_key,
     options_of,
+    results_of,
     warn_at_selected,
 )
 
-from ..baseline.options import PLUGIN_NAME as REGRESSION
 from ..options import FUNCTION_KEYS, PAIRED
+from ..report import render
+from ..sequential.outcome import monitored
 from ..session import (
     RECORD_FIELD,
     AxisWarning,
     CompareState,
     MarginCheck,
+    build,
     margin_warning,
     setting,
     state_of,
 )
+from ..statistics.engine import Comparison
 from .arms import ArmInfo, OneValueError, analyse_axis
-from .items import KIND_PREFIX, judge_item
 
+KIND_PREFIX = "compare:"
+DEFERRED = "judged at session end"
 #: where a warning about a command-line setting points
 COMMAND_LINE = "<command line>"
 #: the record field naming the axis of a function a session-wide axis does not compare
@@ -66,22 +74,14 @@ def _function_mark(function: FunctionCases) -> dict[str, Any]:
 
 def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[VerdictRequest]:
     """Work out each case's arm and input when the function is compared, and ask for a
-    ``[compare:ARM]`` item per arm when it has a ``margin=``.
-
-    Called once per bench function at collection in collecting processes; returns the
-    verdict requests. Raises ``OptionError`` (a collection error naming the function) for an
-    axis that is not a parametrize argument, a ``baseline=`` that is not one of its values,
-    ``equivalence`` without ``margin``, or ``margin`` without an axis.
-    """
+    ``[compare:ARM]`` item per arm when it has a ``margin=``. Raises ``OptionError`` (a
+    collection error naming the function) for an axis that is not a parametrize argument, a
+    ``baseline=`` that is not one of its values, ``equivalence`` without ``margin``, or
+    ``margin`` without an axis."""
     state = state_of(config)
     state.planned[function.key] = {case.key: case.runs for case in function.cases}
     state.functions += 1
     state.arguments.update(name for case in function.cases for name in case.param_indices)
-    extra = []
-    if config.pluginmanager.get_plugin(REGRESSION) is not None:
-        from ..baseline import regression
-
-        extra = regression.requests(config, function)
     mark = _function_mark(function)
     options = options_of(config)
     if mark.get("equivalence") and mark.get("margin") is None:
@@ -95,9 +95,9 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
         for key in ("margin", "baseline"):
             if mark.get(key) is not None:
                 raise OptionError(f"{key}= needs compare= (or --prob-compare) to name the axis")
-        return extra
+        return []
     if "compare" not in mark and all(axis not in case.param_indices for case in function.cases):
-        return extra  # a session-wide axis applies to the functions that have it
+        return []  # a session-wide axis applies to the functions that have it
     try:
         arms = analyse_axis(function, axis, mark.get("baseline"))
     except OneValueError as exc:
@@ -107,36 +107,29 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
         note = {"axis": axis, "values": exc.values}
         not_compared = config.stash.setdefault(NOT_COMPARED_KEY, {})
         not_compared.update({case.key: note for case in function.cases})
-        return extra
+        return []
     except ValueError as exc:
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
     if mark.get("margin") is None:
-        return extra  # no verdict, no item (sequential.units keeps a monitored one on one worker)
+        return []  # no verdict, no item (sequential.runtime keeps a monitored one on one worker)
     _decide_margin_runs(config, arms)
-    from ..sequential.outcome import monitored
-
     # (other tests may have intervals with few pairs, and so does the sequence)
     if not monitored(config, mark) and options.case_value("compare_test", mark) == PAIRED:
         rule = f"margin={mark['margin']:g}" + (
             ", equivalence=True" if mark.get("equivalence") else ""
         )
         state.margin_checks[function.key] = MarginCheck(arms, rule)
-    if not _gate_items(config):
-        return extra
+    if not gate_items(config):
+        return []
     baseline = next(iter(arms.values())).baseline
     ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
-    from ..report import render
-
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [
-        *(
-            VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
-            for _, arm in ordered
-            if arm != baseline
-        ),
-        *extra,
+        VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
+        for _, arm in ordered
+        if arm != baseline
     ]
 
 
@@ -245,7 +238,9 @@ def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) ->
     return str(path), number
 
 
-def _gate_items(config: pytest.Config) -> bool:
+def gate_items(config: pytest.Config) -> bool:
+    """Whether verdict items are asked for (not ``--prob-no-gate-items``: the verdicts then
+    still set the exit status)."""
     options = options_of(config)
     return "gate_items" not in options.specs or bool(options.session_value("gate_items"))
 
@@ -260,3 +255,80 @@ def tag_record(item: pytest.Item, record: dict[str, Any]) -> None:
         note = item.config.stash[NOT_COMPARED_KEY].get(record["key"])
         if note is not None:
             record[NOT_COMPARED] = note
+
+
+def judged_cases(item: VerdictItem) -> list[CaseResult]:
+    """The cases of a verdict item's function, when this process ran all of its selected
+    runs (all, unless ``--deselect``/``-k`` kept only some); else the item skips, to be
+    judged at session end."""
+    results = results_of(item.config)
+    here, total = item.selected_runs_here(results)
+    if here < total:
+        pytest.skip(
+            f"{DEFERRED}: this process ran {here} of the function's {total} selected runs "
+            "(under pytest-xdist, the default -n scheduling keeps a function on one worker)"
+        )
+    return [c for key in item.selected_run_numbers() if (c := results.get(key)) is not None]
+
+
+def judge_line(item: VerdictItem, comparison: Comparison, name: str, versus: str) -> None:
+    """A verdict item's end: its comparison line as JUnit XML properties, and a failure with
+    that line when the verdict fails the session."""
+    line = "  ".join(cell for cell in render.comparison_cells(comparison, name, versus) if cell)
+    item.user_properties.extend(render.comparison_properties(comparison, line))
+    if failing(comparison, item.config):
+        raise AssertionError(line)
+
+
+def judge_item(item: VerdictItem) -> None:
+    """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran."""
+    cases = judged_cases(item)
+    arm = item.request.kind[len(KIND_PREFIX) :]
+    found = [c for c in build(item.config, cases, item.case.key) if c.arm == arm]
+    if found and "hidden" in found[0].extra:
+        pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
+    if (
+        not found
+        or found[0].outcome is None
+        or (found[0].verdict is None and found[0].margin is not None)
+    ):
+        pytest.skip("no paired inputs ran: there is nothing to judge")
+    comparison = found[0]
+    versus = f"{comparison.arm} − {comparison.baseline}"
+    judge_line(item, comparison, f"{comparison.label}[{comparison.axis}]", versus)
+
+
+def failing(comparison: Comparison, config: pytest.Config) -> bool:
+    """Whether a margin verdict fails the session (UNDECIDED per ``--prob-undecided``)."""
+    if comparison.verdict == "fail":
+        return True
+    if comparison.verdict != "undecided":
+        return False
+    options = options_of(config)
+    return "undecided" not in options.specs or options.session_value("undecided") == "fail"
+
+
+def deferred_items(config: pytest.Config, kind: str) -> int:
+    """How many verdict items of ``kind`` (``[compare:`` or ``[baseline]``) skipped to be
+    judged at session end."""
+    outcomes = state_of(config).item_outcomes
+    return sum(1 for node, ended in outcomes.items() if kind in node and ended == "deferred")
+
+
+class CompareItemOutcomes:
+    """Remembers how each ``[compare:ARM]`` and ``[baseline]`` item ended
+    (``probability.comparisons.items``), in every aggregating process: the xdist controller
+    learns of them only from their reports."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep a verdict item's outcome. Called for every report in the aggregating
+        process."""
+        if "[compare:" not in report.nodeid and "[baseline]" not in report.nodeid:
+            return
+        if report.when == "call" or not report.passed:
+            deferred = report.skipped and DEFERRED in str(report.longrepr)
+            outcome = "deferred" if deferred else report.outcome
+            state_of(self.config).item_outcomes[report.nodeid] = outcome

@@ -1,8 +1,6 @@
-"""Regression against a baseline: every case compared with the same case of an earlier
-report or saved baseline (``--prob-baseline``, ``--prob-margin``, ``--prob-save-baseline``).
-Its settings (:mod:`.options`, declared at start-up without loading the rest), reading and
-writing baseline files (:mod:`.files`), the regression plugin (:mod:`.regression`) and its
-section, JSON object and saved file (:mod:`.report`).
+"""Regression against a baseline (``--prob-baseline``, ``--prob-margin``,
+``--prob-save-baseline``): reading and writing baseline files (:mod:`.files`) and the
+regression plugin with its section (:mod:`.regression`).
 
 PYTEST_DONT_REWRITE
 """

@@ -1,19 +1,19 @@
 """Regression against a baseline: ``--prob-baseline``, ``--prob-margin``, ``[baseline]``
-items, and ``--prob-save-baseline``.
+items, the ``probability: baseline`` section and JSON object, and ``--prob-save-baseline``.
 
 Every case is paired with the same case in an earlier report (by node id, else by case id);
 each function is then compared with its baseline exactly like an arm with its baseline
 (``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate. Cases only in
 one of the two are listed, never compared. Under ``--prob-stop=sequential`` a
 ``--prob-margin`` of the ``paired`` test is judged on the anytime-valid sequence, and its
-cases stop once it is settled (:mod:`..sequential.baseline`, :mod:`..sequential.runtime`).
-The section and the saved file are written by :mod:`.report`.
+cases stop once it is settled (:mod:`..sequential.outcome`, :mod:`..sequential.runtime`).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,34 +32,35 @@ from pytest_probability.api import (
     first_collector,
     function_key,
     options_of,
+    plugin_version,
     results_of,
     warn_at_selected,
+    write_failure,
 )
 
-from ..axis.items import failing  # one rule for axis and baseline margins
-from ..options import PAIRED
-from ..registrations import registries_of
+from ..axis.collection import deferred_items, failing, gate_items, judge_line, judged_cases
+from ..options import PAIRED, REGRESSION, registries_of
 from ..registry import Pair, Side
 from ..report import render
+from ..sequential import outcome as sequential
 from ..session import (
+    compute,
     cost_reader,
     hide,
     margin_warning,
-    runs_made,
     setting,
-    state_of,
+    side_of,
     stop_reader,
     test_settings,
 )
-from ..statistics.engine import Comparison, run_test
-from .files import Baseline, BaselineCase, BaselineError, read_baseline
-from .options import PLUGIN_NAME
+from ..statistics.engine import Comparison, cost_ratio, run_test
+from .files import Baseline, BaselineCase, BaselineError, read_baseline, write_baseline_toml
 
 KIND = "baseline"
-
-DEFERRED = "judged at session end"
 #: why the failing runs of a case ``--prob-margin`` judges are xfailed
 MARGIN_REASON = "case compared with the baseline: its [baseline] verdict decides"
+#: the section's place among the report's sections
+SECTION_ORDER = 130
 
 
 @dataclass
@@ -101,29 +102,30 @@ class Regression:
         self.not_run: list[str] = []
         self.save_error: str | None = None
         self.saved: str | None = None
-        self.item_outcomes: dict[str, str] = {}
         #: the baseline's cases by displayed case id (read once, at collection)
         self._by_id: dict[str, BaselineCase] | None = None
 
+    @property
+    def gates(self) -> bool:
+        """Whether ``--prob-margin`` judges against a baseline report."""
+        return self.baseline is not None and self.margin is not None
+
     # -- collection -----------------------------------------------------------------------
     def requests(self, function: FunctionCases) -> list[VerdictRequest]:
-        """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate."""
-        if self.baseline is None or self.margin is None:
+        """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate;
+        the failing runs of its cases that pair with a case of the baseline are then
+        reported as xfailed, like a gated case's, so that the verdict decides the exit
+        status."""
+        if not self.gates:
             return []
-        self.decide_runs(function)
-        options = options_of(self.config)
-        if "gate_items" in options.specs and not options.session_value("gate_items"):
-            return []  # --prob-no-gate-items: the verdicts still set the exit status
-        rule = render.rule_cell(self.margin, False)
-        return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
-
-    def decide_runs(self, function: FunctionCases) -> None:
-        """``--prob-margin`` makes the comparison a gate: the failing runs of the function's
-        cases that pair with a case of the baseline are reported as xfailed, like a gated
-        case's, so that the ``[baseline]`` verdict decides the exit status."""
         for case in function.cases:
             if self.old_case(case) is not None:
                 decide_runs(self.config, case.key, MARGIN_REASON)
+        if not gate_items(self.config):
+            return []
+        assert self.margin is not None
+        rule = render.rule_cell(self.margin, False)
+        return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
 
     def old_case(self, case: Case) -> BaselineCase | None:
         """The baseline's case a collected case pairs with (by node id, else by case id),
@@ -140,87 +142,55 @@ class Regression:
 
     def monitors(self, mark: Any) -> bool:
         """Whether a function with this mark is judged on the anytime-valid sequence: a
-        ``--prob-margin`` with ``--prob-stop=sequential`` and the ``paired`` test
-        (:mod:`..sequential.baseline`)."""
-        from ..sequential.outcome import monitored
-
-        return (
-            self.baseline is not None and self.margin is not None and monitored(self.config, mark)
-        )
+        ``--prob-margin`` with ``--prob-stop=sequential`` and the ``paired`` test."""
+        return self.gates and sequential.monitored(self.config, mark)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Warn, at each bench function, when ``--prob-margin`` cannot pass because the
         function's selected cases pair with 2 to ``prob_min_inputs − 1`` cases of the
-        baseline (no interval: the verdict is always UNDECIDED).
-
-        Called once after collection (after deselection) in collecting processes; under
-        pytest-xdist only the first worker warns. Returns nothing.
-        """
-        if self.baseline is None or self.margin is None or not first_collector(self.config):
+        baseline (no interval: the verdict is always UNDECIDED). Called once after
+        collection (after deselection) in collecting processes; under pytest-xdist only
+        the first worker warns."""
+        if not self.gates or not first_collector(self.config):
             return
+        assert self.baseline is not None
         cases: dict[str, Case] = {}
         for item in session.items:
             if isinstance(item, BenchRun):
                 cases.setdefault(item.case.key, item.case)
         by_function: dict[str, list[Case]] = {}
-        for case in cases.values():
-            by_function.setdefault(function_key(case), []).append(case)
         seen: dict[str, int] = {}
         for case in cases.values():
+            by_function.setdefault(function_key(case), []).append(case)
             seen[case.case_id] = seen.get(case.case_id, 0) + 1
         options = options_of(self.config)
         min_inputs = setting(self.config, "min_inputs")
         rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"
+        by_key, by_id = self.baseline.cases, self.baseline.by_case_id()
         pending: dict[str, list[Warning]] = {}
         for key, members in by_function.items():
             if options.case_value("compare_test", members[0].mark) != PAIRED:
                 continue  # another test may have an interval with few inputs
             if self.monitors(members[0].mark):
                 continue  # (the sequence has an interval with any number of inputs)
-            shown = [
-                f"{case.module}::{case.case_id}" if seen[case.case_id] > 1 else case.case_id
-                for case in members
-            ]
-            paired = self.paired_count(members, shown)
-            if 2 <= paired < min_inputs:
+            used: set[str] = set()  # the baseline cases they pair with, as compare pairs them
+            for case in members:
+                shown = f"{case.module}::{case.case_id}" if seen[case.case_id] > 1 else case.case_id
+                old = by_key.get(case.key) or by_id.get(shown)
+                if old is not None and old.total > 0:
+                    used.add(old.key)
+            if 2 <= len(used) < min_inputs:
                 name = f"{members[0].label} now − baseline"
-                pending[key] = [margin_warning(name, paired, rule, min_inputs)]
+                pending[key] = [margin_warning(name, len(used), rule, min_inputs)]
         warn_at_selected(session, pending, function_key)
-
-    def paired_count(self, cases: list[Case], shown: list[str]) -> int:
-        """How many of a function's ``cases`` (displayed as ``shown``) pair with a case of
-        the baseline that ran, the way :meth:`compare` pairs them."""
-        assert self.baseline is not None
-        by_key = self.baseline.cases
-        by_id = self.baseline.by_case_id()
-        used: set[str] = set()
-        for case, display in zip(cases, shown, strict=True):
-            old = by_key.get(case.key) or by_id.get(display)
-            if old is not None and old.total > 0 and old.key not in used:
-                used.add(old.key)
-        return len(used)
 
     def judge_item(self, item: VerdictItem) -> None:
         """A ``[baseline]`` item's body: judge the function from this process's runs."""
-        results = results_of(self.config)
-        # the runs the session selected (all, unless --deselect/-k kept only some of them)
-        here, total = item.selected_runs_here(results)
-        if here < total:
-            pytest.skip(
-                f"{DEFERRED}: this process ran {here} of the function's {total} selected runs "
-                "(under pytest-xdist, the default -n scheduling keeps a function on one worker)"
-            )
-        selected = item.selected_run_numbers()
-        cases = [c for key in selected if (c := results.get(key)) is not None]
-        found, _ = self.compare(cases)
+        found, _ = self.compare(judged_cases(item))
         if not found or found[0].comparison.verdict is None:
             pytest.skip("no case of the function is in the baseline: there is nothing to judge")
         comparison = found[0].comparison
-        cells = render.comparison_cells(comparison, comparison.label, "now − baseline")
-        line = "  ".join(cell for cell in cells if cell)
-        item.user_properties.extend(render.comparison_properties(comparison, line))
-        if failing(comparison, self.config):
-            raise AssertionError(line)
+        judge_line(item, comparison, comparison.label, "now − baseline")
 
     # -- comparing ------------------------------------------------------------------------
     def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:
@@ -237,12 +207,10 @@ class Regression:
         cost_of = cost_reader(self.config)
         is_stopped = stop_reader(self.config)
         found: dict[tuple[str, str], FunctionRegression] = {}
-        state = state_of(self.config)
         for (module, label), members in functions.items():
             pairs: list[Pair] = []
             new: list[str] = []
             stopped = 0  # paired cases stopped early: what they compute is hidden
-            sequenced = self.monitors(members[0].mark)
             olds: list[tuple[CaseResult, BaselineCase, str]] = []  # (for the sequence)
             for case in members:
                 shown = case.display or case.case_id
@@ -251,9 +219,8 @@ class Regression:
                     new.append(shown)
                     continue
                 used.add(old.key)
-                now = Side(case.key, case.passes, case.total, cost_of(case), runs_made(case))
                 then = Side(old.key, old.passes, old.total, old.cost, old.total)
-                pairs.append(Pair(shown, now, then))
+                pairs.append(Pair(shown, side_of(case, cost_of), then))
                 stopped += is_stopped(case)
                 olds.append((case, old, shown))
             mark = members[0].mark
@@ -270,21 +237,13 @@ class Regression:
                 level=settings.level,
                 margin=self.margin,
             )
-            try:
-                if sequenced and pairs:  # monitored on its sequence: never hidden
-                    from ..sequential.baseline import judge_on_sequence
-
-                    judge_on_sequence(self.config, comparison, olds, settings.level)
-                    stopped = 0
-                else:
-                    tests = registries_of(self.config).tests()
-                    run_test(comparison, tests.get(comparison.test), settings)
-            except Exception as exc:
-                comparison.error = f"{type(exc).__name__}: {exc}"
-                state.warn_once(
-                    f"test:{comparison.test}",
-                    f"comparison test {comparison.test!r} failed: {comparison.error}",
-                )
+            key, what = f"test:{comparison.test}", f"comparison test {comparison.test!r}"
+            if self.monitors(mark) and pairs:  # monitored on its sequence: never hidden
+                compute(self.config, key, what, self.judge_on_sequence, comparison, olds)
+                stopped = 0
+            else:
+                test = registries_of(self.config).tests().get(comparison.test)
+                compute(self.config, key, what, run_test, comparison, test, settings)
             if stopped and comparison.outcome is not None:
                 hide(comparison, stopped)
             comparison.judge()
@@ -300,38 +259,42 @@ class Regression:
                 not_run.append(old.case)
         return list(found.values()), not_run
 
-    def finish(self, results: Results) -> None:
-        """Compare the whole session and save a baseline (aggregating process, at session
-        end)."""
-        if self.baseline is not None:
-            self.functions, self.not_run = self.compare(list(results.cases()))
-        if self.save_path is not None:
-            self.save(results)
-
-    def save(self, results: Results) -> None:
-        """Write this session's baseline (:func:`.report.save_baseline`)."""
-        from .report import save_baseline
-
-        save_baseline(self, results)
+    def judge_on_sequence(
+        self, comparison: Comparison, olds: list[tuple[CaseResult, BaselineCase, str]]
+    ) -> None:
+        """Fill a monitored function's comparison with the baseline from its paired cases
+        ``olds`` — ``(case result, baseline case, shown id)`` — in case-key order (the
+        readers' order, so that the report reads the sequence the stopper watched): the
+        sequence's outcome at the look it settled at, and the cost ratio."""
+        seed = setting(self.config, "seed")
+        inputs = [
+            sequential.paired_with_baseline(
+                shown,
+                case.records,
+                case.planned,
+                sequential.baseline_runs(old.key, old.passes, old.total, seed),
+            )
+            for case, old, shown in sorted(olds, key=lambda found: found[0].key)
+        ]
+        comparison.cost_ratio = cost_ratio(comparison.pairs)
+        chosen = sequential.resolution(self.config)
+        comparison.outcome = sequential.sequence_outcome(
+            inputs, comparison.level, comparison.margin, False, chosen
+        )
 
     # -- hooks ----------------------------------------------------------------------------
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep how each ``[baseline]`` item ended. Called for every report; returns
-        nothing."""
-        if f"[{KIND}]" not in report.nodeid or hasattr(self.config, "workerinput"):
-            return
-        if report.when == "call" or not report.passed:
-            deferred = report.skipped and DEFERRED in str(report.longrepr)
-            self.item_outcomes[report.nodeid] = "deferred" if deferred else report.outcome
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Compare with the baseline and save one; a failing ``--prob-margin`` verdict fails
         the session. Called once at the end, before the report, in the aggregating process
-        only; returns nothing."""
+        only."""
         if hasattr(self.config, "workerinput"):
             return
-        self.finish(results_of(self.config))
+        results = results_of(self.config)
+        if self.baseline is not None:
+            self.functions, self.not_run = self.compare(list(results.cases()))
+        if self.save_path is not None:
+            self.save(results)
         failed = any(failing(f.comparison, self.config) for f in self.functions)
         if (failed or self.save_error) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -340,15 +303,86 @@ class Regression:
         self, report: ReportBuilder, results: Results, config: pytest.Config
     ) -> None:
         """Contribute the ``probability: baseline`` section and the ``baseline`` JSON object.
-        Called once in the aggregating process; returns nothing."""
-        self.contribute(report)
+        Called once in the aggregating process."""
+        lines: list[str] = []
+        if self.baseline is not None:
+            rows = [
+                render.comparison_cells(f.comparison, f.comparison.label, "now − baseline")
+                for f in self.functions
+            ]
+            for line, function in zip(render.align(rows), self.functions, strict=True):
+                lines.append(line)
+                lines.extend(render.detail_lines(function.comparison))
+                if function.new:
+                    lines.append(f"      new (not compared): {', '.join(function.new)}")
+                if function.removed:
+                    lines.append(f"      removed (not compared): {', '.join(function.removed)}")
+            if self.not_run:
+                lines.append(
+                    f"  {len(self.not_run)} baseline case(s) of functions that did not run: "
+                    f"{', '.join(self.not_run)}"
+                )
+            deferred = deferred_items(self.config, f"[{KIND}]")
+            if deferred:
+                lines.append(
+                    f"  {deferred} baseline item(s) skipped and judged at session end: their "
+                    "runs ran in several processes (keep each function on one worker)"
+                )
+            report.set_json(
+                "baseline",
+                {
+                    "path": self.baseline.path,
+                    "format": self.baseline.format,
+                    "margin": self.margin,
+                    "settings": self.baseline.settings,
+                    "functions": [f.to_json() for f in self.functions],
+                    "not_run": self.not_run,
+                },
+            )
+        if self.saved is not None:
+            lines.append(f"  saved this session's baseline to {self.saved}")
+        if self.save_error is not None:
+            lines.append(f"  ERROR: {self.save_error}")
+            report.warn(self.save_error)
+        if lines:
+            report.add_section("baseline", lines, order=SECTION_ORDER)
 
-    # -- report ---------------------------------------------------------------------------
-    def contribute(self, report: ReportBuilder) -> None:
-        """The section and the JSON object (:func:`.report.contribute`)."""
-        from .report import contribute
-
-        contribute(self, report)
+    def save(self, results: Results) -> None:
+        """Write ``--prob-save-baseline``'s compact TOML baseline of this session; a failure
+        is an error line naming the file (``save_error``)."""
+        cost_of = cost_reader(self.config)
+        cases = [
+            BaselineCase(
+                key=case.key,
+                case=case.display or case.case_id,
+                label=case.label,
+                passes=case.passes,
+                fails=case.fails,
+                errors=case.errors,
+                total=case.total,
+                cost=cost_of(case),
+            )
+            for case in results.cases()
+        ]
+        options = options_of(self.config)
+        settings = {
+            "runs": options.session_value("runs"),
+            "confidence": setting(self.config, "confidence"),
+            "seed": setting(self.config, "seed"),
+            "plugin_version": plugin_version,
+            "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+        if "method" in options.specs:
+            settings["method"] = options.session_value("method")
+        assert self.save_file is not None
+        try:
+            write_baseline_toml(self.save_file, cases, settings)
+            self.saved = self.save_path
+        except OSError as exc:  # (its message names the file)
+            self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
+        except Exception as exc:  # any failure is one error line naming the file
+            reason = write_failure("the baseline", self.save_file, exc)
+            self.save_error = f"--prob-save-baseline={self.save_path}: {reason}"
 
 
 def _owner(
@@ -363,24 +397,13 @@ def _owner(
 
 
 def regression_of(config: pytest.Config) -> Regression | None:
-    found = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    found = config.pluginmanager.get_plugin(REGRESSION)
     return found if isinstance(found, Regression) else None
 
 
-def requests(config: pytest.Config, function: FunctionCases) -> list[VerdictRequest]:
-    """The ``[baseline]`` verdict requests of a function (none without a regression)."""
-    found = regression_of(config)
-    return found.requests(function) if found is not None else []
-
-
 def configure(config: pytest.Config) -> None:
-    """Register the regression plugin when ``--prob-baseline``, ``--prob-margin`` or
-    ``--prob-save-baseline`` is given (reading the baseline now: a bad one is a usage
-    error before anything runs)."""
-    options = options_of(config)
-    wanted = any(
-        options.session_value(name) is not None
-        for name in ("baseline_report", "baseline_margin", "save_baseline")
-    )
-    if wanted and regression_of(config) is None:
-        config.pluginmanager.register(Regression(config), PLUGIN_NAME)
+    """Register the regression plugin (once) when ``--prob-baseline``, ``--prob-margin`` or
+    ``--prob-save-baseline`` is given, reading the baseline now: a bad one is a usage error
+    before anything runs."""
+    if regression_of(config) is None:
+        config.pluginmanager.register(Regression(config), REGRESSION)

@@ -245,13 +245,6 @@ def comparison_text(item: dict[str, Any], versus: str, sides: str) -> str:
     return text
 
 
-def count(report: ReportBuilder) -> int:
-    """How many readings :func:`readings` gives (all notable), without building them."""
-    return len(report.json.get("comparisons", [])) + len(
-        (report.json.get("baseline") or {}).get("functions", [])
-    )
-
-
 def readings(report: ReportBuilder) -> list[Reading]:
     """A reading per comparison and per function against the baseline."""
     found = []

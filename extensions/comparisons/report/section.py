@@ -1,30 +1,36 @@
 """The ``probability: comparisons`` section and the comparisons' JSON: the aligned lines,
 the family note, the functions a session-wide axis did not compare, and (under
-``--prob-stop=sequential``) what stopping saved.
+``--prob-stop=sequential``) what stopping saved: a line under ``Stopped:`` and
+``comparisons_stopped``, counting the monitored ``--prob-margin`` comparisons with a
+baseline report with the axis comparisons (a pair is then one run now against one of the
+baseline's).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
-from pytest_probability.api import ReportBuilder, Results
+from pytest_probability.api import ReportBuilder, Results, money, ratio_percent
 
-from ..axis.collection import NOT_COMPARED
-from ..baseline.options import PLUGIN_NAME as REGRESSION
-from ..session import RECORD_FIELD, state_of
-
-if TYPE_CHECKING:
-    from ..statistics.engine import Comparison
+from ..axis.collection import NOT_COMPARED, deferred_items
+from ..baseline.regression import regression_of
+from ..sequential.outcome import REGIME
+from ..session import RECORD_FIELD, cost_reader, state_of, stop_reader
+from ..statistics.engine import Comparison
+from . import render
 
 SECTION_ORDER = 120
+#: right after the stopping extension's ``Stopped:`` lines (order 160)
+SUMMARY_ORDER = 161
 
 
 def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -> None:
-    """Add the section, ``comparisons[]``, ``not_compared``, ``rows[].comparison`` and
-    (through :mod:`..sequential.report`) the ``Stopped:`` continuation."""
+    """Add the section, ``comparisons[]``, ``not_compared``, ``rows[].comparison`` and the
+    ``Stopped:`` continuation."""
     state = state_of(config)
     for case in results.cases():
         for record in case.records.values():
@@ -32,26 +38,26 @@ def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -
                 report.add_row_json(case.key, {"comparison": record[RECORD_FIELD]})
                 break
     comparisons = state.comparisons
-    from ..sequential.report import contribute as contribute_saved
-
-    contribute_saved(report, [*comparisons, *_against_baseline(config)], results, config)
+    regression = regression_of(config)
+    baseline = [f.comparison for f in regression.functions] if regression is not None else []
+    contribute_saved(report, [*comparisons, *baseline], results, config)
     not_compared = _not_compared(results)
     if not_compared:
         report.set_json("not_compared", not_compared)
     if not comparisons and not not_compared:
         return
-    lines = section_lines(comparisons, state.item_outcomes) if comparisons else []
-    lines.extend(not_compared_lines(not_compared))
+    lines = section_lines(comparisons, deferred_items(config, "[compare:")) if comparisons else []
+    by_axis: dict[str, list[str]] = {}
+    for function in not_compared:
+        shown = f"{function['label']} ({', '.join(function['values'])})"
+        by_axis.setdefault(function["axis"], []).append(shown)
+    lines.extend(
+        f"  not compared (one value of {axis}): {', '.join(shown)}"
+        for axis, shown in by_axis.items()
+    )
     if comparisons:
         report.set_json("comparisons", [c.to_json() for c in comparisons])
     report.add_section("comparisons", lines, order=SECTION_ORDER)
-
-
-def _against_baseline(config: pytest.Config) -> list[Any]:
-    """The session's comparisons with the baseline report (``--prob-baseline``; the
-    regression plugin is asked for them only when it is registered)."""
-    regression = config.pluginmanager.get_plugin(REGRESSION)
-    return [f.comparison for f in getattr(regression, "functions", None) or ()]
 
 
 def _not_compared(results: Results) -> list[dict[str, Any]]:
@@ -73,22 +79,8 @@ def _not_compared(results: Results) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def not_compared_lines(functions: list[dict[str, Any]]) -> list[str]:
-    """``  not compared (one value of style): one (terse)``, one line per axis."""
-    by_axis: dict[str, list[str]] = {}
-    for function in functions:
-        shown = f"{function['label']} ({', '.join(function['values'])})"
-        by_axis.setdefault(function["axis"], []).append(shown)
-    return [
-        f"  not compared (one value of {axis}): {', '.join(shown)}"
-        for axis, shown in by_axis.items()
-    ]
-
-
-def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) -> list[str]:
+def section_lines(comparisons: list[Comparison], deferred: int) -> list[str]:
     """The aligned comparison lines, each followed by its details, then the notes."""
-    from . import render
-
     rows = [
         render.comparison_cells(c, f"{c.label}[{c.axis}]", f"{c.arm} − {c.baseline}")
         for c in comparisons
@@ -106,10 +98,71 @@ def section_lines(comparisons: list[Comparison], item_outcomes: dict[str, str]) 
             f"  {len(family)} comparisons, p not adjusted for multiplicity: treat them as "
             "exploratory (--prob-adjust=holm adjusts them)"
         )
-    deferred = sum(1 for ended in item_outcomes.values() if ended == "deferred")
     if deferred:
         lines.append(
             f"  {deferred} compare item(s) skipped and judged at session end: their runs ran "
             "in several processes (keep each function on one pytest-xdist worker)"
         )
     return lines
+
+
+def saved(
+    comparisons: Sequence[Comparison], results: Results, config: Any
+) -> dict[str, Any] | None:
+    """``{"comparisons", "pairs_saved", "pairs_planned", "cost_avoided"}`` over the
+    sequential comparisons some of whose cases were stopped, or ``None`` when none was."""
+    is_stopped = stop_reader(config)
+
+    def some_stopped(comparison: Comparison) -> bool:
+        keys = {side.key for pair in comparison.pairs for side in (pair.arm, pair.base)}
+        return any(is_stopped(case) for key in keys if (case := results.get(key)) is not None)
+
+    stopped = [
+        c
+        for c in comparisons
+        if c.outcome is not None and c.outcome.regime == REGIME and some_stopped(c)
+    ]
+    if not stopped:
+        return None
+    planned = sum(int(c.outcome.detail["planned_pairs"]) for c in stopped if c.outcome)
+    made = sum(min(p.arm.total, p.base.total) for c in stopped for p in c.pairs)
+    cost_of = cost_reader(config)
+    avoided: float | None = None
+    keys = {side.key for c in stopped for p in c.pairs for side in (p.arm, p.base)}
+    for key in sorted(keys):
+        case = results.get(key)
+        if case is None:
+            continue
+        skipped = sum(1 for r in case.records.values() if r.get("stopped"))
+        spent, runs = cost_of(case), len(case.records) - skipped
+        if skipped and spent is not None and runs > 0:
+            avoided = (avoided or 0.0) + spent / runs * skipped
+    return {
+        "comparisons": len(stopped),
+        "pairs_saved": max(0, planned - made),
+        "pairs_planned": planned,
+        "cost_avoided": avoided,
+    }
+
+
+def contribute_saved(
+    report: ReportBuilder, comparisons: Sequence[Comparison], results: Results, config: Any
+) -> None:
+    """Add the ``Stopped:`` continuation line and ``comparisons_stopped`` to the JSON."""
+    found = saved(comparisons, results, config)
+    if found is None:
+        return
+    count = found["comparisons"]
+    share = (
+        f"{ratio_percent(found['pairs_saved'], found['pairs_planned'])}%"
+        if found["pairs_planned"]
+        else "0%"
+    )
+    text = (
+        f"{count} comparison{'' if count == 1 else 's'} settled early (seq), saving "
+        f"{found['pairs_saved']} of {found['pairs_planned']} pairs ({share})"
+    )
+    if found["cost_avoided"] is not None and found["pairs_saved"]:
+        text += f", about {money(found['cost_avoided'])} not spent"
+    report.add_summary("", text, order=SUMMARY_ORDER)
+    report.set_json("comparisons_stopped", found)

@@ -7,21 +7,33 @@ its line is computed here from the pairs the sequence used — the sequence's in
 the last look, the always-valid p-value, the reading and when it settled — instead of the
 fixed-run regimes, whose intervals would lean after an early stop.
 
+``--prob-baseline=PATH --prob-margin=M`` under ``--prob-stop=sequential`` (and the ``paired``
+test) is monitored the same way, each function's cases now against its baseline report's:
+a pair is one run of the case now against one run of its baseline case. The report keeps a
+case's counts, not its runs in order; when the baseline's runs were independent trials of
+one rate, every order of its ``x`` passes among its ``n`` runs is equally likely given the
+counts, so the runs dealt in an order drawn uniformly at random have exactly the
+distribution of the runs as they came (exchangeability), and the sequence over the pairs
+keeps its guarantee. The order is drawn once per case from ``--prob-seed`` and the case's
+key, the same in every process (:func:`baseline_runs`).
+
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_probability.api import option_value, options_of
 
-from ..options import PAIRED
+from ..options import PAIRED, sequential_mode
 from ..registry import TestOutcome
+from ..statistics.adjust import benjamini_hochberg
 from ..statistics.bernstein import RoundSequence
-from .options import sequential_mode
+from ..statistics.engine import cost_ratio
 from .rule import (
     BERNSTEIN,
     MIXTURE,
@@ -160,8 +172,6 @@ def run(
     """Fill a monitored comparison's outcome (and cost ratio) from its cases' records: the
     inputs both arms ran, in input-key order (the readers' order, so that the report's
     sequence is the one the stopper watched)."""
-    from ..statistics.engine import cost_ratio
-
     comparison.cost_ratio = cost_ratio(comparison.pairs)
     found = []
     for key in sorted(inputs):
@@ -191,8 +201,6 @@ def e_bh(comparisons: Sequence[Any]) -> None:
     adjusted value is BH's on ``1/e``: ``min(1, min_{j ≥ i} m/(j·e₍ⱼ₎))`` down the e-values
     sorted from the largest, so a comparison is a discovery at level α exactly when e-BH
     at α rejects it."""
-    from ..statistics.adjust import benjamini_hochberg
-
     family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
     for comparison in comparisons:
         comparison.adjust = E_BH
@@ -207,3 +215,26 @@ def e_bh(comparisons: Sequence[Any]) -> None:
             inverse.append(min(1.0, 2.0 * math.sqrt(outcome.p)))
     for comparison, value in zip(family, benjamini_hochberg(inverse), strict=True):
         comparison.p_adjusted = min(1.0, max(0.0, value))
+
+
+#: a monitored ``--prob-margin`` comparison as the readers and the ``Stopped:`` line name it
+WHAT = "the --prob-margin comparison of {label} with the baseline"
+
+
+def baseline_runs(key: str, passes: int, total: int, seed: int) -> tuple[int, ...]:
+    """The baseline case's ``passes`` of ``total`` runs (1 pass, 0 not) in the order drawn
+    for it: a uniformly random permutation seeded with ``seed`` and its ``key``."""
+    if not 0 <= passes <= total:
+        raise ValueError(f"passes must lie in [0, total], got {passes} of {total}")
+    runs = [1] * passes + [0] * (total - passes)
+    random.Random(f"prob-baseline:{seed}:{key}").shuffle(runs)
+    return tuple(runs)
+
+
+def paired_with_baseline(
+    name: str, records: Mapping[int, Mapping[str, Any]], planned: int, baseline: tuple[int, ...]
+) -> PairedRuns:
+    """One case now (its judged runs in run order, and its planned runs not judged yet, as
+    in :func:`paired_runs`) against its baseline case's runs in their drawn order."""
+    now = outcomes(records)
+    return PairedRuns(name, now, baseline, max(0, planned - len(now)), 0)

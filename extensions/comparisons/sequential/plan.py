@@ -14,12 +14,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 
 from ..statistics.bernstein import RoundSequence
-from .rule import DIFFERENCE, FAIL, PASS, RESOLVED, UNDECIDED, MixtureLook, RoundsLook, settle
+from .rule import DIFFERENCE, FAIL, PASS, UNDECIDED, MixtureLook, RoundsLook, settle
 
 #: simulated sessions per comparison
 SESSIONS = 1000
@@ -112,11 +111,9 @@ def simulate(
             reading = DIFFERENCE if better == (arm_rate > base_rate) else WRONG_SIDE
         used += pairs
         counts[reading] = counts.get(reading, 0) + 1
-    outcome = ComparisonOutcome(inputs, planned, sessions=sessions)
-    outcome.expected_pairs = used / sessions
-    outcome.chances = {reading: count / sessions for reading, count in counts.items()}
-    outcome.right = right_reading(arm_rate - base_rate, rule)
-    return outcome
+    chances = {reading: count / sessions for reading, count in counts.items()}
+    right = right_reading(arm_rate - base_rate, rule)
+    return ComparisonOutcome(inputs, planned, used / sessions, chances, right, sessions)
 
 
 _DECIDED: dict[tuple[object, ...], str | None] = {}
@@ -171,20 +168,3 @@ def _unsettled(rule: Rule) -> str:
     """The reading of a session that reached its planned pairs unsettled (with a margin the
     rule always settles at the last look, so only an exploratory comparison gets here)."""
     return NONE_FOUND if rule.margin is None else UNDECIDED
-
-
-def standard_error(chance: float, sessions: int) -> float:
-    """The simulation's standard error of a chance."""
-    return math.sqrt(max(chance * (1.0 - chance), 0.0) / sessions)
-
-
-__all__ = [
-    "NONE_FOUND",
-    "RESOLVED",
-    "WRONG_SIDE",
-    "ComparisonOutcome",
-    "Rule",
-    "right_reading",
-    "simulate",
-    "standard_error",
-]

@@ -17,27 +17,36 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_probability.api import (
     BenchRun,
     Case,
     StopReader,
+    add_function_units,
     function_key,
     results_of,
     verdicts_after_runs,
 )
 
+from ..baseline.regression import regression_of
+from ..options import sequential_mode
 from ..session import setting, state_of
-from .outcome import monitored, resolution
+from .outcome import WHAT, baseline_runs, monitored, resolution
 from .rule import settle
-
-if TYPE_CHECKING:
-    from .track import Judged, RunningLook
+from .track import Fixed, Judged, RunningLook, Side
 
 PLUGIN_NAME = "probability.comparisons.sequential"
+#: the ``workerinput`` key with the path of the file naming the monitored functions
+WORKER_KEY = "prob_compare_units"
 
 
 @dataclass
@@ -154,11 +163,8 @@ class SequentialComparisons:
     def _lay_out_baselines(self, cases: list[Case]) -> None:
         """Lay out the functions a ``--prob-margin`` judges on its sequence: their selected
         cases that pair with a case of the baseline report."""
-        from ..baseline.options import PLUGIN_NAME as REGRESSION
-        from .baseline import baseline_runs
-
-        regression: Any = self.config.pluginmanager.get_plugin(REGRESSION)
-        if getattr(regression, "baseline", None) is None or regression.margin is None:
+        regression = regression_of(self.config)
+        if regression is None or not regression.gates:
             return
         seed = setting(self.config, "seed")
         used: set[str] = set()
@@ -214,8 +220,6 @@ class SequentialComparisons:
         """Set up the looks the readers keep (:mod:`.track`): one per monitored
         comparison, over its paired inputs in input-key order (the report's order), and
         which run items feed which case."""
-        from .track import Fixed
-
         for function, layout in self.layouts.items():
             arms = {arm for sides in layout.inputs.values() for arm in sides}
             for arm in sorted(arms - {layout.baseline}):
@@ -246,8 +250,6 @@ class SequentialComparisons:
         """Keep the look of one comparison at ``level``: ``paired`` holds each input's two
         sides, a ``(case key, planned runs)`` or a :class:`~.track.Fixed` one; ``rule``
         is its margin and whether that is an equivalence margin."""
-        from .track import Fixed, Judged, RunningLook, Side
-
         if not paired:
             return  # (no paired input: its reading is never known)
         inputs, feeds = [], []
@@ -290,11 +292,12 @@ class SequentialComparisons:
                 watched.look.changed(index, first)
         self._dirty.clear()
 
-    def _reading(self, name: tuple[str, str | None]) -> tuple[bool, str | None]:
-        """``(known, reading)`` of one watched comparison: ``known`` is false when some of
-        its cases ran none of their runs here yet (their runs may be running elsewhere);
-        ``reading`` is :func:`~.rule.settle`'s at its look, worked out again only when
-        the look changed."""
+    def reading(self, name: tuple[str, str | None]) -> tuple[bool, str | None]:
+        """``(known, reading)`` of one watched comparison — ``(function, arm)``, or
+        ``(function, None)`` for its ``--prob-margin`` comparison with the baseline report —
+        from the runs this process made: ``known`` is false when some of its cases ran none
+        of their runs here yet (their runs may be running elsewhere); ``reading`` is
+        :func:`~.rule.settle`'s at its look, worked out again only when the look changed."""
         self._catch_up()
         watched = self._watched.get(name)
         if watched is None or watched.unseen:
@@ -307,20 +310,12 @@ class SequentialComparisons:
             watched.answered = version
         return True, watched.answer
 
-    def reading(self, function: str, arm: str) -> tuple[bool, str | None]:
-        """``(known, reading)`` of one arm's comparison with the baseline arm, from the
-        runs this process made (:meth:`_reading`)."""
-        return self._reading((function, arm))
+    def _reader(self, what: str, name: tuple[str, str | None]) -> StopReader:
+        def settled(context: Any) -> bool:
+            known, answer = self.reading(name)
+            return known and answer is not None
 
-    def baseline_reading(self, function: str) -> tuple[bool, str | None]:
-        """``(known, reading)`` of a function's ``--prob-margin`` comparison with the
-        baseline report, from the runs this process made (:meth:`_reading`)."""
-        return self._reading((function, None))
-
-    def readers(self, case: Case) -> list[StopReader]:
-        """Every monitored comparison reading ``case`` (:meth:`arm_readers` and
-        :meth:`baseline_readers`)."""
-        return [*self.arm_readers(case), *self.baseline_readers(case)]
+        return StopReader(what, settled)
 
     def baseline_readers(self, case: Case) -> list[StopReader]:
         """Its function's ``--prob-margin`` comparison with the baseline report, when that
@@ -329,13 +324,7 @@ class SequentialComparisons:
         layout = self.baselines.get(function)
         if layout is None or case.key not in layout.cases:
             return []
-        from .baseline import WHAT
-
-        def settled(context: Any, _function: str = function) -> bool:
-            known, answer = self.baseline_reading(_function)
-            return known and answer is not None
-
-        return [StopReader(WHAT.format(label=layout.label), settled)]
+        return [self._reader(WHAT.format(label=layout.label), (function, None))]
 
     def arm_readers(self, case: Case) -> list[StopReader]:
         """The axis comparisons reading ``case``: its arm's against the baseline arm, or
@@ -352,16 +341,13 @@ class SequentialComparisons:
         if layout.baseline not in sides:
             return []
         read = sorted(set(sides) - {layout.baseline}) if info.arm == layout.baseline else [info.arm]
-        found = []
-        for arm in read:
-            name = f"the comparison {layout.label}[{layout.axis}] {arm} − {layout.baseline}"
-
-            def settled(context: Any, _function: str = info.function, _arm: str = arm) -> bool:
-                known, answer = self.reading(_function, _arm)
-                return known and answer is not None
-
-            found.append(StopReader(name, settled))
-        return found
+        return [
+            self._reader(
+                f"the comparison {layout.label}[{layout.axis}] {arm} − {layout.baseline}",
+                (info.function, arm),
+            )
+            for arm in read
+        ]
 
 
 def interleaved(items: list[pytest.Item], plugin: SequentialComparisons) -> list[pytest.Item]:
@@ -392,11 +378,74 @@ def plugin_of(config: pytest.Config) -> SequentialComparisons | None:
 
 def configure(config: pytest.Config) -> None:
     """Register the plugin under ``--prob-stop=sequential`` (in every process)."""
-    from .options import sequential_mode
-
     if sequential_mode(config) and plugin_of(config) is None:
-        from .units import UnitsChannel
-
         plugin = SequentialComparisons(config)
         plugin.channel = UnitsChannel(config)
         config.pluginmanager.register(plugin, PLUGIN_NAME)
+
+
+class UnitsChannel:
+    """Keeping a monitored function on one pytest-xdist worker without a verdict item.
+
+    A sequential comparison stops its runs only where one process ran every case it reads,
+    so under ``-n`` its function must be one unit of work. A function with a
+    ``[compare:ARM]`` or ``[baseline]`` item already is (the kernel's case-aware scheduler
+    groups a function with function-level items); a comparison without a margin has no
+    item — it has no verdict — and the controller, which never collects, cannot tell which
+    functions are compared. So the workers tell it: the controller hands each worker a file
+    path (``workerinput``), each worker writes the keys of the functions it monitors there
+    at the end of collection — before pytest-xdist sends its collection — and the
+    controller's scheduler reads them when it first splits the collection
+    (:func:`pytest_probability.api.add_function_units`). When the file cannot be shared (a
+    worker on another machine), the function is simply not grouped: its workers see that
+    some of its cases ran elsewhere and run every run, so the verdicts are unchanged.
+
+    This is the controller's side (a temporary directory, removed at the end) or a
+    worker's (the path it was given); neither when pytest-xdist is not running."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.directory: str | None = None
+        workerinput = getattr(config, "workerinput", None)
+        self.path: Path | None = None
+        if workerinput is not None:
+            given = workerinput.get(WORKER_KEY)
+            self.path = Path(given) if given else None
+        elif getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
+            self.directory = tempfile.mkdtemp(prefix="prob-units-")
+            self.path = Path(self.directory) / "units.json"
+            add_function_units(config, self.read)
+
+    def give(self, node: Any) -> None:
+        """Tell a worker where to write (the controller, per worker)."""
+        if self.directory is not None and self.path is not None:
+            node.workerinput[WORKER_KEY] = str(self.path)
+
+    def write(self, functions: Iterable[str]) -> None:
+        """Write the monitored functions' keys atomically (a worker; every worker writes
+        the same keys, since every worker collects the same items)."""
+        if self.directory is not None or self.path is None:
+            return
+        try:
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".units-")
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(sorted(set(functions)), file)
+            os.replace(temporary, self.path)
+        except OSError:
+            return  # (not shared: the function is not grouped, its runs are not stopped)
+
+    def read(self) -> list[str]:
+        """The keys the workers wrote (the controller's scheduler asks once)."""
+        if self.path is None:
+            return []
+        try:
+            found = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [str(key) for key in found] if isinstance(found, list) else []
+
+    def close(self) -> None:
+        """Remove the controller's directory."""
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            self.directory = None

@@ -114,12 +114,6 @@ class RunningLook:
         self._short = 0
         self._rebuilds = 0
 
-    @property
-    def rebuilds(self) -> int:
-        """How often the look was built from the start (once, then only when a record
-        changed an outcome already read)."""
-        return self._rebuilds
-
     def changed(self, index: int, first: int) -> None:
         """Input ``index`` has new runs, or runs from position ``first`` on changed."""
         arm, base = self.inputs[index]

@@ -90,12 +90,6 @@ class RoundSequence:
         raw = math.sqrt(2.0 * self.threshold / (variance * first * math.log1p(first)))
         return min(CAP, raw)
 
-    def centres(self) -> list[float]:
-        """Each input's centre for the next round (its mean so far, shrunk toward the
-        pooled mean; ½ before any round)."""
-        pooled = (0.5 + sum(self.totals)) / (1 + self.pairs)
-        return [(SHRINK * pooled + total) / (SHRINK + self.rounds) for total in self.totals]
-
     def add_round(self, differences: Sequence[float]) -> None:
         """Add one round: the ``K`` inputs' differences ``arm − baseline`` in ``[−1, 1]``."""
         if len(differences) != self.inputs:
@@ -108,7 +102,7 @@ class RoundSequence:
             raise ValueError(f"differences must lie in [-1, 1], got {list(differences)}")
         residue = 0.0
         totals = self.totals
-        for index, x in enumerate(values):  # each centre: the input's mean, shrunk (centres)
+        for index, x in enumerate(values):  # each centre: the input's mean, shrunk to pooled
             gap = x - (SHRINK * pooled + totals[index]) / weight
             residue += gap * gap
             totals[index] += x
@@ -127,17 +121,13 @@ class RoundSequence:
         top = max(up, down)
         return top + math.log(0.5 * (math.exp(up - top) + math.exp(down - top)))
 
-    def _ends_x(self, extra_bets: float = 0.0) -> tuple[float, float]:
-        scale = self.inputs * (self.bets + extra_bets)
-        low = (self.weighted - self.penalty - self.threshold) / scale
-        high = (self.weighted + self.penalty + self.threshold) / scale
-        return low, high
-
     def interval(self) -> tuple[float, float]:
         """The interval for ``Δ`` at the last round end (``[−1, 1]`` before any)."""
         if not self.rounds:
             return -1.0, 1.0
-        low, high = self._ends_x()
+        scale = self.inputs * self.bets
+        low = (self.weighted - self.penalty - self.threshold) / scale
+        high = (self.weighted + self.penalty + self.threshold) / scale
         return max(-1.0, 2.0 * low - 1.0), min(1.0, 2.0 * high - 1.0)
 
     def highest_low(self, rounds_left: int) -> float:
@@ -146,7 +136,7 @@ class RoundSequence:
         largest bet and no penalty (the bound grows with the future bets, so their largest
         sum gives it)."""
         if rounds_left <= 0:
-            return self.interval()[0] if self.rounds else -1.0
+            return self.interval()[0]
         future = CAP * rounds_left
         scale = self.inputs * (self.bets + future)
         low = (self.weighted - self.penalty - self.threshold + self.inputs * future) / scale
@@ -156,19 +146,7 @@ class RoundSequence:
         """A lower bound on the interval's high end at any round end from now until
         ``rounds_left`` more rounds are added (every future pair at ``X = 0``)."""
         if rounds_left <= 0:
-            return self.interval()[1] if self.rounds else 1.0
+            return self.interval()[1]
         scale = self.inputs * (self.bets + CAP * rounds_left)
         high = (self.weighted + self.penalty + self.threshold) / scale
         return max(-1.0, min(1.0, 2.0 * high - 1.0))
-
-    def p_value(self) -> float:
-        """The always-valid p-value against ``Δ = 0``: ``1 / max e-value`` so far."""
-        return min(1.0, math.exp(-self.best_log_e))
-
-
-def round_sequence(rounds: Sequence[Sequence[float]], inputs: int, level: float) -> RoundSequence:
-    """The sequence after ``rounds`` (each a round's per-input differences)."""
-    found = RoundSequence(inputs, level)
-    for differences in rounds:
-        found.add_round(differences)
-    return found
