@@ -11,20 +11,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_probability.api import options_of, parse_positive_int
 
+# (BudgetWarning is importable from here too: a ``-W`` or ``filterwarnings`` may name it)
+from .session import Budget
+from .session import BudgetWarning as BudgetWarning
+
 if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry
 
 SESSION = "probability.budget.session"
-
-
-def __getattr__(name: str) -> Any:
-    """``BudgetWarning``, which lives with the session's budget (:mod:`.session`), imported
-    only when asked for (a ``-W`` or ``filterwarnings`` naming it here)."""
-    if name == "BudgetWarning":
-        from .session import BudgetWarning
-
-        return BudgetWarning
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_amount(value: Any) -> float:
@@ -40,8 +34,7 @@ def parse_amount(value: Any) -> float:
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare ``--prob-budget``, ``--prob-budget-runs`` and ``--prob-budget-ok``. Called by
-    the kernel's historic hook; returns nothing."""
-    owner = "budget"
+    the kernel's historic hook."""
     options.add(
         "budget",
         parse=parse_amount,
@@ -49,7 +42,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_budget",
         metavar="AMOUNT",
         help="skip every remaining run once the session's recorded spend reaches AMOUNT",
-        owner=owner,
+        owner="budget",
     )
     options.add(
         "budget_runs",
@@ -58,7 +51,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_budget_runs",
         metavar="N",
         help="skip every remaining run once N runs were made (for suites that record no cost)",
-        owner=owner,
+        owner="budget",
     )
     options.add(
         "budget_ok",
@@ -67,7 +60,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-budget-ok",
         flag_value=True,
         help="a session cut by its budget does not fail for that",
-        owner=owner,
+        owner="budget",
     )
 
 
@@ -81,11 +74,9 @@ def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> floa
 
 def pytest_configure(config: pytest.Config) -> None:
     """Start keeping the tally when a budget is set (registering :class:`.session.Budget`).
-    Called once per process; returns nothing."""
+    Called once per process."""
     options = options_of(config)
     if options.session_value("budget") is None and options.session_value("budget_runs") is None:
         return
     if config.pluginmanager.get_plugin(SESSION) is None:
-        from .session import Budget  # the tally and its file load only when a budget is set
-
         config.pluginmanager.register(Budget(config), SESSION)

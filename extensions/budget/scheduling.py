@@ -1,29 +1,21 @@
 """The budget's hand in pytest-xdist's scheduling (the controller only): once the budget is
 reached, the controller hands out no more runs to be made.
 
-pytest-xdist asks ``pytest_xdist_make_scheduler`` for the object that decides which worker
-runs what (the kernel's case-aware scheduler, pytest-xdist's own, or the budget's run-major
-one under ``--prob-transpose``). :class:`Dealer` wraps whichever was chosen in a
-:class:`Dealing`, which speaks pytest-xdist's scheduler protocol (``add_node``,
-``add_node_collection``, ``schedule``, ``mark_test_complete``, ``remove_node``, ...) by
-passing each call on, and gives the wrapped scheduler a :class:`Hand` for each worker: what
-the scheduler sends through it (``send_runtest_some``, ``shutdown``) reaches the worker only
-as the budget allows.
+:class:`Dealer` wraps whichever scheduler ``pytest_xdist_make_scheduler`` chose (the
+kernel's, pytest-xdist's, or the run-major one of ``--prob-transpose``) in a
+:class:`Dealing`, which passes every call of pytest-xdist's scheduler protocol on, giving the
+wrapped scheduler a :class:`Hand` for each worker: what it sends through it reaches the
+worker only as the budget allows.
 
-* A worker that reads the tally file (it leaves a mark beside the file when it starts:
-  :func:`~.tally.reader_mark`) gets what the scheduler sends it, as without a budget. It
-  skips every run once the file says the budget is reached, and the controller rewrites
-  the file before it hands out anything more, so a run it gets after that point is never
-  made: it is the same pytest skip as before the point.
-* A worker that cannot read it (on another machine, or when the file could not be written)
-  holds at most :data:`AT_A_TIME` runs at once — the run it is making and the next one —
-  and once the budget is reached it gets no more runs: the scheduler is told they are done
-  (they are never made, and never reported by pytest), and the budget counts them as
-  skipped (:attr:`Dealing.withheld`). Verdict items and other tests still go to it.
+* A worker that reads the tally file (it leaves a mark beside it: :func:`~.tally.reader_mark`)
+  gets everything, as without a budget: it skips every run once the file says the budget
+  is reached, and the file is rewritten before anything more is handed out.
+* A worker that cannot read it (on another machine, or the file could not be written) holds
+  at most :data:`AT_A_TIME` runs at once, and once the budget is reached gets no more runs:
+  the scheduler is told they are done (never made, never reported by pytest) and the budget
+  counts them as skipped (:attr:`Dealing.withheld`). Verdict items and other tests still go.
 
-So the spend can pass the budget only by runs already handed out when it was reached: a run
-each worker is making, the runs whose records are on their way, and at most
-:data:`AT_A_TIME` runs per worker that cannot read the file.
+So the spend passes the budget only by runs already handed out when it was reached.
 
 PYTEST_DONT_REWRITE
 """
@@ -140,6 +132,11 @@ class Hand:
             node.shutdown()
 
 
+def _passed_on(name: str) -> property:
+    """A property of the wrapped scheduler, read through."""
+    return property(lambda dealing: bool(getattr(dealing.inner, name)))
+
+
 class Dealing:
     """A pytest-xdist scheduler that passes every call of the protocol on to the scheduler
     it wraps, through one :class:`Hand` per worker. (:func:`wrap` names its class after the
@@ -183,17 +180,9 @@ class Dealing:
     def nodes(self) -> list[Any]:
         return [hand.node for hand in self.inner.nodes]
 
-    @property
-    def collection_is_completed(self) -> bool:
-        return bool(self.inner.collection_is_completed)
-
-    @property
-    def tests_finished(self) -> bool:
-        return bool(self.inner.tests_finished)
-
-    @property
-    def has_pending(self) -> bool:
-        return bool(self.inner.has_pending)
+    collection_is_completed = _passed_on("collection_is_completed")
+    tests_finished = _passed_on("tests_finished")
+    has_pending = _passed_on("has_pending")
 
     def add_node(self, node: Any) -> None:
         hand = self.hands[node] = Hand(node, self)
@@ -257,13 +246,8 @@ class Dealer:
     """The plugin that wraps pytest-xdist's scheduler (registered on the controller only,
     while a budget is set)."""
 
-    def __init__(
-        self,
-        reached: Callable[[], bool],
-        sharing: Callable[[], bool],
-        reads: Callable[[Any], bool],
-    ) -> None:
-        self.budget = {"reached": reached, "sharing": sharing, "reads": reads}
+    def __init__(self, **budget: Callable[..., bool]) -> None:
+        self.budget = budget  # (reached, sharing, reads: see Dealing)
         self.dealing: Dealing | None = None
 
     def withheld(self) -> Iterable[str]:
@@ -284,6 +268,6 @@ class Dealer:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """Note whether a worker finished or died. Called by pytest-xdist on the controller
-        when a worker goes down, before it leaves the scheduler; returns nothing."""
+        when a worker goes down, before it leaves the scheduler."""
         if self.dealing is not None:
             self.dealing.down(node, error)

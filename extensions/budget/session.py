@@ -21,21 +21,23 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
+    OVERFLOW,
+    OVERFLOW_REASON,
     SKIP,
     UNDECIDED,
     describe_exception,
+    money,
     option_value,
     options_of,
     results_of,
 )
 
+from .scheduling import Dealer, run_case
 from .spend import UncountableSpend, checked
 from .tally import Tally, TallyReader, reader_mark
 
 if TYPE_CHECKING:
     from pytest_probability.api import Case, ReportBuilder, Results
-
-    from .scheduling import Dealer
 
 #: the extension's plugin (whose ``pytest_prob_run_spend`` is the bundled default)
 PLUGIN = "probability.budget"
@@ -94,19 +96,17 @@ class Budget:
         elif workerinput is None and (
             getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
         ):
-            self.directory = tempfile.mkdtemp(prefix="prob-budget-")
-            self.shared = Path(self.directory) / "tally.json"
+            self.shared = Path(tempfile.mkdtemp(prefix="prob-budget-")) / "tally.json"
             self.tally.write(self.shared)
-            from .scheduling import Dealer
-
-            self.dealer = Dealer(self.reached, lambda: self.sharing, self.reads)
+            self.dealer = Dealer(
+                reached=self.reached, sharing=lambda: self.sharing, reads=self.reads
+            )
             config.pluginmanager.register(self.dealer, DEALER)
 
     # -- under pytest-xdist: the controller tells the workers where the tally is ---------------
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """Give a pytest-xdist worker the tally's path. Called on the controller per worker;
-        returns nothing."""
+        """Give a pytest-xdist worker the tally's path. Called on the controller per worker."""
         if self.shared is not None:
             node.workerinput[WORKER_KEY] = str(self.shared)
 
@@ -118,11 +118,11 @@ class Budget:
         controller; returns the scheduler, or ``None`` (the kernel's case-aware one) without
         ``--prob-transpose``, with ``--prob-stop`` (which needs a case's runs together) or for
         another ``--dist``. Whichever is chosen, :class:`.scheduling.Dealer` wraps it."""
-        if config.getvalue("dist") not in ("load", "worksteal"):
-            return None
-        if not option_value(config, "transpose"):
-            return None
-        if config.pluginmanager.has_plugin(STOPPER):
+        if (
+            config.getvalue("dist") not in ("load", "worksteal")
+            or not option_value(config, "transpose")
+            or config.pluginmanager.has_plugin(STOPPER)
+        ):
             return None
         from xdist.scheduler import LoadScheduling
 
@@ -131,7 +131,7 @@ class Budget:
 
     def reached(self) -> bool:
         """Whether the controller's tally reached the budget."""
-        return self.reason(self.tally) is not None
+        return self.limit_reached(self.tally) is not None
 
     def reads(self, node: Any) -> bool:
         """Whether a pytest-xdist worker reads the tally file (it left its mark beside it)."""
@@ -148,22 +148,15 @@ class Budget:
             return f"{self.runs_limit:,} runs"
         if abs(self.amount * 100 - round(self.amount * 100)) < 1e-9:
             return f"${self.amount:,.2f}"
-        from pytest_probability.api import money
-
         return money(self.amount)
 
-    def reason(self, tally: Tally) -> str | None:
+    def limit_reached(self, tally: Tally) -> str | None:
+        """The limit ``tally`` reached (the amount first) as :meth:`shown` writes it."""
         if self.amount is not None and tally.spent >= self.amount:
-            return f"{REASON}{self.shown()} reached"
-        if self.runs_limit is not None and tally.runs >= self.runs_limit:
-            return f"{REASON}{self.runs_limit:,} runs reached"
-        return None
-
-    def hit(self) -> str:
-        """Which limit was reached: the amount, or the run count."""
-        if self.amount is not None and self.tally.spent >= self.amount:
             return self.shown()
-        return f"{self.runs_limit:,} runs" if self.runs_limit is not None else self.shown()
+        if self.runs_limit is not None and tally.runs >= self.runs_limit:
+            return f"{self.runs_limit:,} runs"
+        return None
 
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run once the budget is reached. Called before every run in the
@@ -172,14 +165,15 @@ class Budget:
         if self.reader is not None:  # a pytest-xdist worker: the controller's, from the file
             read = self.reader.read()
             tally = Tally(max(read.spent, tally.spent), max(read.runs, tally.runs))
-        found = self.reason(tally)
-        if found is not None:
-            self.cut.add(item.nodeid)
-        return found
+        limit = self.limit_reached(tally)
+        if limit is None:
+            return None
+        self.cut.add(item.nodeid)
+        return f"{REASON}{limit} reached"
 
     def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
         """Mark a run this budget skipped (``budget_skipped``), so the report counts exactly
-        those. Called in the executing process once per run; returns nothing."""
+        those. Called in the executing process once per run."""
         if item.nodeid in self.cut:
             record["budget_skipped"] = True
 
@@ -188,7 +182,7 @@ class Budget:
         file, whose failure is a warning (this process's own count keeps the budget
         enforced: the controller hands out no more runs once it is reached). A spend that
         cannot be counted counts as the rest of the budget, with a warning. Called in the
-        aggregating process per arriving record; returns nothing."""
+        aggregating process per arriving record."""
         if record.get("outcome") == SKIP:
             return
         problem = None
@@ -203,7 +197,7 @@ class Budget:
             self.uncounted += 1
             if self.amount is not None:  # fail closed: nothing of the budget is left
                 self.tally.spent = max(self.tally.spent, self.amount)
-        if self.reached_at is None and self.reason(self.tally) is not None:
+        if self.reached_at is None and self.reached():
             self.reached_at = Tally(self.tally.spent, self.tally.runs)
         if self.shared is not None:
             self.share()
@@ -253,70 +247,56 @@ class Budget:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """A session cut by its budget fails unless ``--prob-budget-ok``. Called once in the
-        aggregating process before the report; returns nothing."""
+        aggregating process before the report."""
         if hasattr(self.config, "workerinput"):
             return
-        skipped = self.skipped(results_of(self.config))
+        cut, unseen = self.cuts(results_of(self.config))
+        skipped = sum(cut.values()) + unseen
         if skipped and not self.ok and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Remove the shared tally. Called once per process at the end; returns nothing."""
+        """Remove the shared tally. Called once per process at the end."""
         if self.shared is not None:
             shutil.rmtree(self.shared.parent, ignore_errors=True)
 
-    def withheld(self, results: Results) -> Counter[str]:
-        """Runs never handed out for the budget (under pytest-xdist), by case key: each run
-        once, and none that another worker made (``--dist each``)."""
+    def cuts(self, results: Results) -> tuple[dict[str, int], int]:
+        """The runs of each case the budget skipped or never handed out (under pytest-xdist:
+        each run once, and none that another worker made, ``--dist each``), and the runs
+        never handed out of cases that have no record at all."""
         nodeids = set(self.dealer.withheld()) if self.dealer is not None else set()
-        if not nodeids:
-            return Counter()
-        from .scheduling import run_case
-
         for case in results.cases():
             nodeids.difference_update(record.get("nodeid") for record in case.records.values())
-        return Counter(run_case(nodeid) or nodeid for nodeid in nodeids)
-
-    def cut_runs(self, case: Any, withheld: Counter[str]) -> int:
-        """The runs of a case the budget skipped, or never handed out."""
-        skipped = sum(1 for record in case.records.values() if record.get("budget_skipped"))
-        return skipped + withheld.get(case.key, 0)
-
-    def unseen(self, results: Results, withheld: Counter[str]) -> int:
-        """Runs never handed out of cases that have no record at all."""
-        known = {case.key for case in results.cases()}
-        return sum(count for key, count in withheld.items() if key not in known)
-
-    def skipped(self, results: Results) -> int:
-        withheld = self.withheld(results)
-        cut = sum(self.cut_runs(case, withheld) for case in results.cases())
-        return cut + self.unseen(results, withheld)
+        withheld = Counter(run_case(nodeid) or nodeid for nodeid in nodeids)
+        cut = {
+            case.key: withheld.pop(case.key, 0)
+            + sum(1 for record in case.records.values() if record.get("budget_skipped"))
+            for case in results.cases()
+        }
+        return cut, sum(withheld.values())
 
     def pytest_prob_build_report(
         self, report: ReportBuilder, results: Results, config: pytest.Config
     ) -> None:
         """Contribute the ``Budget:`` line, ``cut short`` cells and the ``budget`` JSON.
-        Called once in the aggregating process; returns nothing."""
-        from pytest_probability.api import OVERFLOW, OVERFLOW_REASON, money
-
+        Called once in the aggregating process."""
         if self.distribution is not None:
             report.add_summary("Workers:", self.distribution, order=WORKERS_ORDER)
-        withheld = self.withheld(results)
-        planned = sum(case.planned for case in results.cases()) + self.unseen(results, withheld)
-        skipped = self.skipped(results)
+        cut, unseen = self.cuts(results)
+        planned = sum(case.planned for case in results.cases()) + unseen
+        skipped = sum(cut.values()) + unseen
         cells = {}
         for case in results.cases():
-            cut = self.cut_runs(case, withheld)
-            if cut:
+            if cut[case.key]:
                 cells[case.key] = f"cut short ({case.total}/{case.planned})"
-            report.add_row_json(case.key, {"budget_skipped": cut})
+            report.add_row_json(case.key, {"budget_skipped": cut[case.key]})
         if cells:
             report.add_column("budget", cells, order=COLUMN_ORDER, align="free")
         limit = self.shown()
         if skipped:
+            hit = self.limit_reached(self.tally) or limit
             text = (
-                f"{self.hit()} reached after {self.tally.runs:,} of {planned:,} runs; "
-                f"{skipped:,} skipped"
+                f"{hit} reached after {self.tally.runs:,} of {planned:,} runs; {skipped:,} skipped"
             )
         elif self.amount is not None:
             text = f"{money(self.tally.spent)} of {limit} spent; no run skipped"

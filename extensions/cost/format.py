@@ -44,30 +44,26 @@ def token_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def round_record(record: dict[str, Any]) -> None:
-    """A run record as the reports write it: its ``cost``, its per-model usage costs and
-    its steps' costs rounded to 15 significant digits (:func:`~.usage.rounded`), so amounts
-    as written add up as written (``0.0015``, not ``0.0015000000000000002``).
-
-    A record finisher (``ReportBuilder.add_record_finisher``): ``record`` is the report's
-    shallow copy; the nested maps and steps are replaced, never changed (they are the
-    session's own). Runs keep plain float sums until then: rounding every run as it ends
-    would cost more than recording does.
+    """A record finisher (``ReportBuilder.add_record_finisher``): the run record as the
+    reports write it, its ``cost``, per-model usage costs and steps' costs rounded to 15
+    significant digits (:func:`~.usage.rounded`), so that amounts add up as written
+    (``0.0015``, not ``0.0015000000000000002``). Runs keep plain float sums until then
+    (rounding every run as it ends would cost more than recording does). ``record`` is the
+    report's shallow copy: its nested maps and steps (the session's) are replaced, not changed.
     """
     cost = record.get("cost")
     if type(cost) is float:
         record["cost"] = rounded(cost)
     usage = record.get("usage")
     if usage and type(usage) is dict:
-        record["usage"] = {
-            model: _rounded_cost(totals) if type(totals) is dict else totals
-            for model, totals in usage.items()
-        }
+        record["usage"] = {model: _rounded_cost(totals) for model, totals in usage.items()}
     steps = record.get("steps")
     if steps and type(steps) is list:
-        record["steps"] = [_rounded_cost(step) if type(step) is dict else step for step in steps]
+        record["steps"] = [_rounded_cost(step) for step in steps]
 
 
-def _rounded_cost(fields: dict[str, Any]) -> dict[str, Any]:
-    """``fields`` with its ``cost`` rounded (a copy), or itself when there is none to round."""
-    cost = fields.get("cost")
-    return {**fields, "cost": rounded(cost)} if type(cost) is float else fields
+def _rounded_cost(fields: Any) -> Any:
+    """``fields`` (a copy) with its ``cost`` rounded, or itself when there is none to round."""
+    if type(fields) is not dict or type(fields.get("cost")) is not float:
+        return fields
+    return {**fields, "cost": rounded(fields["cost"])}

@@ -9,42 +9,37 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.api import run_context_of
-from pytest_probability.lazy import current_module
+from pytest_probability.api import (
+    OVERFLOW,
+    OVERFLOW_REASON,
+    is_overflow,
+    money,
+    overflow_note,
+    run_context_of,
+)
+
+from .format import round_record, token_lines
+from .recording import LEDGER, SEALED, Ledger, ledger_of, record_usage, step_spend
+from .service import case_cost, summarize
+from .usage import merge_usage, read_usage, total_cost
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from pytest_probability.api import CaseResult, ReportBuilder, Results, TokenUsage
 
-    from .recording import Ledger
-
-# What a feature computes is imported where it is used (the recording helpers, the usage
-# values, the formatting): a session that runs no bench imports none of it.
-
-#: the kernel's collection module, imported when the first bench file is collected
+#: the kernel's collection module (its ``BenchRun`` items and their steps' stash key),
+#: imported when the first bench file is collected
 COLLECT_MODULE = "pytest_probability.collect"
 COST_ORDER = 300
 COST_SUMMARY_ORDER = 200
 TOKENS_SUMMARY_ORDER = 300
 
 
-def _recording() -> ModuleType:
-    """The ``recording`` module, imported by the first call (a dictionary lookup afterwards:
-    never cached here, see :func:`pytest_probability.lazy.current_module`)."""
-    return current_module(f"{__package__}.recording")
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | None:
-    """The bundled usage reader (our names, OpenAI, Anthropic); see :func:`read_usage`.
-
-    Called in the executing process for usage values passed to ``record_usage`` when another
-    plugin also implements the hook (otherwise the reader is called directly); returns a
-    ``TokenUsage`` or ``None`` for a shape it does not know.
-    """
-    from .usage import read_usage
-
+    """The bundled usage reader (our names, OpenAI, Anthropic). Called in the executing
+    process for usage values passed to ``record_usage`` when another plugin also implements
+    the hook (otherwise the reader is called directly); returns a ``TokenUsage`` or ``None``
+    for a shape it does not know."""
     return read_usage(obj)
 
 
@@ -54,7 +49,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 
     Called in the executing process after the body ran without raising (later than pytest's
     own implementation); raises ``ValueError`` naming the step, field and value, which makes
-    the run an error. Returns nothing.
+    the run an error.
     """
     collect = sys.modules.get(COLLECT_MODULE)  # not imported: no bench item exists
     if collect is None or not isinstance(item, collect.BenchRun):
@@ -63,8 +58,6 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     context = run_context_of(item)
     if not steps or context is None:
         return
-    from .recording import ledger_of, step_spend
-
     spends: list[Any] = [None] * len(steps)
     ledger_of(context).step_spends = spends  # priced once: run_finished reuses them
     for index, step in enumerate(steps):
@@ -78,36 +71,24 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 
     The sums stay plain float sums here (rounding every run would cost more than recording
     does); the reports round them as they write each record (:func:`.format.round_record`)."""
-    recording = _recording()
     collect = sys.modules[COLLECT_MODULE]  # (a run finished: its item is a bench run)
     context = run_context_of(item)
-    ledger: Ledger | None = None
-    if context is not None:
-        data = context.data
-        ledger = data.get(recording.LEDGER)
-        if ledger is None:
-            data[recording.LEDGER] = recording.SEALED
+    ledger = None if context is None else context.data.setdefault(LEDGER, SEALED)
     raw_steps = item.stash.get(collect.STEPS_KEY, ()) if record["phase"] == "call" else ()
-    if ledger is None or ledger is recording.SEALED:
+    if ledger is None or ledger is SEALED:
         if not raw_steps:  # nothing recorded
-            record["cost"] = None
-            record["usage"] = {}
             for step in record["steps"]:
-                step["cost"] = None
-                step["usage"] = []
+                step.update(cost=None, usage=[])
+            record.update(cost=None, usage={})
             return
-        ledger = recording.Ledger()
+        ledger = Ledger()
     ledger.sealed = True
     run_level = ledger.cost()
     if not raw_steps:  # the usual run: the kernel's one step carries what the body recorded
         for step in record["steps"]:
-            step["cost"] = run_level
-            step["usage"] = ledger.entries
-        record["cost"] = run_level
-        record["usage"] = ledger.usage  # the ledger's own maps: it ends with the run
+            step.update(cost=run_level, usage=ledger.entries)
+        record.update(cost=run_level, usage=ledger.usage)  # (the ledger ends with the run)
         return
-    from .usage import merge_usage, total_cost
-
     costs: list[float | None] = [run_level]
     entries = list(ledger.entries)
     checked = ledger.step_spends
@@ -119,7 +100,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
                 step_cost, step_entries = checked[index] or (None, [])
             else:  # the body raised before the check: read them now, leniently
                 try:
-                    step_cost, step_entries = recording.step_spend(raw_steps[index], item.config)
+                    step_cost, step_entries = step_spend(raw_steps[index], item.config)
                 except ValueError as exc:
                     record.setdefault("warnings", []).append(f"not counted: {exc}")
             costs.append(step_cost)
@@ -135,9 +116,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
 def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | None:
     """The cost the case's runs recorded (:func:`.service.case_cost`), ``None`` when none
     did. Called in the aggregating process by the intervals and stopping extensions while
-    the report is built; returns the sum or ``None``."""
-    from .service import case_cost
-
+    the report is built."""
     return case_cost(case)
 
 
@@ -151,9 +130,7 @@ def pytest_prob_record_usage(
 ) -> None:
     """Record a model call another extension made for the current bench run (its
     ``record_usage``). Called in the executing process, inside the run, by the texts
-    extension after each judge call; returns nothing."""
-    from .recording import record_usage
-
+    extension after each judge call."""
     record_usage(
         model=model,
         input_tokens=input_tokens,
@@ -169,17 +146,6 @@ def pytest_prob_build_report(
     """Contribute the ``$`` column, the ``Cost:`` and ``Tokens:`` lines, ``cost`` and
     ``usage`` on JSON rows and totals, and the finisher that rounds the records' sums as the
     reports write them. Called once in the aggregating process."""
-    from pytest_probability.api import (
-        OVERFLOW,
-        OVERFLOW_REASON,
-        is_overflow,
-        money,
-        overflow_note,
-    )
-
-    from .format import round_record, token_lines
-    from .service import summarize
-
     report.add_record_finisher(round_record)
     cases = results.cases()
     per_case, total, usage = summarize(cases)

@@ -21,10 +21,11 @@ from pytest_probability.api import (
     check_cost,
     current_run,
     current_run_or_none,
+    step_field,
     usage_entry,
 )
 
-from .usage import add_entry_counts, read_usage, usage_from_fields
+from .usage import COUNTS, add_counts, read_usage, total_cost, usage_from_fields
 
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
@@ -34,18 +35,16 @@ _PLAIN_MODELS: set[str] = set()
 
 
 class Ledger:
-    """What one run recorded through :func:`record_cost` and :func:`record_usage`.
+    """What one run recorded: ``amounts``, the sum of the ``record_cost`` amounts (``None``
+    until one is recorded); ``entries``, the ``record_usage`` entries (priced where a plugin
+    could) and ``usage``, the same merged per model (what the record carries); ``sealed``
+    once the run's record was built (later calls are not counted); ``step_spends``, the
+    steps' spend once checked after the body (``None`` where a step was invalid, or for all
+    when the body raised first).
 
-    :ivar amounts: the sum of the ``record_cost`` amounts (``None`` until one is recorded).
-    :ivar entries: the ``record_usage`` entries, priced where a plugin could.
-    :ivar usage: the entries merged per model as they arrive (what the record carries).
-    :ivar sealed: set once the run's record was built; later calls are not counted.
-    :ivar step_spends: the steps' spend once checked after the body (``None`` where a step
-        was invalid); ``None`` when the check did not run (the body raised first).
-
-    Sums are plain float sums in call order; the reports round them (see
-    :func:`~.usage.rounded`). A slotted class with a plain ``__init__``: one is made per
-    run that records anything, and a dataclass's default factories cost half as much again.
+    Sums are plain float sums in call order (the reports round them). Slotted, with a plain
+    ``__init__``: one is made per run that records anything, and dataclass default
+    factories cost half as much again.
     """
 
     __slots__ = ("amounts", "entries", "sealed", "step_spends", "usage")
@@ -65,16 +64,12 @@ class Ledger:
         cost = entry["cost"]
         totals = self.usage.get(entry["model"])
         if totals is None:
-            self.usage[entry["model"]] = {
-                "input_tokens": entry["input_tokens"],
-                "output_tokens": entry["output_tokens"],
-                "cached_input_tokens": entry["cached_input_tokens"],
-                "cost": cost,
-            }
-        else:
-            add_entry_counts(totals, entry)
-            if cost is not None:
-                totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
+            self.usage[entry["model"]] = {name: entry[name] for name in (*COUNTS, "cost")}
+            return
+        for name in COUNTS:
+            totals[name] = add_counts(totals[name], entry[name])
+        if cost is not None:
+            totals["cost"] = cost if totals["cost"] is None else totals["cost"] + cost
 
     def cost(self) -> float | None:
         """The run's cost: the ``record_cost`` amounts, then each model's usage cost
@@ -104,11 +99,8 @@ def _open_ledger(what: str, stacklevel: int = 3) -> tuple[RunContext, Ledger | N
     """The current run's context and ledger (``None`` once the run was reported: warned
     about at ``stacklevel``, counted from this function); ``RuntimeError`` outside a run."""
     context = current_run_or_none() or current_run(what)
-    data = context.data
-    ledger = data.get(LEDGER)
-    if ledger is None:
-        ledger = data[LEDGER] = Ledger()
-    elif ledger.sealed:
+    ledger = ledger_of(context)
+    if ledger.sealed:
         warnings.warn(
             CostWarning(
                 f"{what} called after run {context.run} of {context.case_id} was reported "
@@ -128,18 +120,15 @@ def record_cost(amount: Any) -> None:
     """
     context = current_run_or_none()
     if context is not None and type(amount) is float and 0.0 <= amount < _INF:
-        # the common case, fast: a plain float inside a run (ints take the checked path)
-        data = context.data
-        ledger = data.get(LEDGER)
+        # the common case, fast: a plain float inside a run (ints take the checked path; so
+        # does a call after the run was reported, to be warned about)
+        ledger = context.data.get(LEDGER)
         if ledger is None:
-            data[LEDGER] = Ledger(amounts=amount)
+            context.data[LEDGER] = Ledger(amounts=amount)
             return
-        if ledger.sealed:
-            _open_ledger("record_cost()")  # warns: recorded after the run was reported
+        if not ledger.sealed:
+            ledger.amounts = amount if ledger.amounts is None else ledger.amounts + amount
             return
-        known = ledger.amounts
-        ledger.amounts = amount if known is None else known + amount
-        return
     _, ledger = _open_ledger("record_cost()")
     try:
         checked = check_cost(amount, "amount")
@@ -172,13 +161,9 @@ def record_usage(
     for a value it cannot read.
     """
     context = current_run_or_none()
-    if context is None:
-        ledger = None
-    else:
-        data = context.data
-        ledger = data.get(LEDGER)
-        if ledger is None:
-            ledger = data[LEDGER] = Ledger()
+    ledger = None if context is None else context.data.get(LEDGER)
+    if ledger is None and context is not None:
+        ledger = context.data[LEDGER] = Ledger()
     if (  # the common case, fast: keywords with plain values, a model name seen before
         ledger is not None
         and usage is None
@@ -240,13 +225,8 @@ def _record_usage(
             entry = usage_entry(model, input_tokens, output_tokens, cached_input_tokens, cost)
         else:
             entry = normalize(usage, context.config).to_json()
-            given = {
-                "model": model,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cached_input_tokens": cached_input_tokens,
-                "cost": cost,
-            }
+            values = (model, input_tokens, output_tokens, cached_input_tokens, cost)
+            given = dict(zip(("model", *COUNTS, "cost"), values, strict=True))
             if any(value is not None for value in given.values()):
                 entry.update({k: v for k, v in given.items() if v is not None})
                 entry = usage_entry(**entry)
@@ -272,7 +252,6 @@ def normalize(value: Any, config: Any) -> TokenUsage:
     """
     if isinstance(value, TokenUsage):
         return value
-    found: Any = None
     hook = getattr(getattr(config, "hook", None), "pytest_prob_normalize_usage", None)
     impls = hook.get_hookimpls() if hook is not None else []
     if any(impl.plugin_name != OWN_PLUGIN for impl in impls):
@@ -302,13 +281,7 @@ def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, 
     if hook is None or not hook.get_hookimpls():
         return entry
     try:
-        found = hook(
-            model=entry["model"],
-            input_tokens=entry["input_tokens"],
-            output_tokens=entry["output_tokens"],
-            cached_input_tokens=entry["cached_input_tokens"],
-            config=config,
-        )
+        found = hook(**{name: entry[name] for name in ("model", *COUNTS)}, config=config)
         if found is None:
             return entry
         amount = check_cost(found, "price")
@@ -325,10 +298,7 @@ _WARNED_ATTR = "_pytest_probability_cost_warned"
 def warn_once(config: Any, message: str, stacklevel: int = 2) -> None:
     """Warn with :class:`CostWarning` unless this process already did with ``message``
     (``stacklevel`` as for :func:`warnings.warn`, counted from the caller)."""
-    seen: set[str] | None = getattr(config, _WARNED_ATTR, None)
-    if seen is None:
-        seen = set()
-        setattr(config, _WARNED_ATTR, seen)
+    seen: set[str] = vars(config).setdefault(_WARNED_ATTR, set())
     if message not in seen:
         seen.add(message)
         warnings.warn(CostWarning(message), stacklevel=stacklevel)
@@ -338,10 +308,6 @@ def step_spend(step: Any, config: Any) -> tuple[float | None, list[dict[str, Any
     """A step's own cost and usage entries (its ``cost`` field, its ``usage``: one value or
     a list). The step's cost is its ``cost`` field when given, else the sum of its priced
     usage. Raises ``ValueError`` naming the step and the field for invalid values."""
-    from pytest_probability.api import step_field
-
-    from .usage import total_cost
-
     label = step_field(step, "label")
     raw_cost = step_field(step, "cost")
     raw_usage = step_field(step, "usage")

@@ -1,8 +1,6 @@
-"""Token usage and cost values: validation, reading duck-typed usage, merging per model.
-
-Pure module: never imports pytest. Every number that reaches a report passes through
-:func:`check_cost` or :func:`check_tokens`, so a report never holds NaN, a negative amount
-or 1.9 tokens silently truncated to 1.
+"""Token usage and cost values: reading duck-typed usage, summing amounts, merging per model.
+Pure module: never imports pytest. (The values were checked when recorded: ``check_cost``
+and ``check_tokens`` of the public API.)
 
 PYTEST_DONT_REWRITE
 """
@@ -17,21 +15,8 @@ from typing import Any
 
 from pytest_probability.api import TokenUsage
 
-
-def add_entry_counts(totals: dict[str, Any], entry: Mapping[str, Any]) -> None:
-    """Add ``entry``'s three token counts into ``totals`` (:func:`add_counts` when one of
-    them is text)."""
-    try:
-        inputs = totals["input_tokens"] + entry["input_tokens"]
-        outputs = totals["output_tokens"] + entry["output_tokens"]
-        cached = totals["cached_input_tokens"] + entry["cached_input_tokens"]
-    except TypeError:  # a count kept as text (too long to write)
-        inputs = add_counts(totals["input_tokens"], entry["input_tokens"])
-        outputs = add_counts(totals["output_tokens"], entry["output_tokens"])
-        cached = add_counts(totals["cached_input_tokens"], entry["cached_input_tokens"])
-    totals["input_tokens"] = inputs
-    totals["output_tokens"] = outputs
-    totals["cached_input_tokens"] = cached
+#: the token counts of a usage entry, in the order the reports write them
+COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens")
 
 
 def add_counts(first: int | str, second: int | str) -> int | str:
@@ -39,14 +24,11 @@ def add_counts(first: int | str, second: int | str) -> int | str:
     either is a count kept as text (:func:`check_tokens`)."""
     if type(first) is int and type(second) is int:
         return first + second
-    total = Decimal(first) + Decimal(second)
-    return f"{total:.6e}"
+    return f"{Decimal(first) + Decimal(second):.6e}"
 
 
 def _get(source: Any, name: str) -> Any:
-    if isinstance(source, Mapping):
-        return source.get(name)
-    return getattr(source, name, None)
+    return source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
 
 
 def _first(source: Any, *names: str) -> Any:
@@ -61,9 +43,7 @@ def _first(source: Any, *names: str) -> Any:
 KNOWN_NAMES = (
     "model",
     "cost",
-    "input_tokens",
-    "output_tokens",
-    "cached_input_tokens",
+    *COUNTS,
     "prompt_tokens",
     "completion_tokens",
     "prompt_tokens_details",
@@ -111,13 +91,7 @@ def usage_from_fields(source: Any) -> TokenUsage:
     ``pytest_prob_normalize_usage`` implementation may return instead of a ``TokenUsage``)."""
     if isinstance(source, TokenUsage):
         return source
-    return TokenUsage(
-        model=_get(source, "model"),
-        input_tokens=_get(source, "input_tokens"),
-        output_tokens=_get(source, "output_tokens"),
-        cached_input_tokens=_get(source, "cached_input_tokens"),
-        cost=_get(source, "cost"),
-    )
+    return TokenUsage(**{name: _get(source, name) for name in ("model", *COUNTS, "cost")})
 
 
 def total_cost(amounts: Iterable[float | None]) -> float | None:
@@ -144,33 +118,26 @@ def rounded(amount: float) -> float:
 
 
 def merge_usage(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per-model totals of usage entries (``TokenUsage.to_json`` shapes, or per-model totals
-    with a ``model`` key), models in order of first appearance."""
-    merged: dict[str, dict[str, Any]] = {}
-    costs: dict[str, list[float]] = {}
-    for entry in entries:
-        model = entry["model"]
-        totals = merged.get(model)
-        if totals is None:
-            merged[model] = {
-                "input_tokens": entry["input_tokens"],
-                "output_tokens": entry["output_tokens"],
-                "cached_input_tokens": entry["cached_input_tokens"],
-                "cost": None,
-            }
-            costs[model] = []
-        else:
-            add_entry_counts(totals, entry)
-        if entry["cost"] is not None:
-            costs[model].append(entry["cost"])
-    for model, known in costs.items():
-        if known:
-            merged[model]["cost"] = known[0] if len(known) == 1 else total_cost(known)
-    return merged
+    """Per-model totals of usage entries (``TokenUsage.to_json`` shapes)."""
+    return merge_usage_maps({entry["model"]: entry} for entry in entries)
 
 
 def merge_usage_maps(maps: Iterable[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """Merge per-model usage maps (``records[].usage`` shapes) into one."""
-    return merge_usage(
-        {"model": model, **totals} for usage in maps for model, totals in usage.items()
-    )
+    """Merge per-model usage maps (``records[].usage`` shapes) into one, models in order of
+    first appearance; each model's known costs summed once, by :func:`total_cost`."""
+    merged: dict[str, dict[str, Any]] = {}
+    costs: dict[str, list[float]] = {}
+    for usage in maps:
+        for model, entry in usage.items():
+            totals = merged.get(model)
+            if totals is None:
+                merged[model] = {name: entry[name] for name in COUNTS}
+                costs[model] = []
+            else:
+                for name in COUNTS:
+                    totals[name] = add_counts(totals[name], entry[name])
+            if entry["cost"] is not None:
+                costs[model].append(entry["cost"])
+    for model, known in costs.items():
+        merged[model]["cost"] = known[0] if len(known) == 1 else total_cost(known)
+    return merged

@@ -5,17 +5,6 @@ extension, bundled or not, contributes its readings through ``pytest_prob_explai
 PYTEST_DONT_REWRITE
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from pytest_probability.api import Reading
-
-#: where each public name lives, imported on first use: a session that builds no report need
-#: not import the readings and their glossary
-__getattr__, __dir__ = lazy_exports(__name__, {"Reading": "pytest_probability.readings"})
+from pytest_probability.api import Reading
 
 __all__ = ["Reading"]

@@ -6,16 +6,14 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.api import option_value, parse_bool
+from pytest_probability.api import Reading, glossary_for, option_value, parse_bool, render_readings
 
 if TYPE_CHECKING:
-    from pytest_probability.api import OptionRegistry, Reading, ReportBuilder, Results
-
-# The readings and their glossary (``pytest_probability.readings``) are imported when a
-# report is built: a session that builds none never imports them.
+    from pytest_probability.api import OptionRegistry, ReportBuilder, Results
 
 SECTION_ORDER = 9000
 HINT_ORDER = 950
@@ -26,8 +24,7 @@ class ExplainWarning(pytest.PytestWarning):
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
-    """Declare ``--prob-explain`` / ``prob_explain``. Called by the kernel's historic hook;
-    returns nothing."""
+    """Declare ``--prob-explain`` / ``prob_explain``. Called by the kernel's historic hook."""
     options.add(
         "explain",
         parse=parse_bool,
@@ -41,51 +38,47 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
-def collect(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Reading]:
-    """Every extension's readings; one that raises is warned about and skipped."""
-    from pytest_probability.api import Reading
-
-    found: list[Reading] = []
-    for impl in reversed(config.hook.pytest_prob_explain.get_hookimpls()):
+def _answers(
+    impls: Iterable[Any],
+    verb: str,
+    report: ReportBuilder,
+    results: Results,
+    config: pytest.Config,
+    read: Callable[[Any], Any] = lambda answer: answer,
+) -> list[Any]:
+    """Each implementation's answer (``read`` from it); one that raises is warned about
+    (at the caller of our caller) and left out: one extension's bug must not lose the
+    others' readings, and a count is only a hint."""
+    found = []
+    for impl in impls:
         try:
-            answer = impl.function(report=report, results=results, config=config)
-        except Exception as exc:  # one extension's bug must not lose the others' readings
-            message = f"{impl.plugin_name} failed to explain: {type(exc).__name__}: {exc}"
-            warnings.warn(ExplainWarning(message), stacklevel=2)
+            found.append(read(impl.function(report=report, results=results, config=config)))
+        except Exception as exc:
+            message = f"{impl.plugin_name} failed to {verb}: {type(exc).__name__}: {exc}"
+            warnings.warn(ExplainWarning(message), stacklevel=3)
             report.warn(message)
-            continue
-        found += [reading for reading in answer or () if isinstance(reading, Reading)]
     return found
+
+
+def _readings(
+    impls: Iterable[Any], report: ReportBuilder, results: Results, config: pytest.Config
+) -> list[Reading]:
+    answers = _answers(impls, "explain", report, results, config)
+    return [
+        reading for answer in answers for reading in answer or () if isinstance(reading, Reading)
+    ]
 
 
 def count(report: ReportBuilder, results: Results, config: pytest.Config) -> int:
     """How many notable readings the extensions would give, without building them: each
     extension's ``pytest_prob_explain_count``, and the readings of an extension that only
     implements ``pytest_prob_explain`` (a third party's), built to be counted."""
-    from pytest_probability.api import Reading
-
-    found = 0
-    counted = set()
-    for impl in config.hook.pytest_prob_explain_count.get_hookimpls():
-        counted.add(impl.plugin_name)
-        try:
-            found += int(impl.function(report=report, results=results, config=config) or 0)
-        except Exception as exc:  # a count is a hint: warn and go on
-            message = f"{impl.plugin_name} failed to count: {type(exc).__name__}: {exc}"
-            warnings.warn(ExplainWarning(message), stacklevel=2)
-            report.warn(message)
-    for impl in config.hook.pytest_prob_explain.get_hookimpls():
-        if impl.plugin_name in counted:
-            continue
-        try:
-            answer = impl.function(report=report, results=results, config=config)
-        except Exception as exc:
-            message = f"{impl.plugin_name} failed to explain: {type(exc).__name__}: {exc}"
-            warnings.warn(ExplainWarning(message), stacklevel=2)
-            report.warn(message)
-            continue
-        found += sum(1 for r in answer or () if isinstance(r, Reading) and r.notable)
-    return found
+    counters = config.hook.pytest_prob_explain_count.get_hookimpls()
+    found = sum(_answers(counters, "count", report, results, config, lambda n: int(n or 0)))
+    counted = {impl.plugin_name for impl in counters}
+    impls = config.hook.pytest_prob_explain.get_hookimpls()
+    others = [impl for impl in impls if impl.plugin_name not in counted]
+    return found + sum(1 for r in _readings(others, report, results, config) if r.notable)
 
 
 def _width(config: pytest.Config) -> int:
@@ -102,7 +95,7 @@ def pytest_prob_build_report(
     """Add the ``probability: explained`` section and ``explanation`` fields (with
     ``--prob-explain``), else a one-line hint when something is worth explaining (counted
     without building the readings). Called once in the aggregating process, after every
-    other extension; returns nothing."""
+    other extension."""
     if not option_value(config, "explain"):
         notable = count(report, results, config)
         if notable:
@@ -115,11 +108,10 @@ def pytest_prob_build_report(
                 order=HINT_ORDER,
             )
         return
-    readings = collect(report, results, config)
+    impls = reversed(config.hook.pytest_prob_explain.get_hookimpls())
+    readings = _readings(impls, report, results, config)
     if not readings:
         return
-    from pytest_probability.api import glossary_for, render_readings
-
     for reading in readings:
         if reading.target is not None:  # two readings of one object are both kept
             before = reading.target.get("explanation")
@@ -128,8 +120,3 @@ def pytest_prob_build_report(
             )
     report.add_section("explained", render_readings(readings, _width(config)), order=SECTION_ORDER)
     report.set_json("glossary", glossary_for(readings))
-
-
-def explanation_field(target: dict[str, Any] | None) -> str | None:
-    """The ``explanation`` a reading left on a JSON object (for other writers)."""
-    return None if target is None else target.get("explanation")

@@ -8,16 +8,8 @@ they failed, and the short test summary has one line per case. The grouping rule
 PYTEST_DONT_REWRITE
 """
 
-from __future__ import annotations
+# kept for code that imports it from here: the public API's ``runs_text``, with which the
+# terminal and the HTML page name a group's runs
+from pytest_probability.api import runs_text
 
-from typing import TYPE_CHECKING
-
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from pytest_probability.api import runs_text
-
-#: kept for code that imports it from here: the public API's ``runs_text``, with which the
-#: terminal and the HTML page name a group's runs
-__getattr__, __dir__ = lazy_exports(__name__, {"runs_text": "pytest_probability.api"})
 __all__ = ["runs_text"]

@@ -100,16 +100,11 @@ def _phase_note(record: Mapping[str, Any]) -> str:
 
 @dataclass
 class FailureGroup:
-    """Runs of one case that failed the same way.
+    """Runs of one case that failed the same way: how the group is shown (``text``: the
+    merged first line, or a ``pytest_prob_failure_key`` answer itself) and in the one-line
+    summary (``short``: the error type of an error), its ``outcome`` (``fail`` or ``error``
+    when every run shares it, else ``mixed``) and its ``runs``, ascending."""
 
-    :ivar key: the grouping key (:func:`shape_key` or a ``pytest_prob_failure_key`` answer).
-    :ivar text: how the group is shown (the merged first line, or the key itself).
-    :ivar short: the short form for the one-line summary (the error type of an error).
-    :ivar outcome: ``fail`` or ``error`` when every run shares it, else ``mixed``.
-    :ivar runs: the run numbers, ascending.
-    """
-
-    key: str
     text: str
     short: str
     outcome: str
@@ -140,6 +135,6 @@ def group_failures(entries: Iterable[tuple[int, Mapping[str, Any], str]]) -> lis
         else:
             text = short = _clip(str(key))
         outcome = outcomes.pop() if len(outcomes) == 1 else "mixed"
-        groups.append(FailureGroup(key, text, short, outcome, [run for run, _ in found]))
+        groups.append(FailureGroup(text, short, outcome, [run for run, _ in found]))
     groups.sort(key=lambda group: (-group.count, group.runs[0]))
     return groups

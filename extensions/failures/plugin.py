@@ -1,12 +1,8 @@
-"""The ``failures`` extension's pytest hooks: failure output that grows with cases, not runs.
-
-``--prob-failures=grouped`` (the default) prints, for each case with failing runs, the first
-failing run's traceback followed by one line naming the case's other failing runs grouped by
-how they failed, and one short-summary line per case; ``first`` prints the traceback and
-counts only; ``all`` leaves pytest's per-run output alone. Only the terminal changes: every
-run stays its own item and report (``-x``, ``--lf``, JUnit XML, pytest-xdist see each one).
-The JSON report's rows gain ``failures``, the groups with their counts and runs, whatever the
-terminal shows.
+"""The ``failures`` extension's pytest hooks. ``--prob-failures=first`` prints a case's
+traceback and counts only; ``all`` leaves pytest's per-run output alone. Only the terminal
+changes: every run stays its own item and report (``-x``, ``--lf``, JUnit XML and
+pytest-xdist see each one). Everything here runs in the aggregating process (the only
+process, or the pytest-xdist controller, which prints the terminal summary).
 
 PYTEST_DONT_REWRITE
 """
@@ -19,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
+    ERROR,
+    FAIL,
+    PASS,
     OptionRegistry,
     is_active,
     option_value,
@@ -26,40 +25,39 @@ from pytest_probability.api import (
     results_of,
 )
 
-from . import hookspecs
+from . import hookspecs, terminal
+from .grouping import FailureGroup, group_failures, shape_key
+from .lines import more_line, others_line, summary_message
 
-if TYPE_CHECKING:  # the machinery loads when a session has failures to show
+if TYPE_CHECKING:
     from pytest_probability.api import CaseResult, ReportBuilder, Results
 
-    from .grouping import FailureGroup
     from .terminal import Builder, RunReport
 
 PLUGIN_NAME = "probability.failures"
 KEY_HOOK = "pytest_prob_failure_key"
 MODES = ("grouped", "first", "all")
-#: pytest's ``stats`` keys regrouped, with the words of the line after a traceback and of
-#: the short-summary line
-SECTIONS = {"failed": "failing", "error": "errored"}
-SUMMARIES = {"failed": "failed", "error": "errored"}
-#: the ``-r`` characters (as pytest expands them) that print each one's short-summary lines
-SUMMARY_CHARS = {"failed": "fF", "error": "E"}
+FAILING = (FAIL, ERROR)
+#: pytest's ``stats`` keys of the sections regrouped, with the verb of the line after a
+#: traceback (``passed``: the ``PASSES`` section of ``-rP``, ``-rA``)
+SECTIONS = {"failed": "failing", "error": "errored", "passed": "passing"}
+#: pytest's ``stats`` keys of the short summary regrouped, with the verb of their lines and
+#: the ``-r`` characters (as pytest expands them) that print them
+SUMMARIES = {"failed": ("failed", "fF"), "error": ("errored", "E"), "passed": ("passed", "p")}
 
 
 @dataclass
 class FailuresState:
-    """Per-config state (aggregating process).
+    """Per-config state."""
 
-    :ivar keys: ``(case key, run)`` → group key of every failing run asked about.
-    :ivar custom: whether an implementation other than the bundled default answers
-        ``pytest_prob_failure_key`` (``None``: not looked up yet).
-    :ivar hook_error: what the failing implementation raised, once.
-    :ivar saved: pytest's own ``stats`` lists while stand-ins replace them.
-    """
-
+    #: ``(case key, run)`` → group key of every failing run asked about
     keys: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: whether a ``pytest_prob_failure_key`` other than ours answers (``None``: not known yet)
     custom: bool | None = None
-    hook_error: str | None = None
+    hook_error: str | None = None  # what that implementation raised
+    #: pytest's own ``stats`` lists while stand-ins replace them
     saved: dict[str, list[Any]] = field(default_factory=dict)
+    #: the short summary's stand-ins, put in just before it prints
     summary: dict[str, list[Any]] = field(default_factory=dict)
 
 
@@ -75,8 +73,7 @@ def _choice(value: Any) -> str:
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """Add this extension's hook unless the loader already did (it adds every bundled
-    extension's hooks). Called once when this module registers, in every process; returns
-    nothing."""
+    extension's hooks). Called once when this module registers, in every process."""
     caller = getattr(pluginmanager.hook, KEY_HOOK, None)
     if caller is None or getattr(caller, "spec", None) is None:
         pluginmanager.add_hookspecs(hookspecs)
@@ -84,7 +81,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare ``--prob-failures`` / ``prob_failures``. Called by the kernel's historic
-    hook, in every process; returns nothing."""
+    hook, in every process."""
     options.add(
         "failures",
         parse=_choice,
@@ -101,10 +98,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
 
 
 def _state(config: pytest.Config) -> FailuresState:
-    state = config.stash.get(STATE_KEY, None)
-    if state is None:
-        state = config.stash[STATE_KEY] = FailuresState()
-    return state
+    return config.stash.setdefault(STATE_KEY, FailuresState())
 
 
 def _mode(config: pytest.Config) -> str:
@@ -115,8 +109,6 @@ def _mode(config: pytest.Config) -> str:
 def pytest_prob_failure_key(record: dict[str, Any], config: pytest.Config) -> str:
     """The bundled grouping rule (:func:`~.grouping.shape_key`). Called in the aggregating
     process when no other implementation answered; returns the run's group key."""
-    from .grouping import shape_key
-
     return shape_key(record)
 
 
@@ -139,9 +131,7 @@ def failure_key(config: pytest.Config, record: dict[str, Any]) -> str:
         except Exception as exc:  # a conftest's bug costs its grouping, not the report
             state.custom = False
             state.hook_error = f"{type(exc).__name__}: {exc}"
-    from .grouping import shape_key
-
-    found = shape_key(record) if key is None else str(key) if not isinstance(key, str) else key
+    found = shape_key(record) if key is None else key if isinstance(key, str) else str(key)
     state.keys[cached] = found
     return found
 
@@ -150,8 +140,6 @@ def case_groups(
     config: pytest.Config, runs: list[tuple[int, dict[str, Any]]]
 ) -> list[FailureGroup]:
     """The failure groups of ``(run, record)`` pairs of one case."""
-    from .grouping import group_failures
-
     return group_failures((run, record, failure_key(config, record)) for run, record in runs)
 
 
@@ -159,17 +147,12 @@ def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
     """Add ``failures`` (the distinct failure groups, with counts and runs) to every JSON row.
-
-    Called once per session in the aggregating process, at ``pytest_sessionfinish``;
-    returns nothing.
-    """
-    from pytest_probability.api import ERROR, FAIL
-
+    Called once per session in the aggregating process, at ``pytest_sessionfinish``."""
     for case in results.rows():
         failing = [
             (run, record)
             for run, record in sorted(case.records.items())
-            if record.get("outcome") in (FAIL, ERROR)
+            if record.get("outcome") in FAILING
         ]
         groups = case_groups(config, failing) if failing else []
         report.add_row_json(case.key, {"failures": [group.to_json() for group in groups]})
@@ -179,83 +162,46 @@ def pytest_prob_build_report(
 
 
 # -- the terminal ----------------------------------------------------------------------------
-def _results(config: pytest.Config) -> Results | None:
-    if not is_active(config) or not recorded_runs(config):
-        return None
-    return results_of(config)
-
-
 def _groups_of(config: pytest.Config, runs: list[RunReport]) -> list[FailureGroup]:
     return case_groups(config, [(located.run, located.record) for located in runs])
 
 
-def _showcapture(config: pytest.Config) -> str:
-    return str(getattr(config.option, "showcapture", "all"))
-
-
 def _section_builder(config: pytest.Config, verb: str, grouped: bool) -> Builder:
-    line_style = config.option.tbstyle == "line"
+    """Per case of a ``FAILURES`` or ``ERRORS`` section, its first run's report followed by
+    a line about its other runs; of the ``PASSES`` section (``verb`` "passing"), the first
+    passing run that captured output, and a line naming the other passing runs."""
+    passes = verb == "passing"
+    alone = config.option.tbstyle == "line" and not passes
+    showcapture = str(getattr(config.option, "showcapture", "all"))
 
     def build(case: CaseResult, runs: list[RunReport]) -> list[Any]:
-        first = runs[0].report
-        if len(runs) == 1 or line_style:
-            return [first]
-        groups = _groups_of(config, runs[1:])
-        from .lines import more_line
-        from .terminal import with_line
-
-        line = more_line(case.display, groups, verb=verb, grouped=grouped)
-        return [with_line(first, line, _showcapture(config))]
-
-    return build
-
-
-def _passes_builder(config: pytest.Config) -> Builder:
-    """The ``PASSES`` section (``-rP``, ``-rA``): per case, the first passing run that
-    captured output, and a line naming the case's other passing runs."""
-
-    def build(case: CaseResult, runs: list[RunReport]) -> list[Any]:
-        if len(runs) == 1:
-            return [runs[0].report]
-        shown = next((located for located in runs if located.report.sections), runs[0])
-        others = [located.run for located in runs if located is not shown]
-        from .lines import others_line
-        from .terminal import with_line
-
-        line = others_line(case.display, others, "passing")
-        return [with_line(shown.report, line, _showcapture(config))]
+        shown = next((run for run in runs if run.report.sections), runs[0]) if passes else runs[0]
+        if len(runs) == 1 or alone:
+            return [shown.report]
+        others = [located for located in runs if located is not shown]
+        if grouped and not passes:
+            line = more_line(case.display, _groups_of(config, others), verb=verb)
+        else:
+            line = others_line(case.display, [located.run for located in others], verb)
+        return [terminal.with_line(shown.report, line, showcapture)]
 
     return build
 
 
 def _summary_builder(config: pytest.Config, verb: str, grouped: bool, failing: set[str]) -> Builder:
+    """One short-summary line per case; the ``PASSED`` lines (``verb`` "passed") leave out
+    the cases that have a ``FAILED`` or ``ERROR`` line (``failing``, filled before)."""
+
     def build(case: CaseResult, runs: list[RunReport]) -> list[Any]:
-        failing.add(case.key)
-        if len(runs) == 1 and case.planned == 1:
-            return [runs[0].report]  # a single-run case: pytest's own line
-        groups = _groups_of(config, runs) if grouped else []
-        from .lines import summary_message
-        from .terminal import as_case
-
-        message = summary_message(
-            len(runs), case.total, case.planned, groups, verb=verb, grouped=grouped
-        )
-        return [as_case(runs[0].report, case.key, message)]
-
-    return build
-
-
-def _passed_builder(failing: set[str]) -> Builder:
-    def build(case: CaseResult, runs: list[RunReport]) -> list[Any]:
-        if case.key in failing:
+        if verb != "passed":
+            failing.add(case.key)
+        elif case.key in failing:
             return []  # the case's FAILED or ERROR line speaks for it
         if len(runs) == 1 and case.planned == 1:
-            return [runs[0].report]
-        from .lines import passed_message
-        from .terminal import as_case
-
-        message = passed_message(len(runs), case.total, case.planned)
-        return [as_case(runs[0].report, case.key, message)]
+            return [runs[0].report]  # a single-run case: pytest's own line
+        groups = _groups_of(config, runs) if grouped and verb != "passed" else []
+        message = summary_message(len(runs), case.total, case.planned, groups, verb=verb)
+        return [terminal.as_case(runs[0].report, case.key, message)]
 
     return build
 
@@ -265,36 +211,25 @@ def _prepare(
 ) -> None:
     """Work out the stand-in lists of the sections and of the short summary (``chars``:
     the reporter's ``-r`` characters)."""
-    from pytest_probability.api import ERROR, FAIL, PASS
-
-    from .terminal import regroup
-
-    failing_outcomes = (FAIL, ERROR)
     state = _state(config)
     grouped = _mode(config) == "grouped"
     results.cases()  # (assigns the displayed ids)
     failing: set[str] = set()
-    for stat, verb in SUMMARIES.items():
-        if not (set(SUMMARY_CHARS[stat]) & set(chars) or "p" in chars):
+    for stat, (verb, shown_by) in SUMMARIES.items():
+        if not set(shown_by + "p") & set(chars):
             continue  # pytest prints no short-summary line for it (-rN, -rs, ...)
         build = _summary_builder(config, verb, grouped, failing)
-        shown = regroup(stats.get(stat) or [], results, build, failing_outcomes)
+        outcomes = (PASS,) if stat == "passed" else FAILING
+        shown = terminal.regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
             state.summary[stat] = shown
-    if "p" in chars:  # (-rp, -rA: the only use of the passed list regrouped)
-        passed = regroup(stats.get("passed") or [], results, _passed_builder(failing), (PASS,))
-        if passed is not None:
-            state.summary["passed"] = passed
-    sections = [
-        (stat, _section_builder(config, verb, grouped), failing_outcomes)
-        for stat, verb in SECTIONS.items()
-    ]
-    if "P" in chars:  # (-rP, -rA: the PASSES section, the captured output of passing runs)
-        sections.append(("passed", _passes_builder(config), (PASS,)))
+    sections = [stat for stat in SECTIONS if stat != "passed" or "P" in chars]
     if config.option.tbstyle == "no":  # pytest prints no FAILURES, ERRORS or PASSES section
         sections = []
-    for stat, build, outcomes in sections:
-        shown = regroup(stats.get(stat) or [], results, build, outcomes)
+    for stat in sections:
+        build = _section_builder(config, SECTIONS[stat], grouped)
+        outcomes = (PASS,) if stat == "passed" else FAILING
+        shown = terminal.regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
             state.saved[stat] = stats[stat]
             stats[stat] = shown
@@ -311,20 +246,17 @@ def _narrow_phases(config: pytest.Config, stats: dict[str, list[Any]]) -> None:
     phases = stats.get("")
     if phases:
         _state(config).saved[""] = phases
-        stats[""] = [report for report in phases if _has_teardown_output(report)]
-
-
-def _has_teardown_output(report: Any) -> bool:
-    """Whether pytest's ``print_teardown_sections`` would print something of ``report``."""
-    return getattr(report, "when", None) == "teardown" and any(
-        "teardown" in name for name, _ in getattr(report, "sections", ())
-    )
+        stats[""] = [
+            report
+            for report in phases
+            if getattr(report, "when", None) == "teardown"
+            and any("teardown" in name for name, _ in getattr(report, "sections", ()))
+        ]
 
 
 def _restore(config: pytest.Config, stats: dict[str, list[Any]]) -> None:
     state = _state(config)
-    for stat, original in state.saved.items():
-        stats[stat] = original
+    stats.update(state.saved)
     state.saved = {}
 
 
@@ -332,21 +264,15 @@ def _restore(config: pytest.Config, stats: dict[str, list[Any]]) -> None:
 def pytest_terminal_summary(
     terminalreporter: Any, exitstatus: int, config: pytest.Config
 ) -> Generator[None, None, None]:
-    """Show pytest's ``FAILURES``/``ERRORS`` sections and short summary per case.
-
-    Wraps the terminal summary in the process that prints it (the only process, or the
-    pytest-xdist controller), outside pytest's own terminal reporter: before it, the
-    section lists of ``terminalreporter.stats`` are replaced by one stand-in per case; the
-    originals are back for every other plugin's summary
-    (:func:`pytest_terminal_summary_restore`), the short summary's stand-ins go in last
-    (:func:`pytest_terminal_summary_regroup`), and the originals are restored afterwards,
-    before the final counts line. Under ``--prob-failures=all`` it only narrows pytest's
-    list of setup and teardown reports while the sections print (:func:`_narrow_phases`:
-    the output is pytest's, unchanged); a bug here leaves pytest's own output, with a
-    warning line. Returns the wrapped result.
-    """
+    """Show pytest's ``FAILURES``/``ERRORS`` sections and short summary per case: wraps
+    the terminal summary, outside pytest's own reporter, putting one stand-in per case in
+    the section lists of ``terminalreporter.stats`` (the originals are back for the other
+    plugins' summaries, the short summary's stand-ins go in last, and the originals are
+    restored before the final counts line). Under ``--prob-failures=all`` it only narrows
+    the list of setup and teardown reports (:func:`_narrow_phases`). A bug here leaves
+    pytest's own output, with a warning line. Returns the wrapped result."""
     stats = terminalreporter.stats
-    results = _results(config)
+    results = results_of(config) if is_active(config) and recorded_runs(config) else None
     if results is not None and _mode(config) == "all":
         if config.option.tbstyle != "no":  # pytest's own sections, printed faster
             _narrow_phases(config, stats)
@@ -371,16 +297,16 @@ def pytest_terminal_summary(
 @pytest.hookimpl(tryfirst=True, specname="pytest_terminal_summary")
 def pytest_terminal_summary_restore(terminalreporter: Any, config: pytest.Config) -> None:
     """Put pytest's own report lists back once its sections are printed, so that other
-    plugins' summaries see every run. Called in the printing process, before the other
-    ``pytest_terminal_summary`` implementations; returns nothing."""
+    plugins' summaries see every run. Called before the other ``pytest_terminal_summary``
+    implementations."""
     _restore(config, terminalreporter.stats)
 
 
 @pytest.hookimpl(trylast=True, specname="pytest_terminal_summary")
 def pytest_terminal_summary_regroup(terminalreporter: Any, config: pytest.Config) -> None:
     """Replace the report lists by the short summary's stand-ins (one line per case), just
-    before pytest prints the short test summary. Called in the printing process after every
-    other ``pytest_terminal_summary`` implementation; returns nothing."""
+    before pytest prints the short test summary. Called after every other
+    ``pytest_terminal_summary`` implementation."""
     state = _state(config)
     stats = terminalreporter.stats
     for stat, shown in state.summary.items():

@@ -1,12 +1,11 @@
 """One entry per case in pytest's own summary sections, instead of one per run.
 
-The terminal reporter prints its ``FAILURES`` and ``ERRORS`` sections and its short test
-summary from the reports in ``terminalreporter.stats``. :func:`regroup` builds a list that
-holds, for each case, what to print for all of its runs — made by a *builder* from the
-case's reports — in place of the runs' own reports. Reports that are not bench runs (tests,
-verdict items, collection errors) stay where they were. The stand-ins are copies of the
-runs' reports (:func:`with_line`, :func:`as_case`): the reports themselves, which JUnit XML,
-``--lf`` and every other plugin saw, are never changed. Never imports pytest.
+pytest's terminal reporter prints its sections and short test summary from the reports in
+``terminalreporter.stats``. :func:`regroup` builds a list holding, in place of a case's run
+reports, what a *builder* makes of them; other reports (tests, verdict items, collection
+errors) stay where they were. The stand-ins are copies (:func:`with_line`, :func:`as_case`):
+the reports that JUnit XML, ``--lf`` and every other plugin saw are never changed. Never
+imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -46,18 +45,13 @@ def locate(report: Any, results: Results, outcomes: tuple[str, ...]) -> RunRepor
     key, run = (nodeid[: match.start()], int(match.group(1))) if match else (nodeid, 1)
     case = results.get(key)
     record = None if case is None else case.records.get(run)
-    if case is None or record is None or record.get("phase") != getattr(report, "when", None):
+    if record is None or record.get("phase") != getattr(report, "when", None):
         return None
-    if record.get("outcome") not in outcomes:
-        return None
-    return RunReport(report, case, run, record)
+    return RunReport(report, case, run, record) if record.get("outcome") in outcomes else None
 
 
 def regroup(
-    reports: Sequence[Any],
-    results: Results,
-    build: Builder,
-    outcomes: tuple[str, ...],
+    reports: Sequence[Any], results: Results, build: Builder, outcomes: tuple[str, ...]
 ) -> list[Any] | None:
     """``reports`` with each case's run reports replaced by what ``build`` makes of them.
 
@@ -128,11 +122,6 @@ def with_line(report: Any, line: str, showcapture: str = "all") -> Any:
 
 
 @dataclass(frozen=True)
-class _Crash:
-    message: str
-
-
-@dataclass(frozen=True)
 class CaseMessage:
     """Stands for a case's ``longrepr`` in the short summary: pytest prints
     ``longrepr.reprcrash.message`` after the node id."""
@@ -140,8 +129,8 @@ class CaseMessage:
     message: str
 
     @property
-    def reprcrash(self) -> _Crash:
-        return _Crash(self.message)
+    def reprcrash(self) -> CaseMessage:
+        return self
 
     def __str__(self) -> str:
         return self.message
