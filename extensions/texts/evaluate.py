@@ -18,11 +18,10 @@ import threading
 import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from .judge import Call, Judge
-from .prompts import answer_messages, question_messages
-from .prompts import read_answers as parse_answers
-from .prompts import read_questions as parse_questions
+from .prompts import answer_messages, question_messages, read_answers, read_questions
 from .scoring import Sample, SideSample
 from .structured import answers_shape, questions_shape
 
@@ -119,40 +118,29 @@ def evaluate(
     sides = {"recall": (expected, given), "precision": (given, expected)}
     wanted = ["recall", "precision"] if metric == "f1" else [metric]
 
-    def question_task(side: str, run: int) -> Callable[[], Call]:
+    def ask_questions(side: str, run: int) -> Call:
+        __tracebackhide__ = True
         source = sides[side][0]
         if not source.strip():
-            return lambda: Call(None, [])  # an empty text states no facts
-
-        def ask() -> Call:
-            __tracebackhide__ = True
-            messages = question_messages(source)
-            return judge.ask(messages, parse_questions, ["q", side, run], questions_shape(source))
-
-        return ask
+            return Call(None, [])  # an empty text states no facts
+        shape = questions_shape(source)
+        return judge.ask(question_messages(source), read_questions, ["q", side, run], shape)
 
     plan = [(side, run) for run in range(full_runs) for side in wanted]
-    asked = _in_parallel(judge, [question_task(side, run) for side, run in plan], on_call)
-    questions: dict[tuple[str, int], list[str]] = {}
-    for (side, run), call in zip(plan, asked, strict=True):
-        questions[(side, run)] = call.result
+    asked = _in_parallel(judge, [partial(ask_questions, *p) for p in plan], on_call)
+    questions = {p: call.result for p, call in zip(plan, asked, strict=True)}
 
-    def answer_task(side: str, run: int, index: int) -> Callable[[], Call]:
+    def ask_answers(side: str, run: int, index: int) -> Call:
+        __tracebackhide__ = True
         found = questions[(side, run)]
         if not found:
-            return lambda: Call(None, [])
-        target = sides[side][1]
-
-        def ask() -> Call:
-            __tracebackhide__ = True
-            return judge.ask(
-                answer_messages(target, found),
-                lambda text: parse_answers(text, len(found)),
-                ["a", side, run, index],
-                answers_shape(len(found)),
-            )
-
-        return ask
+            return Call(None, [])
+        return judge.ask(
+            answer_messages(sides[side][1], found),
+            lambda text: read_answers(text, len(found)),
+            ["a", side, run, index],
+            answers_shape(len(found)),
+        )
 
     passes = [
         (side, run, index)
@@ -160,10 +148,11 @@ def evaluate(
         for index in range(each_question_runs)
         for side in wanted
     ]
-    answered = _in_parallel(judge, [answer_task(*p) for p in passes], on_call)
-    results: dict[tuple[str, int, int], SideSample] = {}
-    for (side, run, index), call in zip(passes, answered, strict=True):
-        results[(side, run, index)] = SideSample(tuple(questions[(side, run)]), tuple(call.result))
+    answered = _in_parallel(judge, [partial(ask_answers, *p) for p in passes], on_call)
+    results = {
+        (side, run, index): SideSample(tuple(questions[(side, run)]), tuple(call.result))
+        for (side, run, index), call in zip(passes, answered, strict=True)
+    }
     return [
         Sample(
             recall=results.get(("recall", run, index)),

@@ -80,7 +80,7 @@ def varied(
 class Judge:
     """How to call the judge for one helper call. ``backend`` is what a registered factory
     made (``complete(messages, *, json_mode, [schema], [max_tokens])``, see the hookspec);
-    ``cache`` has ``get(key)`` and ``set(key, text)``."""
+    ``cache`` is pytest's (``config.cache``: ``get(key, default)``, ``set(key, text)``)."""
 
     backend: Any
     backend_name: str
@@ -114,7 +114,8 @@ class Judge:
             key,
             messages,
         ]
-        return hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8"))
+        return f"probability/texts/{digest.hexdigest()}"
 
     def ask(
         self,
@@ -129,8 +130,8 @@ class Judge:
         __tracebackhide__ = True
         cache_key = self._cache_key(messages, key) if self.cache is not None else None
         if cache_key is not None:
-            cached = self.cache.get(cache_key)
-            if cached is not None:
+            cached = self.cache.get(cache_key, None)
+            if isinstance(cached, str):
                 try:
                     return Call(None, read(cached))
                 except ReplyError:

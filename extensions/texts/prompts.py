@@ -108,20 +108,12 @@ def read_questions(reply: str) -> list[str]:
     questions = [q.strip() for q in found if isinstance(q, str) and q.strip()]
     if len(questions) != len(found):
         raise ReplyError("every question must be a non-empty string")
-    return unique(questions)
-
-
-def unique(questions: Sequence[str]) -> list[str]:
-    """The questions without repeats (compared ignoring case and spacing), first kept: a
-    question asked twice would count twice in the score."""
-    seen: set[str] = set()
-    out: list[str] = []
+    # each once (compared ignoring case and spacing), the first kept: a question asked
+    # twice would count twice in the score
+    first: dict[str, str] = {}
     for question in questions:
-        norm = " ".join(question.split()).casefold()
-        if norm not in seen:
-            seen.add(norm)
-            out.append(question)
-    return out
+        first.setdefault(" ".join(question.split()).casefold(), question)
+    return list(first.values())
 
 
 def read_answers(reply: str, count: int) -> list[float]:

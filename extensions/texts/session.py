@@ -209,33 +209,6 @@ def _prices(path: Any) -> dict[str, tuple[float, float, float]]:
     return prices
 
 
-class Backends:
-    """Backend factories by name: ``factory(settings) -> backend``."""
-
-    def __init__(self) -> None:
-        self._factories: dict[str, Callable[[TextsSettings], Any]] = {}
-
-    def register(
-        self, name: str, factory: Callable[[TextsSettings], Any], *, description: str = ""
-    ) -> None:
-        """Add a backend (the ``register`` callback of the registration hook)."""
-        if not name or not name.replace("-", "").replace("_", "").isalnum():
-            raise ValueError(f"backend name {name!r} must be letters, digits, '-' or '_'")
-        if name in self._factories:
-            raise ValueError(f"backend {name!r} is registered twice")
-        self._factories[name] = factory
-
-    def create(self, settings: TextsSettings) -> Any:
-        factory = self._factories.get(settings.backend)
-        if factory is None:
-            known = ", ".join(self._factories) or "none"
-            raise TextsConfigError(
-                f"texts_backend={settings.backend!r} is not a registered backend; "
-                f"registered: {known}"
-            )
-        return factory(settings)
-
-
 def active_config() -> Any:
     """The running bench run's config, else the session's, else ``None``."""
     context = current_run_or_none()
@@ -270,34 +243,31 @@ def settings_for(config: Any) -> TextsSettings:
     return _per_config(config, "texts-settings", lambda: resolve(read if config else None))
 
 
-def backends_for(config: Any) -> Backends:
-    """The registered backends (the bundled ones alone outside a pytest session)."""
+def backends_for(config: Any) -> dict[str, Callable[[TextsSettings], Any]]:
+    """The registered backend factories by name (the bundled ones alone outside a pytest
+    session)."""
 
-    def make() -> Backends:
-        found = Backends()
+    def make() -> dict[str, Callable[[TextsSettings], Any]]:
+        found: dict[str, Callable[[TextsSettings], Any]] = {}
+
+        def register(
+            name: str, factory: Callable[[TextsSettings], Any], *, description: str = ""
+        ) -> None:
+            if not name or not name.replace("-", "").replace("_", "").isalnum():
+                raise ValueError(f"backend name {name!r} must be letters, digits, '-' or '_'")
+            if name in found:
+                raise ValueError(f"backend {name!r} is registered twice")
+            found[name] = factory
+
         if config is None:
-            plugin.pytest_prob_register_llm_backends(register=found.register, config=None)
+            plugin.pytest_prob_register_llm_backends(register=register, config=None)
         else:
             config.hook.pytest_prob_register_llm_backends.call_historic(
-                kwargs={"register": found.register, "config": config}
+                kwargs={"register": register, "config": config}
             )
         return found
 
     return _per_config(config, "texts-backends", make)
-
-
-class PytestCache:
-    """The judge cache in pytest's cache directory (``.pytest_cache``)."""
-
-    def __init__(self, cache: Any) -> None:
-        self.cache = cache
-
-    def get(self, key: str) -> str | None:
-        found = self.cache.get(f"probability/texts/{key}", None)
-        return found if isinstance(found, str) else None
-
-    def set(self, key: str, text: str) -> None:
-        self.cache.set(f"probability/texts/{key}", text)
 
 
 def backend_for(config: Any, settings: TextsSettings, retry_on_error: bool) -> Any:
@@ -308,9 +278,15 @@ def backend_for(config: Any, settings: TextsSettings, retry_on_error: bool) -> A
 
     def create(given: TextsSettings) -> Any:
         try:
-            return backends_for(config).create(given)
+            factories = backends_for(config)
+            if given.backend in factories:
+                return factories[given.backend](given)
         except ValueError as exc:  # e.g. a base URL that is not http(s)
             raise TextsConfigError(str(exc)) from None
+        raise TextsConfigError(
+            f"texts_backend={given.backend!r} is not a registered backend; "
+            f"registered: {', '.join(factories) or 'none'}"
+        )
 
     backend = _per_config(config, "texts-backend", lambda: create(settings))
     if retry_on_error:
@@ -331,13 +307,9 @@ def judge_for(retry_on_error: bool) -> Judge:
     config = active_config()
     settings = settings_for(config)
     backend = backend_for(config, settings, retry_on_error)
-    cache = None
-    if settings.cache:
-        store = getattr(config, "cache", None)
-        if store is None:
-            _warn_once("cache", "texts_cache is on but pytest's cache is disabled: not caching")
-        else:
-            cache = PytestCache(store)
+    cache = getattr(config, "cache", None) if settings.cache else None  # pytest's cache
+    if settings.cache and cache is None:
+        _warn_once("cache", "texts_cache is on but pytest's cache is disabled: not caching")
     context = current_run_or_none()
     run_key = f"{context.case_id}#{context.run}" if context is not None else ""
     if context is not None:  # the run's record names the judge and the prompt version
