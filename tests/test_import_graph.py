@@ -128,7 +128,6 @@ def allowed_for_extension(name: str, target: str) -> bool:
 #: its extension reaches the other through a hook or the API (issue 34).
 TRANSITIONAL: set[tuple[str, str]] = {
     ("extensions.comparisons.service", "lazy"),
-    ("extensions.markdown", "lazy"),
     ("extensions.plan.power", "extensions.stopping.service"),
     ("extensions.plan.session", "extensions.comparisons.service"),
     ("extensions.plan.session", "extensions.gates.service"),

@@ -397,8 +397,10 @@ def test_under_xdist_the_controller_writes_the_same_markdown(
 
 
 @pytest.mark.subprocess
-def test_the_renderer_loads_only_for_a_summary(pytester: pytest.Pytester) -> None:
-    """A session without a summary to write never imports the renderer; one with it does."""
+def test_the_renderer_loads_with_the_extension(pytester: pytest.Pytester) -> None:
+    """The renderer loads with the extension (imported eagerly since extensions register
+    only when a session needs them, issue 34); only a session with a summary to write
+    writes one."""
     pytester.makeconftest(
         """
 import sys
@@ -410,7 +412,8 @@ def pytest_unconfigure(config):
     )
     pytester.makepyfile(bench_one="def bench_one():\n    pass\n")
     plain = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s")
-    assert "RENDERER LOADED: False" in plain.outlines
+    assert "RENDERER LOADED: True" in plain.outlines
+    assert not (pytester.path / "r.md").exists()
     written = pytester.runpytest_subprocess(*PLUGIN, "--prob-runs=2", "-s", "--prob-markdown=r.md")
     assert "RENDERER LOADED: True" in written.outlines
     assert (pytester.path / "r.md").read_text().startswith("## pytest-probability\n")

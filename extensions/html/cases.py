@@ -39,16 +39,8 @@ from .fmt import MISSING, case_id, duration, money_per_run, plural, truncate
 from .markup import Markup, css_token, escape
 from .svg import interval_bar
 
-#: Status keys in order of severity, with the words shown.
-STATUS_WORDS = {
-    "fail": "FAIL",
-    "error": "ERROR",
-    "errored": "ERRORED",
-    "flaky": "FLAKY",
-    "pass": "PASS",
-    "skipped": "SKIPPED",
-}
-VERDICT_WORDS = {"fail": "FAIL", "undecided": "UNDECIDED", "pass": "PASS"}
+#: Status keys in order of severity (a status and a verdict show upper-cased).
+STATUSES = ("fail", "error", "errored", "flaky", "pass", "skipped")
 
 
 def status_of(row: Mapping[str, Any]) -> str:
@@ -115,8 +107,7 @@ class Columns:
 
 
 def _status_cell(row: Mapping[str, Any], status: str) -> str:
-    word = STATUS_WORDS.get(status, status.upper())
-    parts = [f'<span class="badge s-{css_token(status)}">{escape(word)}</span>']
+    parts = [f'<span class="badge s-{css_token(status)}">{escape(status.upper())}</span>']
     errors = integer(row.get("errors")) or 0
     if errors and status in ("flaky", "fail"):
         parts.append(f"<small>{errors} errored</small>")
@@ -134,7 +125,7 @@ def _gate_cell(row: Mapping[str, Any]) -> tuple[str, str]:
     if not gate:
         return "", ""
     verdict = text(gate.get("verdict"))
-    word = VERDICT_WORDS.get(verdict, verdict.upper() or MISSING)
+    word = verdict.upper() or MISSING
     bars = ", ".join(gate_text(check) for check in objects(gate.get("checks")))
     badge = f'<span class="badge v-{css_token(verdict)}">{escape(word)}</span>'
     return verdict, f"{badge} {escape(bars)}"
@@ -207,9 +198,7 @@ def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
     statuses = Counter(status_of(row) for row in rows)
     functions = Counter(text(row.get("label")) for row in rows)
     verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
-    ordered = sorted(
-        statuses, key=lambda s: list(STATUS_WORDS).index(s) if s in STATUS_WORDS else 99
-    )
+    ordered = sorted(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else 99)
 
     def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
         shown = "".join(
@@ -225,12 +214,12 @@ def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
         select(
             "filter",
             "Status",
-            [(s, f"{STATUS_WORDS.get(s, s.upper())} ({statuses[s]})") for s in ordered],
+            [(s, f"{s.upper()} ({statuses[s]})") for s in ordered],
         ),
         select("fn", "Function", [(f, f"{f} ({n})") for f, n in functions.items()]),
     ]
     if columns.gate:
-        words = [(v, f"{VERDICT_WORDS.get(v, v.upper())} ({n})") for v, n in verdicts.items() if v]
+        words = [(v, f"{v.upper()} ({n})") for v, n in verdicts.items() if v]
         parts.append(select("gate", "Gate", words))
     parts.append(
         '<label>Search <input id="f-q" data-param="q" type="search" '

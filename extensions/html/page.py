@@ -21,7 +21,7 @@ from pytest_probability.api import integer, num, obj, objects, plugin_version, t
 from pytest_probability.api import items as json_array
 
 from . import fmt
-from .cases import STATUS_WORDS
+from .cases import STATUSES
 from .markup import Markup, class_list, css_token, escape
 from .style import CSS, SCRIPT, script_hash
 from .summaries import latency_note, status_counts
@@ -152,9 +152,9 @@ def _cases_bar(counts: Mapping[str, int]) -> Markup:
         (
             counts[status],
             f"s-{css_token(status)}",
-            f"{counts[status]:,} {STATUS_WORDS.get(status, status)}",
+            f"{counts[status]:,} {status.upper() if status in STATUSES else status}",
         )
-        for status in [*STATUS_WORDS, *sorted(set(counts) - set(STATUS_WORDS))]
+        for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
         if counts.get(status)
     ]
     return stacked_bar(parts, width=240)
@@ -171,9 +171,7 @@ def render_totals(document: Mapping[str, Any]) -> Markup:
         cards.append(_card("Exit status", exit_status, meaning, css))
     counts = status_counts(document)
     if counts:
-        words = ", ".join(
-            f"{n:,} {STATUS_WORDS.get(s, s.upper()).lower()}" for s, n in counts.items()
-        )
+        words = ", ".join(f"{n:,} {s.upper().lower()}" for s, n in counts.items())
         cards.append(_card("Cases", f"{sum(counts.values()):,}", words, plot=_cases_bar(counts)))
     count = integer(totals.get("count"))
     if count is not None:

@@ -22,7 +22,7 @@ from typing import Any
 from pytest_probability.api import fraction, integer, num, obj, objects, text
 
 from . import fmt
-from .cases import VERDICT_WORDS, gate_text, status_of
+from .cases import gate_text, status_of
 from .markup import Markup, class_list, css_token, escape
 from .svg import ForestLine, forest_table, percent_axis, time_axis
 
@@ -34,7 +34,7 @@ LATENCY_LINES = 100
 
 def badge(verdict: str, prefix: str = "v") -> Markup:
     """A coloured verdict word (``PASS``, ``FAIL``, ``UNDECIDED``)."""
-    word = VERDICT_WORDS.get(verdict, verdict.upper() or fmt.MISSING)
+    word = verdict.upper() or fmt.MISSING
     css = class_list(f"badge {prefix}-{css_token(verdict)}")
     return Markup(f'<span class="{css}">{escape(word)}</span>')
 

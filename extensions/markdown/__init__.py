@@ -13,20 +13,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from .markup import Markdown, MarkdownSection, escape, table
-    from .render import render_markdown
-
-#: where each public name lives, imported on first use (a session without a summary need
-#: not import the renderer and the formatting modules it uses)
-_WHERE = {
-    **dict.fromkeys(("Markdown", "MarkdownSection", "escape", "table"), ".markup"),
-    "render_markdown": ".render",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+from .markup import Markdown, MarkdownSection, escape, table
+from .render import render_markdown
 
 __all__ = ["Markdown", "MarkdownSection", "escape", "render_markdown", "table"]

@@ -135,11 +135,6 @@ def plain_text(text: str) -> Markdown:
     return Markdown("\n\n".join(paragraphs))
 
 
-def has_body(section: MarkdownSection) -> bool:
-    """Whether the section says anything (a body of only whitespace says nothing)."""
-    return bool(str(section.body).strip())
-
-
 def render_section(section: MarkdownSection) -> Markdown:
     """``### title``, a blank line and the body (a body that is not :class:`Markdown` is
     shown as plain text)."""

@@ -20,23 +20,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import pytest_probability.api as api
 from pytest_probability.api import (
+    ERROR,
+    FAIL,
+    claim_output,
+    dump_report,
     is_active,
+    is_stream,
     option_value,
     parse_text,
     recorded_runs,
+    report_document,
     report_of,
     results_of,
+    write_failure,
 )
 
-from . import hookspecs
+from . import hookspecs, render
+from .markup import MarkdownSection
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from pytest_probability.api import OptionRegistry, Results
-
-    from .markup import MarkdownSection
 
 SECTIONS_HOOK = "pytest_prob_markdown_sections"
 STEP_SUMMARY_HOOK = "pytest_prob_markdown_step_summary"
@@ -45,13 +52,9 @@ STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 @dataclass
 class MarkdownState:
-    """Per-config state (aggregating process only).
-
-    :ivar shown: ``--prob-markdown`` as given, or ``None``.
-    :ivar path: that path made absolute at ``pytest_configure`` (a test may change the
-        working directory), or ``None``.
-    :ivar errors: the lines to print after the report, one per failed write.
-    """
+    """Per-config state (aggregating process only): ``--prob-markdown`` as given and made
+    absolute at ``pytest_configure`` (a test may change the working directory), or ``None``,
+    and the lines to print after the report, one per failed write."""
 
     shown: str | None = None
     path: Path | None = None
@@ -61,14 +64,10 @@ class MarkdownState:
 STATE_KEY = pytest.StashKey[MarkdownState]()
 
 
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """Add this extension's hooks unless the loader already did (it adds every bundled
     extension's hooks; this covers ``-p pytest_probability.extensions.markdown.plugin``).
-    Called once when this module registers, in every process; returns nothing."""
+    Called once when this module registers, in every process."""
     caller = getattr(pluginmanager.hook, SECTIONS_HOOK, None)
     if caller is None or getattr(caller, "spec", None) is None:
         pluginmanager.add_hookspecs(hookspecs)
@@ -76,7 +75,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare ``--prob-markdown`` / ``prob_markdown``. Called by the kernel's historic
-    hook, in every process; returns nothing."""
+    hook, in every process."""
     options.add(
         "markdown",
         parse=parse_text,
@@ -97,15 +96,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
     Called once per process after the kernel resolved the settings; raises
     :class:`pytest.UsageError` (exit 4) for a path that cannot take the file (missing
-    directories are fine: they are created at the end). Returns nothing.
+    directories are fine: they are created at the end).
     """
-    if not is_active(config) or _is_worker(config):
+    if not is_active(config) or hasattr(config, "workerinput"):
         return
     shown = option_value(config, "markdown")
     path = None
     if shown is not None:
-        from pytest_probability.api import claim_output
-
         path = claim_output(config, "--prob-markdown", shown, "the summary").path
     config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
 
@@ -122,8 +119,6 @@ def pytest_prob_markdown_step_summary(config: pytest.Config) -> str:
 def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[MarkdownSection]:
     """Every implementation's sections, in hook order; a failing one becomes a marked
     section naming the extension and the error."""
-    from .markup import MarkdownSection  # the summary's modules load only when one is written
-
     sections: list[MarkdownSection] = []
     for impl in reversed(getattr(config.hook, SECTIONS_HOOK).get_hookimpls()):
         name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
@@ -146,36 +141,25 @@ def _has_results(config: pytest.Config) -> bool:
     return is_active(config) and report_of(config) is not None and bool(recorded_runs(config))
 
 
-def build_summary(config: pytest.Config, exit_status: int) -> str | None:
-    """The summary's Markdown, or ``None`` when no bench run produced a result.
-
-    Builds the report document as ``--prob-json`` does. Its ``records`` are all serialised
-    only when an extension implements ``pytest_prob_markdown_sections``: the summary itself
-    shows only the first failing run of each case. Raises whatever building fails with.
+def build_summary(config: pytest.Config, exit_status: int) -> str:
+    """The summary's Markdown, from the report document as ``--prob-json`` builds it. Its
+    ``records`` are all serialised only when an extension implements
+    ``pytest_prob_markdown_sections``: the summary itself shows only the first failing run
+    of each case. Raises whatever building fails with.
     """
-    if not _has_results(config):
-        return None
-    from pytest_probability.api import dump_report, report_document
-
-    from .render import render_markdown  # (only when a summary is written)
-
     document = report_document(config, exit_status)
-    if document is None:  # (never: a report exists, checked above)
-        return None
     with_sections = bool(getattr(config.hook, SECTIONS_HOOK).get_hookimpls())
     if not with_sections:
         document["records"] = first_failures(results_of(config))
     # the same strict JSON the report file holds (non-finite numbers are null)
     report = json.loads(dump_report(document))
     sections = collect_sections(report, config) if with_sections else []
-    return render_markdown(report, sections)
+    return render.render_markdown(report, sections)
 
 
 def first_failures(results: Results) -> list[dict[str, Any]]:
     """The first failing or errored run of each case, with the report's record fields the
     summary reads (``case`` is the row's displayed id, as in the report)."""
-    from pytest_probability.api import ERROR, FAIL
-
     found = []
     for case in results.cases():
         for record in case.ordered_records():
@@ -195,24 +179,9 @@ def _step_summary(config: pytest.Config) -> Path | None:
     return path if path.is_absolute() else config.invocation_params.dir / path
 
 
-def _reason(exc: BaseException) -> str:
-    return str(getattr(exc, "strerror", None) or exc)
-
-
-def write_file(path: Path, markdown: str) -> None:
-    """Replace ``path`` with ``markdown`` with :func:`pytest_probability.writing.write_atomic`
-    (missing parent directories created; a device or pipe such as ``/dev/stdout`` is written
-    in place). Raises ``OSError``."""
-    from pytest_probability.api import write_atomic
-
-    write_atomic(path, markdown)
-
-
 def append_file(path: Path, markdown: str) -> None:
     """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
     already has content, so the summary starts a block of its own. Raises ``OSError``."""
-    from pytest_probability.api import is_stream
-
     data = markdown.encode("utf-8")
     if is_stream(path):
         with open(path, "ab") as handle:
@@ -250,21 +219,18 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
         markdown = build_summary(config, exit_status)
     except Exception as exc:  # a bug here must not hide the session's results
         return [f"could not build the Markdown summary: {type(exc).__name__}: {exc}"]
-    if markdown is None:
-        return []
-    from pytest_probability.api import write_failure
-
     errors = []
     if state.path is not None:
-        try:
-            write_file(state.path, markdown)
+        try:  # (the writer is read at each write: a test may replace it)
+            api.write_atomic(state.path, markdown)
         except Exception as exc:  # any failure is one warning line naming the file
             errors.append(write_failure("the Markdown summary", str(state.shown), exc))
     if target is not None and not (state.path is not None and _same_file(state.path, target)):
         try:
             append_file(target, markdown)
         except Exception as exc:  # any failure is one warning line naming the file
-            errors.append(f"could not append the Markdown summary to {target}: {_reason(exc)}")
+            reason = getattr(exc, "strerror", None) or exc
+            errors.append(f"could not append the Markdown summary to {target}: {reason}")
     return errors
 
 
@@ -275,12 +241,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[
 
     Wraps ``pytest_sessionfinish`` so that it runs after the kernel's implementation, and
     before the terminal summary is printed. Leaves the exit status alone, even when a write
-    fails. Returns nothing.
+    fails.
     """
     result = yield
     config = session.config
     state = config.stash.get(STATE_KEY, None)
-    if state is not None and not _is_worker(config):
+    if state is not None and not hasattr(config, "workerinput"):
         state.errors = write_summaries(config, state, int(session.exitstatus))
     return result
 
@@ -288,7 +254,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print one ``WARNING:`` line per failed write after the report. Called once in the
-    aggregating process at the end of the terminal summary; returns nothing."""
+    aggregating process at the end of the terminal summary."""
     state = terminalreporter.config.stash.get(STATE_KEY, None)
     for error in state.errors if state else ():
         terminalreporter.write_line(f"WARNING: {error}", yellow=True, bold=True)

@@ -36,7 +36,7 @@ from pytest_probability.api import percent as _percent
 from pytest_probability.api import percent1 as _percent1
 from pytest_probability.api import quantile_label as _quantile_label
 
-from .markup import Markdown, MarkdownSection, escape, has_body, render_section, table
+from .markup import Markdown, MarkdownSection, escape, render_section, table
 
 #: The summary's heading (level 2: a job summary page holds several steps' summaries).
 TITLE = "pytest-probability"
@@ -49,40 +49,38 @@ MAX_FAILURES = 50
 FAILURE_LIMIT = 200
 MISSING = "\u2014"
 MINUS = "\u2212"
-VERDICTS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
 SUBSET_WORDS = {"selected": "selected subset", "stopped": "session stopped early"}
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
 
 
-# -- reading ----------------------------------------------------------------------------------
 def shorten(value: str, limit: int = MESSAGE_LIMIT) -> str:
     """``value`` cut to ``limit`` characters, with ``…`` when cut."""
     return value if len(value) <= limit else value[:limit] + "\u2026"
 
 
-# -- printing ---------------------------------------------------------------------------------
+def _shown(number: float | None, show: Callable[[float], str], absent: str = MISSING) -> str:
+    return absent if number is None else show(number)
+
+
 def percent(value: Any) -> str:
     """A fraction in whole percent (row bounds: ``35%``); ``—`` if absent."""
-    number = num(value)
-    return MISSING if number is None else _percent(min(1.0, max(0.0, number)))
+    return _shown(num(value), lambda number: _percent(min(1.0, max(0.0, number))))
 
 
 def percent1(value: Any) -> str:
     """A fraction with one decimal (aggregates: ``81.0%``); ``—`` if absent."""
-    number = num(value)
-    return MISSING if number is None else _percent1(min(1.0, max(0.0, number)))
+    return _shown(num(value), lambda number: _percent1(min(1.0, max(0.0, number))))
 
 
 def money(value: Any) -> str:
     """``$0.0400``; empty if absent."""
-    number = num(value)
-    return "" if number is None else _money(number)
+    return _shown(num(value), _money, "")
 
 
 def duration(value: Any) -> str:
     """Seconds as the terminal prints them (``769ms``); ``—`` if absent."""
     number = num(value)
-    return MISSING if number is None or number < 0 else _duration(number)
+    return _shown(None if number is None or number < 0 else number, _duration)
 
 
 def _half_up(value: Decimal, places: int) -> Decimal:
@@ -121,25 +119,28 @@ def as_written(value: float) -> str:
     return f"{(Decimal(repr(value)) * 100).normalize():f}"
 
 
+def _part(title: str, *blocks: str | None) -> Markdown:
+    """``### title`` and its blocks (``None`` left out), a blank line between them."""
+    return Markdown("\n\n".join([f"### {title}", *(block for block in blocks if block)]))
+
+
+def _label(value: Any, show: Callable[[float], str], absent: str) -> str:
+    try:
+        return _shown(num(value), show, absent)
+    except ValueError:
+        return absent
+
+
 def quantile(value: Any) -> str:
     """``p95`` for 0.95; ``p?`` when the quantile is not a usable fraction."""
-    number = num(value)
-    try:
-        return "p?" if number is None else _quantile_label(number)
-    except ValueError:
-        return "p?"
+    return _label(value, _quantile_label, "p?")
 
 
 def latency_limit(value: Any) -> str:
     """A ``max_latency`` limit as written (``2s``); ``?`` if absent."""
-    number = num(value)
-    try:
-        return "?" if number is None else _limit(number)
-    except ValueError:
-        return "?"
+    return _label(value, _limit, "?")
 
 
-# -- the parts ---------------------------------------------------------------------------------
 def _summary(document: Mapping[str, Any]) -> Markdown | None:
     """The ``Overall:``, ``Gates:`` and ``Cost:`` lines, as a list."""
     totals = obj(document.get("totals"))
@@ -202,8 +203,7 @@ def _gate_cell(row: Mapping[str, Any]) -> str:
         return ""
     planned = integer(row.get("planned"))
     bars = ", ".join(_bar(check, planned) for check in objects(gate.get("checks")))
-    word = VERDICTS.get(text(gate.get("verdict")), text(gate.get("verdict")).upper())
-    return f"{bars} {word}".strip()
+    return f"{bars} {text(gate.get('verdict')).upper()}".strip()
 
 
 def _interval(low: Any, high: Any, show: Callable[[Any], str] = percent) -> Markdown:
@@ -211,11 +211,6 @@ def _interval(low: Any, high: Any, show: Callable[[Any], str] = percent) -> Mark
     if num(low) is None and num(high) is None:
         return Markdown("")
     return Markdown(f"[{show(low)}, {show(high)}]")
-
-
-def _interval1(low: Any, high: Any) -> Markdown:
-    """``[69.5%, 90.8%]`` (aggregates); empty when both ends are missing."""
-    return _interval(low, high, percent1)
 
 
 def _needs_attention(row: Mapping[str, Any]) -> bool:
@@ -234,18 +229,15 @@ def _shown_rows(
     attention = [row for row in rows if _needs_attention(row)]
     shown = attention[:max_rows]
     if len(attention) > max_rows:
-        note = (
-            f"{len(rows):,} cases: shown are the first {len(shown):,} of the "
-            f"{len(attention):,} that did not pass every run or their gate. "
-            "The JSON report (--prob-json) has every case."
-        )
+        which = f"the first {len(shown):,} of the {len(attention):,} that did not pass every run "
+        which += "or their gate."
     else:
-        note = (
-            f"{len(rows):,} cases: shown are the {len(shown):,} that did not pass every run "
-            f"or their gate; the other {len(rows) - len(shown):,} passed every run. "
-            "The JSON report (--prob-json) has every case."
-        )
-    return shown, note
+        which = f"the {len(shown):,} that did not pass every run or their gate; the other "
+        which += f"{len(rows) - len(shown):,} passed every run."
+    return (
+        shown,
+        f"{len(rows):,} cases: shown are {which} The JSON report (--prob-json) has every case.",
+    )
 
 
 def _cases(document: Mapping[str, Any], max_rows: int) -> Markdown | None:
@@ -257,11 +249,8 @@ def _cases(document: Mapping[str, Any], max_rows: int) -> Markdown | None:
     shown, note = _shown_rows(rows, max_rows)
     gated = any(obj(row.get("gate")) for row in rows)
     costed = any(num(row.get("cost")) is not None for row in rows)
-    headers, align = ["Case", "Passed", "Interval", "Status"], "lrll"
-    if gated:
-        headers, align = [*headers, "Gate"], align + "l"
-    if costed:
-        headers, align = [*headers, "Cost"], align + "r"
+    headers = ["Case", "Passed", "Interval", "Status", *["Gate"] * gated, *["Cost"] * costed]
+    align = "lrll" + "l" * gated + "r" * costed
     body = []
     for row in shown:
         passes, total = integer(row.get("passes")), integer(row.get("total"))
@@ -277,10 +266,7 @@ def _cases(document: Mapping[str, Any], max_rows: int) -> Markdown | None:
         if costed:
             cells.append(money(row.get("cost")))
         body.append(cells)
-    parts = ["### Cases", table(headers, body, align)]
-    if note:
-        parts.append(escape(note))
-    return Markdown("\n\n".join(parts))
+    return _part("Cases", table(headers, body, align), escape(note) if note else None)
 
 
 def _functions(document: Mapping[str, Any]) -> Markdown | None:
@@ -299,7 +285,7 @@ def _functions(document: Mapping[str, Any]) -> Markdown | None:
         interval = (
             escape(f"hidden: {shorten(hidden)}")
             if hidden
-            else _interval1(ci.get("low"), ci.get("high"))
+            else _interval(ci.get("low"), ci.get("high"), percent1)
         )
         body.append(
             [
@@ -312,7 +298,7 @@ def _functions(document: Mapping[str, Any]) -> Markdown | None:
             ]
         )
     headers = ["Function", "Inputs", "Runs", "Mean", "Interval", "ρ"]
-    return Markdown("### Functions\n\n" + table(headers, body, "lrrrlr"))
+    return _part("Functions", table(headers, body, "lrrrlr"))
 
 
 def _gates(document: Mapping[str, Any]) -> Markdown | None:
@@ -338,13 +324,13 @@ def _gates(document: Mapping[str, Any]) -> Markdown | None:
                 shown = _interval(check.get("low"), check.get("high"))
             else:
                 result = shown = ""
-            word = VERDICTS.get(verdict, verdict.upper())
-            body.append([text(row.get("case")), _bar(check, planned), result, shown, word])
+            body.append(
+                [text(row.get("case")), _bar(check, planned), result, shown, verdict.upper()]
+            )
     if not body:
         every = "The gated case" if len(rows) == 1 else f"All {len(rows):,} gated cases"
-        return Markdown(f"### Gates\n\n{every} passed.")
-    headers = ["Case", "Gate", "Result", "Interval", "Verdict"]
-    return Markdown("### Gates\n\n" + table(headers, body, "llrll"))
+        return _part("Gates", f"{every} passed.")
+    return _part("Gates", table(["Case", "Gate", "Result", "Interval", "Verdict"], body, "llrll"))
 
 
 def _difference(line: Mapping[str, Any]) -> Markdown:
@@ -407,7 +393,7 @@ def _comparison_table(labelled: Sequence[tuple[str, Mapping[str, Any]]], first: 
                 text(integer(line.get("paired"))),
                 "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}",
                 _margin(line),
-                VERDICTS.get(text(line.get("verdict")), text(line.get("verdict")).upper()),
+                text(line.get("verdict")).upper(),
                 _notes(line),
             ]
         )
@@ -432,7 +418,7 @@ def _comparisons(document: Mapping[str, Any]) -> Markdown | None:
         )
         for line in lines
     ]
-    return Markdown("### Comparisons\n\n" + _comparison_table(labelled, "Comparison"))
+    return _part("Comparisons", _comparison_table(labelled, "Comparison"))
 
 
 def _baseline(document: Mapping[str, Any]) -> Markdown | None:
@@ -442,17 +428,20 @@ def _baseline(document: Mapping[str, Any]) -> Markdown | None:
         return None
     margin = num(baseline.get("margin"))
     rule = f"margin {as_written(abs(margin))} pp" if margin is not None else "no margin"
-    parts = [f"Against {escape(text(baseline.get('path')) or '?')} ({rule}): now {MINUS} baseline."]
+    against = f"Against {escape(text(baseline.get('path')) or '?')} ({rule}): now {MINUS} baseline."
     functions = objects(baseline.get("functions"))
-    if functions:
-        labelled = [(text(line.get("label")), line) for line in functions]
-        parts.append(_comparison_table(labelled, "Function"))
+    labelled = [(text(line.get("label")), line) for line in functions]
     names = baseline.get("not_run")
     not_run = [text(name) for name in names if name is not None] if isinstance(names, list) else []
-    if not_run:
-        names = ", ".join(not_run[:10]) + (", …" if len(not_run) > 10 else "")
-        parts.append(escape(f"Baseline cases whose function did not run ({len(not_run)}): {names}"))
-    return Markdown("### Baseline\n\n" + "\n\n".join(parts))
+    names = ", ".join(not_run[:10]) + (", …" if len(not_run) > 10 else "")
+    return _part(
+        "Baseline",
+        against,
+        _comparison_table(labelled, "Function") if functions else None,
+        escape(f"Baseline cases whose function did not run ({len(not_run)}): {names}")
+        if not_run
+        else None,
+    )
 
 
 def _tokens(document: Mapping[str, Any]) -> Markdown | None:
@@ -466,7 +455,7 @@ def _tokens(document: Mapping[str, Any]) -> Markdown | None:
         counts = [count_text(fields.get(key)) for key in TOKEN_FIELDS]  # (1.000000e+5000 kept)
         body.append([model, *(n or "" for n in counts), money(fields.get("cost"))])
     headers = ["Model", "Input tokens", "Output tokens", "Cached input tokens", "Cost"]
-    return Markdown("### Tokens\n\n" + table(headers, body, "lrrrr"))
+    return _part("Tokens", table(headers, body, "lrrrr"))
 
 
 def first_failures(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -494,15 +483,15 @@ def _failures(document: Mapping[str, Any]) -> Markdown | None:
                 shorten(lines[0], FAILURE_LIMIT) if lines else "",
             ]
         )
-    parts = [
-        "### Failures",
+    more = len(found) - MAX_FAILURES
+    return _part(
+        "Failures",
         "The first run of each case that did not pass:",
         table(["Case", "Run", "Outcome", "Message"], body, "lrll"),
-    ]
-    if len(found) > MAX_FAILURES:
-        more = len(found) - MAX_FAILURES
-        parts.append(f"{more:,} more cases had failing runs: the JSON report has every run.")
-    return Markdown("\n\n".join(parts))
+        f"{more:,} more cases had failing runs: the JSON report has every run."
+        if more > 0
+        else None,
+    )
 
 
 def _warnings(document: Mapping[str, Any]) -> Markdown | None:
@@ -511,8 +500,7 @@ def _warnings(document: Mapping[str, Any]) -> Markdown | None:
     shown = [text(w) for w in found if w is not None] if isinstance(found, list) else []
     if not shown:
         return None
-    items = "\n".join(f"- {escape(shorten(message))}" for message in shown)
-    return Markdown(f"### Warnings\n\n{items}")
+    return _part("Warnings", "\n".join(f"- {escape(shorten(message))}" for message in shown))
 
 
 def render_markdown(
@@ -538,6 +526,6 @@ def render_markdown(
         _failures(document),
     ]
     # a section with nothing in it is not shown, as in the terminal (docs/hooks.rst)
-    parts += [render_section(section) for section in sections if has_body(section)]
+    parts += [render_section(section) for section in sections if str(section.body).strip()]
     parts.append(_warnings(document))
     return "\n\n".join(part for part in parts if part) + "\n"
