@@ -211,7 +211,6 @@ class ChatClient:
         self._settings = settings
         self._sleep = sleep
         self._random = random
-        self._clock = clock
         self._shared = shared or _Shared(settings, clock)
         self._url = self._build_url()
         self._setting = "texts_azure_endpoint" if settings.azure else "texts_base_url"
@@ -236,7 +235,6 @@ class ChatClient:
             dataclasses.replace(self._settings, **changes),
             sleep=self._sleep,
             random=self._random,
-            clock=self._clock,
             shared=self._shared,
         )
 

@@ -70,7 +70,7 @@ def _in_parallel(
     and then the first error is raised."""
     __tracebackhide__ = True
     outcomes: list[Call | BaseException] = []
-    if len(tasks) == 1 or judge.max_concurrency == 1:
+    if len(tasks) == 1 or judge.settings.max_concurrency == 1:
         for task in tasks:
             try:
                 outcomes.append(task())
@@ -79,7 +79,9 @@ def _in_parallel(
                 break
     else:
         failed = threading.Event()
-        with ThreadPoolExecutor(max_workers=min(judge.max_concurrency, len(tasks))) as pool:
+        with ThreadPoolExecutor(
+            max_workers=min(judge.settings.max_concurrency, len(tasks))
+        ) as pool:
             futures = [pool.submit(_unless_failed, task, failed) for task in tasks]
             for future in futures:
                 try:

@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import ProtocolError
 from .prompts import PROMPT_VERSION, ReplyError
+from .settings import TextsSettings
 from .structured import Shape
 
 #: the keywords a backend's ``complete`` may accept besides ``json_mode``
@@ -83,32 +84,34 @@ class Judge:
     ``cache`` is pytest's (``config.cache``: ``get(key, default)``, ``set(key, text)``)."""
 
     backend: Any
-    backend_name: str
-    model: str
-    json_mode: bool
-    max_concurrency: int
+    settings: TextsSettings
     reply_retries: int
     cache: Any = None
     #: identifies the bench run (case id and run index) so each run draws fresh samples
     run_key: str = ""
-    #: the settings that change replies (base URL, temperature, max tokens, JSON mode)
-    settings_key: str = ""
-    #: the reply budget in tokens (``None``: the backend's own)
-    max_tokens: int | None = None
-    #: whether ``max_tokens`` is the default (``texts_max_tokens`` not set)
-    max_tokens_default: bool = False
-    #: the structured-output level configured (``texts_json_mode``: schema, object or text)
-    json_level: str = "schema"
     _accepts: frozenset[str] = field(init=False, repr=False)
+    _settings_key: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._accepts = accepted_keywords(getattr(self.backend, "complete", None))
+        # what of the settings changes a reply, for the cache key — hashed, since the base
+        # URL may hold a token in its query string and the judge's ``repr`` may be printed
+        s = self.settings
+        material = (
+            s.base_url,
+            s.azure_endpoint,
+            s.azure_deployment,
+            s.temperature,
+            s.max_tokens,
+            s.json_level,
+        )
+        self._settings_key = hashlib.sha256(repr(material).encode("utf-8")).hexdigest()
 
     def _cache_key(self, messages: list[dict[str, str]], key: list[Any]) -> str:
         material = [
-            self.backend_name,
-            self.model,
-            self.settings_key,
+            self.settings.backend,
+            self.settings.model,
+            self._settings_key,
             PROMPT_VERSION,
             self.run_key,
             key,
@@ -138,7 +141,7 @@ class Judge:
                     pass  # an unreadable cache entry is asked again
         problems: list[str] = []
         replies: list[Any] = []
-        budget, raised = self.max_tokens, False
+        budget, raised = self.settings.max_tokens, False
         total = self.reply_retries + 1
         sent = messages
         for attempt in range(1, total + 1):
@@ -171,7 +174,7 @@ class Judge:
         raise self._unusable(problems, replies)
 
     def _keywords(self, shape: Shape | None, budget: int | None) -> dict[str, Any]:
-        keywords: dict[str, Any] = {"json_mode": self.json_mode}
+        keywords: dict[str, Any] = {"json_mode": self.settings.json_mode}
         if shape is not None and "schema" in self._accepts:
             keywords["schema"] = shape
         if budget is not None and "max_tokens" in self._accepts:
@@ -179,7 +182,7 @@ class Judge:
         return keywords
 
     def _who(self) -> str:
-        return f"the judge ({self.backend_name}, {self.model})"
+        return f"the judge ({self.settings.backend}, {self.settings.model})"
 
     def _unusable(self, problems: list[str], replies: list[Any]) -> JudgeReplyError:
         # the same problem in a row is said once, with a count
@@ -198,14 +201,15 @@ class Judge:
         """What to change after unusable replies: the structured-output level when it is
         not ``schema`` yet, else a backend or server that applies the schema, or a larger
         model."""
-        if self.json_level != "schema":
+        level, backend = self.settings.json_level, self.settings.backend
+        if level != "schema":
             return (
-                f"A small judge may need texts_json_mode = schema (now {self.json_level}) on a "
+                f"A small judge may need texts_json_mode = schema (now {level}) on a "
                 "server that supports it, or a larger texts_model"
             )
         if "schema" not in self._accepts:
             return (
-                f"The {self.backend_name} backend's complete() takes no schema keyword (the "
+                f"The {backend} backend's complete() takes no schema keyword (the "
                 "reply's JSON schema): a small judge may need a backend that sends it, or a "
                 "larger texts_model"
             )
@@ -220,8 +224,8 @@ class Judge:
     ) -> JudgeReplyError:
         text = " ".join(reply.text.split())
         excerpt = text[:_EXCERPT] + ("…" if len(text) > _EXCERPT else "")
-        first = self.max_tokens
-        now = f"now {first}, the default" if self.max_tokens_default else f"now {first}"
+        first = self.settings.max_tokens
+        now = f"now {first}, the default" if self.settings.max_tokens_default else f"now {first}"
         how = f"at {first} tokens, then at {budget}" if raised else f"at {budget} tokens"
         error = JudgeReplyError(
             f"{self._who()} was cut off by its reply budget (finish_reason: length) {how}: "

@@ -11,7 +11,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import os
 import threading
@@ -318,29 +317,12 @@ def judge_for(retry_on_error: bool) -> Judge:
             "backend": settings.backend,
             "model": settings.model,
         }
-    # what of the settings changes a reply, for the cache key — hashed, since the base URL
-    # may hold a token in its query string and the judge's ``repr`` may be printed
-    material = (
-        settings.base_url,
-        settings.azure_endpoint,
-        settings.azure_deployment,
-        settings.temperature,
-        settings.max_tokens,
-        settings.json_level,
-    )
     return Judge(
         backend=backend,
-        backend_name=settings.backend,
-        model=settings.model,
-        json_mode=settings.json_mode,
-        max_concurrency=settings.max_concurrency,
+        settings=settings,
         reply_retries=settings.reply_retries if retry_on_error else 0,
         cache=cache,
         run_key=run_key,
-        max_tokens=settings.max_tokens,
-        max_tokens_default=settings.max_tokens_default,
-        json_level=settings.json_level,
-        settings_key=hashlib.sha256(repr(material).encode("utf-8")).hexdigest(),
     )
 
 
@@ -353,7 +335,8 @@ def record_call(call: Call, judge: Judge) -> None:
     usage = reply.usage() if hasattr(reply, "usage") else None
     if usage is None:
         _warn_once(
-            "usage", f"the judge ({judge.model}) reported no token usage: its spend is not counted"
+            "usage",
+            f"the judge ({judge.settings.model}) reported no token usage: its spend is not counted",
         )
         return
     config = active_config()
