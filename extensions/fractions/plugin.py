@@ -22,6 +22,7 @@ FRACTION_ORDER = 100
 STATUS_ORDER = 900
 SUBSET_ORDER = 950
 OVERALL_ORDER = 100
+SUBSET_WORDS = {"selected": "selected subset", "stopped": "session stopped early"}
 
 
 @pytest.hookimpl(trylast=True)
@@ -37,18 +38,29 @@ def pytest_prob_build_report(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> None:
     """Contribute the ``k/N`` column, the status column, the ``Overall:`` line and JSON
-    ``status`` fields. Called once in the aggregating process."""
+    ``status`` fields, and the ``subset`` column and row field. Called once in the
+    aggregating process."""
     rows = results.rows()
     report.add_column(
         "fraction", {c.key: fraction_text(c.passes, c.total) for c in rows}, order=FRACTION_ORDER
     )
+    # a row built from fewer runs than planned (``--lf``, ``-k``, ``--deselect`` picked some
+    # runs; ``-x`` or Ctrl-C ended the session) says so, so that it never reads as a
+    # measurement of the whole case: ``of 40 planned, selected subset``, and the JSON row
+    # field ``subset`` (``"selected"``, ``"stopped"`` or ``null``)
+    reason = "stopped" if stopped_early(config) else "selected"
     words: dict[str, str] = {}
+    notes: dict[str, str] = {}
     for case in results.cases():
         word, key = config.hook.pytest_prob_row_status(case=case, config=config)
         words[case.key] = word
-        report.add_row_json(case.key, {"status": key})
+        partial = len(case.records) < case.planned
+        report.add_row_json(case.key, {"status": key, "subset": reason if partial else None})
+        if partial:
+            notes[case.key] = f"of {case.planned} planned, {SUBSET_WORDS[reason]}"
     report.add_column("status", words, order=STATUS_ORDER, align="free")
-    _subset_notes(report, results, config)
+    if notes:
+        report.add_column("subset", notes, order=SUBSET_ORDER, align="free")
     totals = results.totals()
     if totals.count:
         report.add_summary(
@@ -56,23 +68,6 @@ def pytest_prob_build_report(
             f"{totals.passes}/{totals.count} passed ({whole_percent(totals.passes, totals.count)})",
             order=OVERALL_ORDER,
         )
-
-
-def _subset_notes(report: ReportBuilder, results: Results, config: pytest.Config) -> None:
-    """Say which rows were built from fewer runs than planned (``--lf``, ``-k``,
-    ``--deselect`` picked some runs; ``-x`` or Ctrl-C ended the session), so that such a row
-    never reads as a measurement of the whole case: ``of 40 planned, selected subset``, and
-    the JSON row field ``subset`` (``"selected"``, ``"stopped"`` or ``null``)."""
-    reason = "stopped" if stopped_early(config) else "selected"
-    words = {"selected": "selected subset", "stopped": "session stopped early"}
-    notes: dict[str, str] = {}
-    for case in results.cases():
-        partial = len(case.records) < case.planned
-        report.add_row_json(case.key, {"subset": reason if partial else None})
-        if partial:
-            notes[case.key] = f"of {case.planned} planned, {words[reason]}"
-    if notes:
-        report.add_column("subset", notes, order=SUBSET_ORDER, align="free")
 
 
 def _read(report: ReportBuilder, results: Results) -> list[CaseResult]:

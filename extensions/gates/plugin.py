@@ -5,10 +5,13 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 from pytest_probability.api import (
+    FAIL,
     PASS,
     UNDECIDED,
     Case,
@@ -25,6 +28,7 @@ from pytest_probability.api import (
     parse_bool,
     parse_fraction,
     parse_positive_int,
+    reading_percent,
     recorded_runs,
     results_of,
     selected_cases,
@@ -70,8 +74,8 @@ def _choice(*valid: str) -> Any:
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare the gate settings. Called by the kernel's historic hook."""
-    owner = "gates"
-    options.add(
+    add = partial(options.add, owner="gates")
+    add(
         "min_rate",
         parse=parse_rate,
         cli="--prob-min-rate",
@@ -79,19 +83,17 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         mark=True,
         metavar="RATE",
         help="gate every case on its pass rate: PASS when the whole interval lies above RATE",
-        owner=owner,
     )
-    options.add(
+    add(
         "min_passes",
         parse=parse_positive_int,
         mark=True,
         help="gate a case on a pass count: PASS when at least this many runs pass",
-        owner=owner,
     )
     # "min_rate or min_passes": a closer mark setting one replaces the other set farther
     # out (and --prob-min-rate, by mark > CLI > ini); one mark setting both is an error
     options.alternatives("min_rate", "min_passes")
-    options.add(
+    add(
         "undecided",
         parse=_choice("fail", "pass"),
         default="fail",
@@ -100,18 +102,16 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         metavar="{fail,pass}",
         choices=("fail", "pass"),
         help="whether an UNDECIDED gate fails the session (default fail)",
-        owner=owner,
     )
-    options.add(
+    add(
         "errors",
         parse=_choice("count", "exclude"),
         default="count",
         ini="prob_errors",
         choices=("count", "exclude"),
         help="errored runs in gated cases: count as non-passes (default), or exclude",
-        owner=owner,
     )
-    options.add(
+    add(
         "gate_items",
         parse=parse_bool,
         default=True,
@@ -120,7 +120,6 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         flag_value=False,
         help="don't add a [gate] item per gated case (the verdicts still set the exit status)",
         ini_help="add a [gate] item per gated case (default true; false leaves them out)",
-        owner=owner,
     )
 
 
@@ -183,8 +182,7 @@ def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Any,
 def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | None:
     """The worst verdict of the case's gates as the report judged them (``None`` when it has
     none). Called in the aggregating process from the report on (by the budget extension)."""
-    found = state_of(config).verdicts.get(case.key)
-    return None if found is None else found.verdict
+    return getattr(state_of(config).verdicts.get(case.key), "verdict", None)
 
 
 def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
@@ -230,10 +228,9 @@ def judge_item(item: VerdictItem) -> None:
     """
     config = item.config
     case = results_of(config).get(item.case.key)
-    ran = set(case.records) if case is not None else set()
     # the runs the session selected (all of them, unless --deselect/-k kept only some)
     selected = item.selected_run_numbers().get(item.case.key, set())
-    missing = selected - ran
+    missing = selected - set(case.records if case is not None else ())
     if missing:
         here = len(selected) - len(missing)
         pytest.skip(
@@ -334,7 +331,7 @@ def pytest_prob_build_report(
     if not state.verdicts:
         return
     undecided = option_value(config, "undecided")
-    counts = {PASS: 0, "fail": 0, UNDECIDED: 0}
+    counts = {PASS: 0, FAIL: 0, UNDECIDED: 0}
     groups: dict[Any, list[tuple[str, Any]]] = {}
     for case in results.cases():
         verdict = state.verdicts.get(case.key)
@@ -353,7 +350,7 @@ def pytest_prob_build_report(
             "checks": checks,
         }
         report.add_row_json(case.key, {"gate": gate})
-    words = [("passed", PASS), ("failed", "fail"), ("undecided", UNDECIDED)]
+    words = [("passed", PASS), ("failed", FAIL), ("undecided", UNDECIDED)]
     text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])
     report.add_summary("Gates:", text, order=GATES_SUMMARY_ORDER)
     lines = [line for render, rows in groups.items() for line in render(rows)]
@@ -365,16 +362,26 @@ def pytest_prob_build_report(
         )
     if lines:
         report.add_section("gates", lines, order=GATES_SECTION_ORDER)
-    report.set_json(
-        "gates",
-        {
-            "passed": counts[PASS],
-            "failed": counts["fail"],
-            "undecided": counts[UNDECIDED],
-            "undecided_fails": undecided == "fail",
-            "errors": option_value(config, "errors"),
-        },
-    )
+    totals = {word: counts[key] for word, key in words}
+    settings = {"undecided_fails": undecided == "fail", "errors": option_value(config, "errors")}
+    report.set_json("gates", totals | settings)
+
+
+def _read(results: Results, config: pytest.Config) -> Iterator[tuple[CaseResult, list[Any]]]:
+    """``(case, [(kind, spec, result)])`` for each gated case that did not pass and has
+    checks that get a sentence (a rate gate with an interval, a count)."""
+    state = state_of(config)
+    for case in results.rows():
+        verdict = state.verdicts.get(case.key)
+        if verdict is None or verdict.verdict == PASS:
+            continue
+        checks = [
+            (kind, spec, result)
+            for (kind, spec), result in zip(state.gates[case.key], verdict.results, strict=True)
+            if (kind.name == "rate" and result.data.get("low") is not None) or kind.name == "count"
+        ]
+        if checks:
+            yield case, checks
 
 
 def pytest_prob_explain(
@@ -382,12 +389,53 @@ def pytest_prob_explain(
 ) -> list[Reading]:
     """Read the verdicts of gated cases that did not pass. Called once in the aggregating
     process by the explain extension."""
-    return explain.readings(report, results, config)
+    found = []
+    for case, checks in _read(results, config):
+        parts = []
+        for kind, spec, result in checks:
+            data = result.data
+            if kind.name == "count":
+                parts.append(
+                    f"It needs at least {data['min_passes']} passing runs and had "
+                    f"{data['passes']}: {result.verdict.upper()}."
+                )
+                continue
+            bar = rate.bar_percent(data["min_rate"])
+            said = (
+                f"{data['passes']} of {data['n']} judged runs passed; with "
+                f"{rate.bar_percent(data['level'])} confidence its pass rate is between "
+                f"{reading_percent(data['low'])} and {reading_percent(data['high'])}."
+            )
+            if result.verdict == PASS:
+                parts.append(f"{said} All of it is above the {bar} bar: PASS.")
+            elif result.verdict == FAIL:
+                parts.append(
+                    f"{said} All of it is below the {bar} bar: FAIL. More runs will not "
+                    "change that; the case needs fixing."
+                )
+            else:
+                needed = explain.runs_to_settle(kind, spec, data["passes"], data["n"], config)
+                settle = (
+                    " If it keeps passing at "
+                    f"{reading_percent(data['passes'] / data['n'], 1)}, "
+                    f"about {needed} runs would settle it."
+                    if needed is not None
+                    else " At exactly this rate no number of runs would settle it."
+                )
+                parts.append(
+                    f"{said} The interval straddles the {bar} bar, so the runs cannot "
+                    f"tell yet whether it meets it: UNDECIDED.{settle}"
+                )
+        row = report.row_json.setdefault(case.key, {})
+        about = ("interval", "gate", "PASS / FAIL / UNDECIDED")
+        found.append(Reading(case.display, " ".join(parts), about, row, order=100))
+    return found
 
 
 def pytest_prob_explain_count(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> int:
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
-    building them. Called once in the aggregating process, only without ``--prob-explain``."""
-    return explain.count(results, config)
+    building them (no "runs that would settle it" search). Called once in the aggregating
+    process, only without ``--prob-explain``."""
+    return sum(1 for _ in _read(results, config))

@@ -30,8 +30,6 @@ from pytest_probability.api import (
 
 from .registry import GateResult
 
-WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
-
 #: the largest run count searched for a rate gate's minimum
 MAX_RUNS = 10_000_000
 
@@ -141,11 +139,9 @@ def rate_verdict(spec: RateSpec, passes: int, n: int, config: pytest.Config) -> 
             return FAIL
         return UNDECIDED
     bounds = _bounds(spec, passes, n, config)
-    if bounds is None:
-        return UNDECIDED
-    if bounds[0] > spec.min_rate:
+    if bounds is not None and bounds[0] > spec.min_rate:
         return PASS
-    if bounds[1] < spec.min_rate:
+    if bounds is not None and bounds[1] < spec.min_rate:
         return FAIL
     return UNDECIDED
 
@@ -168,9 +164,9 @@ def judge(spec: RateSpec | CountSpec, case: CaseResult, config: pytest.Config) -
     else:
         kind, verdict = "count", count_verdict(spec, passes, n, config)
         bar, data = f"≥{spec.min_passes}/{case.planned}", {"min_passes": spec.min_passes}
-    fraction = f"{passes}/{n}"
+    fraction, word = f"{passes}/{n}", verdict.upper()
     cell = interval_cells({"x": bounds})["x"] if bounds else ""
-    line = "  ".join(part for part in (fraction, cell, bar, WORDS[verdict]) if part)
+    line = "  ".join(part for part in (fraction, cell, bar, word) if part)
     data |= {
         "passes": passes,
         "n": n,
@@ -179,7 +175,7 @@ def judge(spec: RateSpec | CountSpec, case: CaseResult, config: pytest.Config) -
         "low": bounds[0] if bounds else None,
         "high": bounds[1] if bounds else None,
     }
-    return GateResult(kind, verdict, line, data, (fraction, bounds, bar, WORDS[verdict]))
+    return GateResult(kind, verdict, line, data, (fraction, bounds, bar, word))
 
 
 def first_true(holds: Callable[[int], bool], start: int, cap: int) -> int | None:

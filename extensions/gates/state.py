@@ -28,11 +28,7 @@ STATE_KEY = pytest.StashKey["GateState"]()
 
 def combine(verdicts: list[str]) -> str:
     """A case's verdict over its gates: any FAIL fails, else any UNDECIDED, else PASS."""
-    if FAIL in verdicts:
-        return FAIL
-    if UNDECIDED in verdicts:
-        return UNDECIDED
-    return PASS
+    return next((worst for worst in (FAIL, UNDECIDED) if worst in verdicts), PASS)
 
 
 class GateJudgeWarning(pytest.PytestWarning):

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pytest
 from pytest_probability.api import (
-    FAIL,
     MISSING,
-    PASS,
     SKIP,
     UNDECIDED,
     Case,
@@ -48,7 +47,6 @@ LATENCY_SECTION_ORDER = 300
 GATES_PLUGIN = "probability.gates"
 #: the per-config watcher of plugins registered after start-up (:class:`LateMethods`)
 LATE_METHODS = "probability.latency.late-methods"
-WORDS = {PASS: "PASS", FAIL: "FAIL", UNDECIDED: "UNDECIDED"}
 
 
 def parse_quantile(value: Any) -> float:
@@ -77,8 +75,8 @@ def parse_seconds(value: Any) -> float:
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare the latency settings. Called by the kernel's historic hook."""
-    owner = "latency"
-    options.add(
+    add = partial(options.add, owner="latency")
+    add(
         "latency",
         parse=parse_bool,
         default=False,
@@ -87,26 +85,23 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         flag_value=True,
         help="show each case's latency quantile and its interval",
         ini_help="show each case's latency quantile and its interval (default false)",
-        owner=owner,
     )
-    options.add(
+    add(
         "latency_quantile",
         parse=parse_quantile,
         default=0.95,
         ini="prob_latency_quantile",
         mark=True,
         help="latency quantile for cases whose mark sets none (default 0.95, p95)",
-        owner=owner,
     )
-    options.add(
+    add(
         "max_latency",
         parse=parse_seconds,
         mark=True,
         help="gate a case on its latency quantile: PASS when the whole interval is below "
         "this many seconds",
-        owner=owner,
     )
-    options.add(
+    add(
         "latency_method",
         parse=lambda value, config: latency_methods(config).check(value),
         with_config=True,
@@ -114,24 +109,21 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_latency_method",
         mark=True,
         help="latency quantile method (default order-statistic, distribution-free)",
-        owner=owner,
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Watch, with :class:`LateMethods`, the plugins registered from now on (and, as it
-    registers, those registered before). Called once per process."""
+    """Register :class:`LateMethods` for this config. Called once per process."""
     if config.pluginmanager.get_plugin(LATE_METHODS) is None:
         config.pluginmanager.register(LateMethods(config), LATE_METHODS)
 
 
 class LateMethods:
     """Registers the latency methods as soon as a plugin other than the bundled extensions
-    (a third-party extension, a conftest) implements ``pytest_prob_register_latency_methods``,
-    so that a broken registration fails there: at ``pytest_configure`` (a ``prob_latency_method``
-    setting has registered them already: the kernel checked it against them), or when a
-    conftest file that collection imports registers. Otherwise they are registered on
-    first use."""
+    implements ``pytest_prob_register_latency_methods`` (so that a broken registration fails
+    there): at ``pytest_configure``, or when a conftest file collection imports registers.
+    Otherwise they are registered on first use (a ``prob_latency_method`` setting does: the
+    kernel checks it against them)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -186,7 +178,6 @@ def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
         minimum_runs=lambda chosen, config: minimum_runs(chosen),
         describe=lambda chosen: f"max_latency={chosen.limit:g} ({quantile_label(chosen.quantile)})",
         decides_runs=False,
-        render=None,
     )
 
 
@@ -233,8 +224,7 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     context = run_context_of(item)
     recorded = context.data.get(RECORDED) if context is not None else None
     if recorded is not None and record["phase"] == "call":
-        record["latency"] = recorded
-        record["latency_source"] = "recorded"
+        record["latency"], record["latency_source"] = recorded, "recorded"
     else:
         record["latency"] = record["elapsed"]
         record["latency_source"] = None if record["elapsed"] is None else "measured"
@@ -252,7 +242,7 @@ def latency_cells(found: CaseLatency) -> list[str]:
         f"[{duration(q.low)}, {duration(q.high)}]",
     ]
     if found.settings.limit is not None and found.verdict is not None:
-        cells += [f"≤{limit(found.settings.limit)}", WORDS[found.verdict]]
+        cells += [f"≤{limit(found.settings.limit)}", found.verdict.upper()]
     return cells
 
 

@@ -1,29 +1,21 @@
 """A latency quantile with a distribution-free interval, and the ``max_latency=`` verdict.
 
-STATISTICS.md, "Latency": the estimate of the ``q``-quantile of ``n`` run times is the
-``⌈nq⌉``-th smallest time; its interval is ``[X₍r₎, X₍s₎]`` (order statistics, 1-based) with
-ranks from Binomial(n, q) so that each tail holds at most ``α/2`` (``α = 1 − level``). The
-upper end exists only when ``qⁿ ≤ α/2`` (p95 at 95% needs 72 runs), the lower only when
-``(1 − q)ⁿ ≤ α/2``. With ``B ~ Binomial(n, q)`` the number of runs at or below the true
-quantile ``ξ`` (for a continuous distribution):
-
-* ``X₍r₎ > ξ`` iff ``B ≤ r − 1``, so the lower end misses with probability ``P(B ≤ r − 1)``;
-* ``X₍s₎ < ξ`` iff ``B ≥ s``, so the upper end misses with probability ``P(B ≥ s)``.
+The method is docs/statistics.rst's "Latency quantiles": the estimate is the ``⌈nq⌉``-th
+smallest of ``n`` times, the interval ``[X₍r₎, X₍s₎]`` (order statistics, 1-based) with ranks
+that leave at most ``α/2`` (``α = 1 − level``) in each tail of ``B ~ Binomial(n, q)``, the
+number of runs at or below the true quantile.
 
 **Boundary.** A tail is taken to be at most ``α/2`` when it is at most ``α/2 · (1 + 10⁻⁹)``.
 ``α/2`` itself is computed exactly from the level as written (``0.95`` → ``0.025``, not
 ``(1 − 0.95)/2`` in floating point), and the binomial tails (the public API's ``binom_cdf``
 and ``binom_sf``) are accurate to ~1e-13 relative, so the tolerance only decides exact ties
 (``0.5³ = 0.125`` at level 0.75: the upper end exists at ``n = 3``), which rounding could
-otherwise break either way; it never moves a rank by more than a tie would. The documented
-minimum runs for an upper end at level 0.95 — 6, 36, 72 and 368 for p50, p90, p95 and p99 —
-are not near a tie.
+otherwise break either way; it never moves a rank by more than a tie would.
 
 Ranks are found by bisection on the binomial distribution function: ``O(log n)`` evaluations,
 each a continued fraction of ``O(n^⅓)`` terms at worst. The times are sorted once, so a
-quantile costs ``O(n log n)`` overall (10⁵ times take a few hundredths of a second).
-
-Pure module: never imports pytest.
+quantile costs ``O(n log n)`` overall (10⁵ times take a few hundredths of a second). Pure
+module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -135,26 +127,26 @@ def min_runs_for_upper(q: float, level: float) -> int:
     """Fewest runs for which the interval has an upper end: the smallest ``n`` with
     ``qⁿ ≤ α/2``. At level 0.95: 6 (p50), 36 (p90), 72 (p95), 368 (p99).
     """
-    q = _unit("quantile", q)
-    half_alpha = _half_alpha(level)
-    guess = math.ceil(math.log(half_alpha) / math.log(q))
-    return _smallest_n(lambda n: _within(binom_sf(n - 1, n, q), half_alpha), guess)
+    return _fewest_runs(q, level, upper=True)
 
 
 def min_runs_for_lower(q: float, level: float) -> int:
     """Fewest runs for which the interval has a lower end: the smallest ``n`` with
     ``(1 − q)ⁿ ≤ α/2``. At level 0.95: 6 (p50), 2 (p90), 2 (p95), 1 (p99).
     """
+    return _fewest_runs(q, level, upper=False)
+
+
+def _fewest_runs(q: float, level: float, upper: bool) -> int:
+    """The smallest ``n ≥ 1`` whose end exists (``qⁿ ≤ α/2`` for the upper one, ``(1 − q)ⁿ ≤
+    α/2`` for the lower), searched from the answer in logarithms (off by at most a tie)."""
     q = _unit("quantile", q)
     half_alpha = _half_alpha(level)
-    guess = math.ceil(math.log(half_alpha) / math.log1p(-q))
-    return _smallest_n(lambda n: _within(binom_cdf(0, n, q), half_alpha), guess)
 
+    def holds(n: int) -> bool:
+        return _within(binom_sf(n - 1, n, q) if upper else binom_cdf(0, n, q), half_alpha)
 
-def _smallest_n(holds: Callable[[int], bool], guess: int) -> int:
-    """The smallest ``n ≥ 1`` for which the monotone predicate ``holds(n)`` is true, searched
-    from ``guess`` (the answer of the same inequality in logarithms, off by at most a tie)."""
-    n = max(1, guess)
+    n = max(1, math.ceil(math.log(half_alpha) / (math.log(q) if upper else math.log1p(-q))))
     while n > 1 and holds(n - 1):
         n -= 1
     while not holds(n):
@@ -224,9 +216,7 @@ def _ranks(n: int, q: float, level: float) -> tuple[int | None, int | None, int 
 
 
 def _check_time(value: float) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"a time must be a finite number, got {value!r}")
-    number = float(value)
+    number = math.nan if isinstance(value, bool) else float(value)
     if not math.isfinite(number):
         raise ValueError(f"a time must be a finite number, got {value!r}")
     return number

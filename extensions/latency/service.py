@@ -32,12 +32,9 @@ DEFAULT_LEVEL = 0.95
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
-class LatencyMethods:
+class LatencyMethods(dict[str, Callable[[Sequence[float], float, float], LatencyQuantile]]):
     """Latency methods by name, in registration order: each a ``compute(sorted times,
     quantile, level) -> LatencyQuantile``."""
-
-    def __init__(self) -> None:
-        self._methods: dict[str, Callable[[Sequence[float], float, float], LatencyQuantile]] = {}
 
     def register(self, name: str, compute: Any, *, description: str = "") -> None:
         """Add a method (the ``register`` callback of the registration hook)."""
@@ -45,23 +42,21 @@ class LatencyMethods:
             raise ValueError(
                 f"latency method name {name!r} must be lowercase letters, digits, '-' or '_'"
             )
-        if name in self._methods:
+        if name in self:
             raise ValueError(f"latency method {name!r} is registered twice")
-        self._methods[name] = compute
+        self[name] = compute
 
     def check(self, name: object) -> str:
         """``name`` when registered, else :class:`ValueError` listing the registered names."""
         text = str(name).strip()
-        if text not in self._methods:
-            raise ValueError(
-                f"unknown latency method {text!r}; registered: {', '.join(self._methods)}"
-            )
+        if text not in self:
+            raise ValueError(f"unknown latency method {text!r}; registered: {', '.join(self)}")
         return text
 
     def compute(self, name: str, times: Sequence[float], q: float, level: float) -> LatencyQuantile:
         """The method's quantile of ``times`` (sorted here), checked: a
         :class:`LatencyQuantile` whose values are finite, ``>= 0`` and ordered."""
-        found = self._methods[self.check(name)](sorted(times), q, level)
+        found = self[self.check(name)](sorted(times), q, level)
         if not isinstance(found, LatencyQuantile):
             raise ValueError(
                 f"latency method {name!r} returned {type(found).__name__}; "
