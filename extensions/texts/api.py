@@ -27,7 +27,7 @@ from .errors import BackendError
 from .evaluate import evaluate
 from .judge import Call, JudgeReplyError
 from .plugin import caller_stacklevel
-from .scoring import check_aggregate, check_range
+from .scoring import failure
 from .session import judge_for, record_call
 from .settings import TextsConfigError
 
@@ -139,12 +139,9 @@ def _run(
         # the message says it all: show the bench line, not the plugin's frames (nor the
         # thread pool's, nor urllib's, whose locals hold the request's headers)
         raise exc.with_traceback(None) from None
-    if how is None:
-        verdict = check_range(samples, metric, low, high, function)
-    else:
-        verdict = check_aggregate(samples, metric, how, low, high, function)
-    if not verdict.passed:
-        raise AssertionError(verdict.message)
+    message = failure(samples, metric, how, low, high, function)
+    if message is not None:
+        raise AssertionError(message)
 
 
 def _make_range(metric: str, name: str) -> Callable[..., None]:

@@ -63,14 +63,6 @@ AGGREGATES = {
 }
 
 
-@dataclass
-class Verdict:
-    """An assertion's outcome and the message explaining a failure."""
-
-    passed: bool
-    message: str
-
-
 def score(x: float) -> str:
     return f"{x:.2f}"
 
@@ -110,38 +102,32 @@ def explain(samples: Sequence[Sample], metric: str, headline: str, values: Seque
     return "\n".join(lines)
 
 
-def check_range(
-    samples: Sequence[Sample], metric: str, low: float, high: float, function: str
-) -> Verdict:
-    """One evaluation: is the value within ``[low, high]``?"""
-    value = samples[0].value(metric)
-    if low <= value <= high:
-        return Verdict(True, "")
-    side = "below the minimum" if value < low else "above the maximum"
-    bound = low if value < low else high
-    headline = (
-        f"{function}: the {METRIC_WORDS[metric]} is {score(value)}, {side} {score(bound)} "
-        f"(accepted: [{score(low)}, {score(high)}])"
-    )
-    return Verdict(False, explain(samples, metric, headline, [value]))
-
-
-def check_aggregate(
+def failure(
     samples: Sequence[Sample],
     metric: str,
-    how: str,
+    how: str | None,
     low: float,
     high: float,
     function: str,
-) -> Verdict:
-    """Several evaluations: is ``how`` (min/max/median/mean) of the values in range?"""
+) -> str | None:
+    """The message of a failed assertion, ``None`` when it holds: the value of the one
+    evaluation (``how`` None), else the min, max, median or mean of the evaluations, must
+    be within ``[low, high]``."""
     values = [sample.value(metric) for sample in samples]
-    value = AGGREGATES[how](values)
+    value = values[0] if how is None else AGGREGATES[how](values)
     if low <= value <= high:
-        return Verdict(True, "")
-    headline = (
-        f"{function}: the {how} {SHORT[metric]} over {len(values)} evaluations is "
-        f"{score(value)}, outside the accepted [{score(low)}, {score(high)}] "
-        f"({METRIC_WORDS[metric]})"
-    )
-    return Verdict(False, explain(samples, metric, headline, values))
+        return None
+    if how is None:
+        side = "below the minimum" if value < low else "above the maximum"
+        bound = low if value < low else high
+        headline = (
+            f"{function}: the {METRIC_WORDS[metric]} is {score(value)}, {side} {score(bound)} "
+            f"(accepted: [{score(low)}, {score(high)}])"
+        )
+    else:
+        headline = (
+            f"{function}: the {how} {SHORT[metric]} over {len(values)} evaluations is "
+            f"{score(value)}, outside the accepted [{score(low)}, {score(high)}] "
+            f"({METRIC_WORDS[metric]})"
+        )
+    return explain(samples, metric, headline, values)
