@@ -18,13 +18,9 @@ import time
 
 from pytest_probability.extensions.gates.rate import RateSpec, rate_verdict
 from pytest_probability.extensions.intervals.service import Settings
-from pytest_probability.extensions.plan.power import (
-    catch_chance,
-    expected_runs_sequential,
-    pass_chance,
-    runs_for_power,
-)
+from pytest_probability.extensions.plan.power import catch_chance, pass_chance, runs_for_power
 from pytest_probability.extensions.stopping.curtail import Thresholds
+from pytest_probability.extensions.stopping.planning import expected_runs_sequential
 
 CASES = [(0.9, 0.97, 40), (0.9, 0.97, 100), (0.96, 0.97, 100), (0.96, 0.97, 1000), (0.5, 0.6, 200)]
 

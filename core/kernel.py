@@ -9,7 +9,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import gc
-import importlib
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -32,10 +31,6 @@ if TYPE_CHECKING:
     from .report import ReportBuilder
     from .results import Results
     from .safecall import FailureLog, HookPlans
-
-#: The kernel's attributes made on first use (left out of ``dir``: see ``Kernel.__dir__``).
-MADE_ON_FIRST_USE = frozenset({"results", "failures", "plans"})
-
 
 KERNEL_NAME = loader.KERNEL_NAME
 COLLECT_MODULE = loader.COLLECT_MODULE
@@ -66,39 +61,18 @@ def _bench_item_types() -> tuple[type, ...]:
     return () if collect is None else (collect.BenchRun, collect.VerdictItem)
 
 
-class MadeOnFirstUse:
-    """An attribute of the kernel holding an instance of ``module``'s ``name`` (``module``
-    relative to this package), made and its module imported the first time it is read: the
-    kernel is loaded in every session, its results and failure log only in one with bench
-    runs. It lives in the instance's ``_<attribute>`` entry, where ``Kernel.recorded`` reads
-    the results without making them; assigning replaces it."""
-
-    def __init__(self, module: str, name: str) -> None:
-        self.module, self.name = module, name
-
-    def __set_name__(self, owner: type, attribute: str) -> None:
-        self.slot = f"_{attribute}"
-
-    def __get__(self, kernel: Any, owner: type | None = None) -> Any:
-        if kernel is None:
-            return self
-        found = vars(kernel).get(self.slot)
-        if found is None:
-            made = getattr(importlib.import_module(self.module, __package__), self.name)
-            found = vars(kernel)[self.slot] = made()
-        return found
-
-    def __set__(self, kernel: Any, value: Any) -> None:
-        vars(kernel)[self.slot] = value
-
-
 class Kernel:
     """Hook implementations of the kernel, with the per-session state they share."""
 
     def __init__(self) -> None:
         self.options: OptionRegistry = OptionRegistry()
         self.config: pytest.Config | None = None
-        self._results: Results | None = None
+        #: the session's results, the extension failure log and the hook plans: made when
+        #: the session uses the plugin (:meth:`activate`), so that a session without bench
+        #: items never imports their modules
+        self.results: Results | None = None
+        self.failures: FailureLog | None = None
+        self.plans: HookPlans | None = None
         self.case_order: dict[str, int] = {}
         #: whether this kernel paused the garbage collector at the end of the run loop
         self.collector_paused = False
@@ -108,11 +82,9 @@ class Kernel:
         #: ``--prob-json`` as given and as resolved at start (a test may change directory)
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
-        self._failures: FailureLog | None = None
         #: whether an implementation outside the bundled extensions adds to run records
         #: (their values are then made JSON-able; bundled extensions add JSON values only)
         self.foreign_run_data: bool | None = None
-        self._plans: HookPlans | None = None
         #: how pytest-xdist distributed the runs (controller), for the report
         self.distribution: str | None = None
         #: whether the session ended before running everything it selected (``-x``,
@@ -124,23 +96,10 @@ class Kernel:
         #: whether the extensions whose options are given were registered
         self.requested_done = False
 
-    # The results, the extension failure log and the hook plans are made on first use: a
-    # session without bench items never needs them (nor the modules defining them).
-    results = MadeOnFirstUse(".results", "Results")
-    failures = MadeOnFirstUse(".safecall", "FailureLog")
-    plans = MadeOnFirstUse(".safecall", "HookPlans")
-
-    def __dir__(self) -> list[str]:
-        """The attribute names, less those made on first use: pytest < 8 reads every name
-        ``dir`` lists when it looks for fixtures in a plugin object, which would make them
-        (and import their modules) in every session."""
-        return [name for name in super().__dir__() if name not in MADE_ON_FIRST_USE]
-
     @property
     def recorded(self) -> int:
-        """How many run records the session holds, without making the results (a session
-        without bench runs never imports them)."""
-        return 0 if self._results is None else len(self._results)
+        """How many run records the session holds."""
+        return 0 if self.results is None else len(self.results)
 
     def pytest_plugin_registered(self, plugin: object, manager: pytest.PytestPluginManager) -> None:
         """Forget the cached hook implementation lists (a conftest or an extension arrived),
@@ -152,8 +111,8 @@ class Kernel:
         Called for every plugin registered, in every process (historic: also for those
         registered before the kernel); returns nothing.
         """
-        if self._plans is not None:
-            self._plans.clear()
+        if self.plans is not None:
+            self.plans.clear()
         self.foreign_run_data = None
         extensions = loader.implemented_extensions(manager, plugin)
         if not extensions:
@@ -187,13 +146,16 @@ class Kernel:
         self.register_requested(config)
 
     def register_requested(self, config: pytest.Config) -> None:
-        """Register the bundled extensions whose settings are given; all of them when a
-        ``--prob-json`` report is asked for in the aggregating process (every extension
-        contributes to it). Once per session."""
+        """Register the bundled extensions whose settings are given; all of them when
+        ``--prob-json`` or ``--prob-plan`` is given in the aggregating process
+        (:data:`~pytest_probability.loader.WHOLE_SESSION_SETTINGS`). Once per session."""
         if self.requested_done:
             return
         self.requested_done = True
-        if config.getoption("prob_opt_json", None) is not None and not _is_worker(config):
+        if not _is_worker(config) and any(
+            config.getoption(f"prob_opt_{name}", None) not in (None, False)
+            for name in loader.WHOLE_SESSION_SETTINGS
+        ):
             self.activate(config)
             return
         for name in self.options._requested(config):
@@ -208,6 +170,10 @@ class Kernel:
         if self.active:
             return
         self.active = True
+        from .results import Results
+        from .safecall import FailureLog, HookPlans
+
+        self.results, self.failures, self.plans = Results(), FailureLog(), HookPlans()
         loader.register_all(config.pluginmanager, self.options)
         if not _is_worker(config):
             from . import signals
@@ -497,6 +463,8 @@ class Kernel:
 
             record = bus.extract(report)
         if record is not None:
+            self.activate(self.config)  # (a record may come from a worker first)
+            assert self.results is not None
             self.results.add(record)
             if _is_worker(self.config):
                 return
@@ -511,7 +479,10 @@ class Kernel:
                 self.plans,
             )
             if failures:
+                assert self.failures is not None
                 self.failures.add("pytest_prob_logrecord", failures)
+        elif self.results is None:
+            return  # not a bench session: nothing below concerns it
         elif report.when == "???" and report.failed and not _is_worker(self.config):
             # pytest-xdist: the worker running this item died before reporting it
             from .records import crash_record
@@ -562,6 +533,8 @@ class Kernel:
         self.stopped_early = bool(
             session.shouldstop or session.shouldfail or exitstatus == pytest.ExitCode.INTERRUPTED
         )
+        self.activate(session.config)  # (a --prob-json session with nothing collected)
+        assert self.results is not None and self.failures is not None
         self.builder = build_report(session.config, self.results, self.failures)
         if self.distribution is not None:
             self.builder.add_summary("Workers:", self.distribution, order=900)
@@ -569,7 +542,7 @@ class Kernel:
             self._write_json(*self.json_path, session)
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
-        assert self.builder is not None
+        assert self.builder is not None and self.results is not None
         from . import jsonreport, writing
 
         try:
@@ -611,7 +584,7 @@ class Kernel:
         returns nothing. Freed here by reference counting, the records stay out of the full
         collections pytest makes in its own ``pytest_unconfigure`` and cleanup.
         """
-        self._results = None
+        self.results = None
         self.builder = None
         if self.collector_paused:
             self.collector_paused = False

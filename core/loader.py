@@ -89,6 +89,13 @@ def providers(name: str) -> list[str]:
     ]
 
 
+#: The settings that ask for every bundled extension as soon as they are given: the JSON
+#: report holds every extension's part, and the plan every extension's view of each case
+#: (the costs of ``--prob-plan-report`` come from the ``comparisons`` extension, read at
+#: configuration).
+WHOLE_SESSION_SETTINGS = ("json", "plan")
+
+
 def decoded_default(value: Any) -> Any:
     """A default from the catalog (``{"tuple": [...]}`` is a tuple)."""
     if isinstance(value, dict):

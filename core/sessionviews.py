@@ -54,8 +54,14 @@ def results_of(config: pytest.Config) -> Results:
     """The session's results: its cases (rows) and their run records, in case order.
 
     Complete in the aggregating process at ``pytest_sessionfinish``; an xdist worker holds
-    only the runs it executed. Read it; do not change it."""
-    return _kernel(config).results
+    only the runs it executed (none in a session that collected no bench file). Read it; do
+    not change it."""
+    found = _kernel(config).results
+    if found is None:
+        from .results import Results
+
+        return Results()
+    return found
 
 
 def recorded_runs(config: pytest.Config) -> int:
@@ -92,6 +98,7 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
         return None
     from .jsonreport import build_document
 
+    assert kernel.results is not None  # (made with the report's session)
     return build_document(
         results=kernel.results,
         builder=kernel.builder,

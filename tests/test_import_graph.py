@@ -127,13 +127,6 @@ def allowed_for_extension(name: str, target: str) -> bool:
 #: Imports that break the extension rule, left from before the public API; each one goes when
 #: its extension reaches the other through a hook or the API (issue 34).
 TRANSITIONAL: set[tuple[str, str]] = {
-    ("extensions.comparisons.service", "lazy"),
-    ("extensions.plan.power", "extensions.stopping.service"),
-    ("extensions.plan.session", "extensions.comparisons.service"),
-    ("extensions.plan.session", "extensions.gates.service"),
-    ("extensions.plan.session", "extensions.stopping.service"),
-    ("extensions.plan.stopmodel", "extensions.stopping.service"),
-    ("extensions.stopping.service", "lazy"),
 }
 
 #: Circular imports left (through function-level imports); each one goes when its modules are

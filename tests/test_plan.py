@@ -11,12 +11,12 @@ from helpers import load_json, section
 from pytest_probability.extensions.intervals.methods import clopper_pearson
 from pytest_probability.extensions.plan.power import (
     catch_chance,
-    expected_runs_sequential,
     pass_chance,
     runs_for_power,
     runs_to_catch,
 )
 from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
+from pytest_probability.extensions.stopping.planning import expected_runs_sequential
 from scipy import stats
 
 PLAN_BENCH = """

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import load_json, section
-from pytest_probability.extensions.plan.power import (
+from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
+from pytest_probability.extensions.stopping.paths import follow, runs_for_power
+from pytest_probability.extensions.stopping.planning import (
     expected_runs_sequential,
     sequence_verdict,
     sequential_outcome,
 )
-from pytest_probability.extensions.plan.sequential import follow, runs_for_power
-from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
 from pytest_probability.extensions.stopping.plugin import curtail_rule, sequential_rule
 from pytest_probability.extensions.stopping.rules import curtail_decision
 from pytest_probability.extensions.stopping.service import StopContext

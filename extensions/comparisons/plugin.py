@@ -343,3 +343,23 @@ def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
             found.setdefault(info.function, {}).setdefault(info.input_key, set()).add(info.arm)
         config.stash[_INPUTS] = found
     return found
+
+
+def pytest_prob_plan_costs(path: str, config: pytest.Config) -> dict[str, float]:
+    """Under ``--prob-plan-report``: the cost per run of each case of the saved report, read
+    with the baseline reader. Called once at configuration of a planning session; returns
+    the costs keyed by case key and by case id."""
+    from .service import plan_costs
+
+    return plan_costs(path)
+
+
+def pytest_prob_plan_comparisons(
+    cases: list[Case], assume: float, difference: float, config: pytest.Config
+) -> list[dict[str, Any]]:
+    """Under ``--prob-plan``: each arm compared with the ``paired`` test, as sequential
+    stopping would run it. Called once after collection of a planning session; returns the
+    planned comparisons (``plan.comparisons[]``)."""
+    from .service import plan_comparisons
+
+    return plan_comparisons(config, cases, assume, difference)

@@ -1,5 +1,5 @@
-"""What other extensions may ask the comparisons extension (``--prob-plan``'s comparison
-lines): a few functions over its per-config state.
+"""What the comparisons extension answers ``--prob-plan`` (its ``pytest_prob_plan_costs``
+and ``pytest_prob_plan_comparisons``): a few functions over its per-config state.
 
 PYTEST_DONT_REWRITE
 """
@@ -7,25 +7,30 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import pytest
 from pytest_probability.api import Case, options_of
-from pytest_probability.lazy import lazy_exports
 
+from .baseline.files import BaselineError, read_baseline
 from .options import PAIRED
+from .sequential.outcome import resolution
+from .sequential.plan import SESSIONS, Rule, simulate
 from .session import setting, state_of
 
-if TYPE_CHECKING:
-    pass
 
-#: reading a saved report or baseline (the planner reads costs from one); loaded on first use
-__getattr__, _ = lazy_exports(
-    __name__,
-    dict.fromkeys(
-        ("BaselineError", "read_baseline"),
-        "pytest_probability.extensions.comparisons.baseline.files",
-    ),
-)
+def plan_costs(path: str) -> dict[str, float]:
+    """The cost of one run of each case of the report at ``path`` that recorded a cost,
+    keyed by case key and by case id; a file that is not a report is a usage error."""
+    try:
+        earlier = read_baseline(path)
+    except BaselineError as exc:
+        raise pytest.UsageError(f"--prob-plan-report={exc}") from None
+    costs: dict[str, float] = {}
+    for case in earlier.cases.values():
+        if case.cost is not None and case.total:
+            costs[case.key] = costs[case.case] = case.cost / case.total
+    return costs
 
 
 def assumed_rates(assume: float, difference: float) -> tuple[float, float]:
@@ -52,9 +57,6 @@ def plan_comparisons(
     Every input makes at most the planned runs of its two cases, rounds stop at the fewest
     of them; the numbers come from :func:`.sequential.plan.simulate` (1,000 sessions seeded with
     ``--prob-seed``), through the runtime's own rule."""
-    from .sequential.outcome import resolution
-    from .sequential.plan import SESSIONS, Rule, simulate
-
     state = state_of(config)
     options = options_of(config)
     functions: dict[str, dict[str, dict[str, Case]]] = {}  # function → input → arm → case

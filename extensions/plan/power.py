@@ -1,11 +1,11 @@
-"""Run budgets: the chance a gate passes, the runs for 80% power, the chance to catch a
-flake, and the expected runs under ``--prob-stop=sequential``.
+"""Fixed-run budgets: the chance a gate passes, the runs for 80% power and the chance to
+catch a flake.
 
 STATISTICS.md, "Stopping" (``--prob-plan``): exact binomial power at an assumed pass rate
 ``a``; a flake of rate ``F`` is caught when at least one of ``n`` runs fails:
-``1 − (1 − F)ⁿ``. Under a stopping rule the chances and the expected runs come from
-:mod:`.sequential`, which follows the runtime's own decision function. Pure module: never
-imports pytest.
+``1 − (1 − F)ⁿ``. Under a stopping rule the ``stopping`` extension replaces the chances
+with those of its rule (:mod:`pytest_probability.extensions.stopping.planning`). Pure
+module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -13,20 +13,8 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-from pytest_probability.api import FAIL, PASS, UNDECIDED, binom_sf
-from pytest_probability.extensions.stopping.service import (
-    RATE,
-    Thresholds,
-    sequence_end,
-    sequential_decision,
-)
-
-from .sequential import StopOutcome, follow
-
-#: the kinds of a case whose one gate is a rate gate
-RATE_KINDS = (RATE,)
+from pytest_probability.api import Thresholds, binom_sf
 
 #: the largest run count searched
 MAX_RUNS = 1_000_000
@@ -119,44 +107,3 @@ def runs_to_catch(flake: float, chance: float = 0.95) -> int:
     while catch_chance(n, flake) < chance:
         n += 1
     return n
-
-
-def sequence_verdict(bar: float, level: float) -> Callable[[int, int], str]:
-    """A rate gate's verdict judged on the confidence sequence (the ``seq`` interval): PASS
-    iff its low end is above ``bar``, FAIL iff its high end is below, else (and with no
-    runs) UNDECIDED — what the gate says of a case under ``--prob-stop=sequential``."""
-
-    def verdict(passes: int, n: int) -> str:
-        # the interval holds x/n, so only the end on the bar's side can decide: the same
-        # floats as computing both, half the work
-        if n == 0 or passes / n == bar:
-            return UNDECIDED
-        if passes / n > bar:
-            return PASS if sequence_end(passes, n, level, "low") > bar else UNDECIDED
-        return FAIL if sequence_end(passes, n, level, "high") < bar else UNDECIDED
-
-    return verdict
-
-
-def sequential_outcome(thresholds: Thresholds, planned: int, rate: float) -> StopOutcome:
-    """What ``--prob-stop=sequential`` does to a case whose one gate is a rate gate with
-    these thresholds: the runtime's own decision function
-    (:func:`~pytest_probability.extensions.stopping.rules.sequential_decision`) followed
-    over every path (:func:`~.sequential.follow`)."""
-    gates = (thresholds,)
-    return follow(
-        lambda x, n, left: sequential_decision(gates, RATE_KINDS, x, n, left),
-        thresholds.at,
-        planned,
-        rate,
-    )
-
-
-def expected_runs_sequential(bar: float, level: float, planned: int, rate: float) -> float:
-    """The expected runs of a rate gate (``bar``, ``level``) under
-    ``--prob-stop=sequential`` at ``rate``: the runtime's rule — stop at the first run
-    after which the confidence sequence lies wholly above or below ``bar``, or once no
-    remaining run can change the verdict (an UNDECIDED that can no longer resolve), else
-    run all ``planned`` — followed exactly (:func:`sequential_outcome`)."""
-    thresholds = Thresholds(sequence_verdict(bar, level))
-    return sequential_outcome(thresholds, planned, rate).expected_runs

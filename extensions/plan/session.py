@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,15 @@ from pytest_probability.api import (
     Case,
     ReportBuilder,
     Results,
+    Thresholds,
     claim_output,
     describe_exception,
+    money,
     options_of,
+    worst_verdict,
 )
 
+from .compare import comparison_lines
 from .power import catch_chance, pass_chance, runs_for_power, runs_to_catch
 from .rows import PlanRow, flake_label, render
 from .tomlfile import write_toml
@@ -54,28 +59,19 @@ class PlanSession:
         if self.write_path is not None:
             target = claim_output(config, "--prob-plan-write", self.write_path, "the plan")
             self.write_file = target.path
+        #: the cost per run of each case of ``--prob-plan-report``, by case key and case id
         self.costs: dict[str, float] = {}
-        self.cost_ids: dict[str, float] = {}
         if self.report_path is not None:
-            self._read_costs(self.report_path)
+            found = config.hook.pytest_prob_plan_costs(path=self.report_path, config=config)
+            if found is None:
+                raise pytest.UsageError(
+                    f"--prob-plan-report={self.report_path}: reading a report needs the "
+                    "comparisons extension (enabled unless -p no:probability.comparisons)"
+                )
+            self.costs = found
         self.rows: list[PlanRow] = []
         self.seconds: float = 0.0
         self.write_error: str | None = None
-
-    def _read_costs(self, path: str) -> None:
-        from pytest_probability.extensions.comparisons.service import (
-            BaselineError,
-            read_baseline,
-        )
-
-        try:
-            earlier = read_baseline(path)
-        except BaselineError as exc:
-            raise pytest.UsageError(f"--prob-plan-report={exc}") from None
-        for case in earlier.cases.values():
-            if case.cost is not None and case.total:
-                self.costs[case.key] = case.cost / case.total
-                self.cost_ids[case.case] = case.cost / case.total
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -90,21 +86,20 @@ class PlanSession:
         self.seconds = time.perf_counter() - start
 
     def _plan_comparisons(self, cases: list[Case]) -> list[dict[str, Any]]:
-        """Each compared arm under sequential stopping (:mod:`.compare`)."""
-        if self.config.pluginmanager.get_plugin("probability.comparisons") is None:
-            return []
-        from pytest_probability.extensions.comparisons.service import plan_comparisons
-
+        """Each compared arm under sequential stopping (``pytest_prob_plan_comparisons``)."""
         try:
-            return plan_comparisons(self.config, cases, self.assume, self.difference)
+            found = self.config.hook.pytest_prob_plan_comparisons(
+                cases=cases, assume=self.assume, difference=self.difference, config=self.config
+            )
         except ValueError as exc:  # the difference does not fit the assumed rate
             raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
+        return [comparison for each in found for comparison in each or ()]
 
     def plan(self, case: Case) -> PlanRow:
         """One case's plan."""
         row = PlanRow(case.key, case.case_id, case.runs)
         row.catch = {flake: catch_chance(case.runs, flake) for flake in self.flakes}
-        per_run = self.costs.get(case.key, self.cost_ids.get(case.case_id))
+        per_run = self.costs.get(case.key, self.costs.get(case.case_id))
         if per_run is not None:
             row.cost = per_run * case.runs
         self._plan_gate(case, row)
@@ -114,14 +109,9 @@ class PlanSession:
     def _plan_gate(self, case: Case, row: PlanRow) -> None:
         """Fill the gate columns from every gate that judges the pass count (a rate gate,
         a count gate, or both): the case passes only when each of them does, so the numbers
-        are those of their combined verdict, the worst of theirs. Under a stopping rule the
-        numbers are those of the rule the runtime applies (:mod:`.stopmodel`)."""
-        if self.config.pluginmanager.get_plugin("probability.gates") is None:
-            return
-        from pytest_probability.extensions.gates.service import combine, state_of
-        from pytest_probability.extensions.stopping.service import Thresholds
-
-        gates = state_of(self.config).case_gates(case.key, case.mark)
+        are those of their combined verdict, the worst of theirs: of running every run (the
+        ``stopping`` extension replaces them with its rule's, in ``pytest_prob_plan_case``)."""
+        gates = self.config.hook.pytest_prob_case_gates(case=case, config=self.config) or []
         planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
         if not planned:
             return
@@ -129,7 +119,7 @@ class PlanSession:
         judges = [(kind.verdict_at, spec) for kind, spec in planned]
 
         def verdict(passes: int, n: int) -> str:
-            return combine([judge(spec, passes, n, config) for judge, spec in judges])  # type: ignore[misc]
+            return worst_verdict([judge(spec, passes, n, config) for judge, spec in judges])  # type: ignore[misc]
 
         thresholds = Thresholds(verdict)
         minimums = [
@@ -138,13 +128,8 @@ class PlanSession:
         if all(found is not None for found in minimums):
             row.min_runs = max(found for found in minimums if found is not None)
         row.gate = " & ".join(self._gate_text(kind, spec, case) for kind, spec in planned)
-        from .stopmodel import model_stopping
-
-        filled = model_stopping(self.config, case, row, self.assume)  # the runtime's rule
-        if "power_runs" not in filled:
-            row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
-        if "pass_chance" not in filled:
-            row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
+        row.power_runs = runs_for_power(thresholds, self.assume, start=row.min_runs or 1)
+        row.pass_chance = pass_chance(thresholds, case.runs, self.assume)
 
     @staticmethod
     def _gate_text(kind: Any, spec: Any, case: Case) -> str:
@@ -208,8 +193,6 @@ class PlanSession:
     ) -> None:
         """Contribute the ``probability: plan`` section and the ``plan`` JSON object.
         Called once; returns nothing."""
-        from pytest_probability.api import money
-
         options = options_of(config)
         lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
         lines += render(self.rows, self.flakes, money)
@@ -217,8 +200,6 @@ class PlanSession:
             f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
         )
         lines.append(f"  with 95% probability: {catches}")
-        from .compare import comparison_lines
-
         sequential = "stop" in options.specs and options.session_value("stop") == "sequential"
         lines += comparison_lines(self.comparisons, self.difference, self.assume, sequential)
         runs = sum(row.runs for row in self.rows)
@@ -249,6 +230,5 @@ class PlanSession:
 
 
 def _percent_as_written(rate: float) -> str:
-    from pytest_probability.extensions.gates.service import bar_percent
-
-    return bar_percent(rate)
+    """``0.9`` → ``90%``, ``0.975`` → ``97.5%`` (the bar as written)."""
+    return f"{format((Decimal(repr(rate)) * 100).normalize(), 'f')}%"

@@ -1,11 +1,12 @@
-"""How ``--prob-plan`` models early stopping: exactly the rule the runtime applies.
+"""How ``--prob-plan`` models early stopping: exactly the rule the runtime applies (this
+extension's ``pytest_prob_plan_case``).
 
 Under ``--prob-stop=sequential`` a case's ``P(pass)``, ``80% power`` and ``seq E[runs]``
-come from following every path through the stopper's own decision function
-(:func:`~pytest_probability.extensions.stopping.rules.sequential_decision`) and the same
-readers (:func:`~pytest_probability.extensions.stopping.service.case_stopping`): a case a
-margin reads is kept running, and is planned so. Without it, ``seq E[runs]`` says what the
-rule would do to a case whose one gate is a rate gate.
+come from following every path (:func:`.paths.follow`) through the stopper's own decision
+function (:func:`.rules.sequential_decision`) and the same readers
+(:func:`.service.case_stopping`): a case a margin reads is kept running, and is planned so.
+Without it, ``seq E[runs]`` says what the rule would do to a case whose one gate is a rate
+gate.
 
 PYTEST_DONT_REWRITE
 """
@@ -16,12 +17,25 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pytest_probability.api import Case, options_of
+from pytest_probability.api import (
+    FAIL,
+    PASS,
+    UNDECIDED,
+    Case,
+    StopContext,
+    Thresholds,
+    options_of,
+    worst_verdict,
+)
 
-from .power import sequence_verdict
-from .rows import PlanRow
-from .sequential import StopOutcome, follow
-from .sequential import runs_for_power as runs_for_stopping_power
+from .paths import StopOutcome, follow
+from .paths import runs_for_power as runs_for_stopping_power
+from .rules import RATE, sequential_decision
+from .sequence import sequence_end
+from .service import CANNOT_SAY, case_stopping
+
+#: the kinds of a case whose one gate is a rate gate
+RATE_KINDS = (RATE,)
 
 SEQUENTIAL = "sequential"
 #: the most planned runs the 80%-power search under ``sequential`` follows
@@ -34,19 +48,12 @@ MOST_SCANNED = 1_000
 _THRESHOLDS = pytest.StashKey[dict[Any, Any]]()
 
 
-def model_stopping(config: pytest.Config, case: Case, row: PlanRow, rate: float) -> set[str]:
-    """Fill ``row.sequential_runs`` and, under ``--prob-stop=sequential``, the stopped
-    case's ``pass_chance`` and ``power_runs``, when the case has a gate a stopping rule
-    decides on. Returns the names of the row's fields it filled (the caller fills the
-    others with the fixed-run numbers)."""
+def model_stopping(config: pytest.Config, case: Case, row: Any, rate: float) -> set[str]:
+    """Fill ``row.sequential_runs`` (a :class:`~pytest_probability.extensions.plan.rows.PlanRow`)
+    and, under ``--prob-stop=sequential``, the stopped case's ``pass_chance`` and
+    ``power_runs``, when the case has a gate a stopping rule decides on (replacing the
+    fixed-run numbers the plan filled). Returns the names of the row's fields it filled."""
     filled: set[str] = set()
-    from pytest_probability.extensions.stopping.service import (
-        CANNOT_SAY,
-        RATE,
-        Thresholds,
-        case_stopping,
-    )
-
     seen = case_stopping(config, case)
     if seen is None or not seen.gates:  # (a case only readers stop has no gate to plan)
         return filled
@@ -99,9 +106,6 @@ def _follower(
 ) -> Callable[[int], StopOutcome]:
     """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
     at every state where the rule would stop (with a hypothetical context), remembered."""
-    from pytest_probability.api import StopContext, worst_verdict
-    from pytest_probability.extensions.stopping.service import sequential_decision
-
     found: dict[int, StopOutcome] = {}
 
     def outcome_at(planned: int) -> StopOutcome:
@@ -144,3 +148,43 @@ def _power(
     if rate <= spec.min_rate and 1.0 - spec.interval.level < target:
         return None
     return runs_for_stopping_power(outcome_at, target, start, MOST_RUNS)
+
+
+def sequence_verdict(bar: float, level: float) -> Callable[[int, int], str]:
+    """A rate gate's verdict judged on the confidence sequence (the ``seq`` interval): PASS
+    iff its low end is above ``bar``, FAIL iff its high end is below, else (and with no
+    runs) UNDECIDED — what the gate says of a case under ``--prob-stop=sequential``."""
+
+    def verdict(passes: int, n: int) -> str:
+        # the interval holds x/n, so only the end on the bar's side can decide: the same
+        # floats as computing both, half the work
+        if n == 0 or passes / n == bar:
+            return UNDECIDED
+        if passes / n > bar:
+            return PASS if sequence_end(passes, n, level, "low") > bar else UNDECIDED
+        return FAIL if sequence_end(passes, n, level, "high") < bar else UNDECIDED
+
+    return verdict
+
+
+def sequential_outcome(thresholds: Thresholds, planned: int, rate: float) -> StopOutcome:
+    """What ``--prob-stop=sequential`` does to a case whose one gate is a rate gate with
+    these thresholds: the runtime's own decision function (:func:`.rules.sequential_decision`)
+    followed over every path (:func:`.paths.follow`)."""
+    gates = (thresholds,)
+    return follow(
+        lambda x, n, left: sequential_decision(gates, RATE_KINDS, x, n, left),
+        thresholds.at,
+        planned,
+        rate,
+    )
+
+
+def expected_runs_sequential(bar: float, level: float, planned: int, rate: float) -> float:
+    """The expected runs of a rate gate (``bar``, ``level``) under
+    ``--prob-stop=sequential`` at ``rate``: the runtime's rule — stop at the first run
+    after which the confidence sequence lies wholly above or below ``bar``, or once no
+    remaining run can change the verdict (an UNDECIDED that can no longer resolve), else
+    run all ``planned`` — followed exactly (:func:`sequential_outcome`)."""
+    thresholds = Thresholds(sequence_verdict(bar, level))
+    return sequential_outcome(thresholds, planned, rate).expected_runs

@@ -16,13 +16,9 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pytest_probability.api import PASS, CaseStopping, StopContext, StopReader
-from pytest_probability.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "CANNOT_SAY",
@@ -40,20 +36,6 @@ __all__ = [
     "is_stopped",
 ]
 
-
-#: The verdict words and thresholds, the stopping rule and the confidence sequence, for the
-#: planner (which models the rule the runtime applies); imported on first use.
-__getattr__, _ = lazy_exports(
-    __name__,
-    {
-        "FAIL": "pytest_probability.api",
-        "UNDECIDED": "pytest_probability.api",
-        "Thresholds": "pytest_probability.extensions.stopping.curtail",
-        "RATE": "pytest_probability.extensions.stopping.rules",
-        "sequential_decision": "pytest_probability.extensions.stopping.rules",
-        "sequence_end": "pytest_probability.extensions.stopping.sequence",
-    },
-)
 
 #: what a reader that cannot say when its verdict is settled keeps a case running for
 CANNOT_SAY = StopReader.CANNOT_SAY
