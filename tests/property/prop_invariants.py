@@ -668,7 +668,8 @@ def sequential_comparisons(example: Example, session: Session) -> None:
     leaves out zero, and a comparison whose cases were stopped had settled. The
     ``comparisons_stopped`` counts (the ``Stopped:`` line's continuation) are the pairs
     planned and made of those comparisons. (A budget may cut the runs before a margin's
-    last look: one that never settled is then judged on the pairs made.)"""
+    last look, and skipped runs make fewer pairs than planned, so the last look never comes:
+    one that never settled is then judged on the pairs made.)"""
     report = session.report
     if report is None or session.flags.stop != "sequential":
         return
@@ -691,7 +692,8 @@ def sequential_comparisons(example: Example, session: Session) -> None:
         # runs may never all be made and a margin's last look never come: unsettled, it is
         # judged at the last look made
         cut = session.flags.budget is not None or session.flags.budget_runs is not None
-        if line["margin"] is not None and not (cut and detail["settled"] is None):
+        short = detail["pairs"] < detail["planned_pairs"]  # (skips: the last look never came)
+        if line["margin"] is not None and not ((cut or short) and detail["settled"] is None):
             assert detail["settled"] == line["verdict"], (line["label"], detail, line["verdict"])
         keys = [pair[side]["key"] for pair in line["pairs"] for side in ("arm", "baseline")]
         stops = [(by_key.get(key) or {}).get("stopped") for key in keys]
