@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
 
 from .errors import BackendError
 from .evaluate import evaluate
-from .judge import Call, JudgeReplyError
+from .judge import JudgeReplyError
 from .plugin import caller_stacklevel
 from .scoring import failure
 from .session import judge_for, record_call
@@ -58,15 +59,6 @@ def _unit(function: str, name: str, value: Any) -> float:
     ):
         raise TextsUsageError(f"{function}(): {name} must be a number in [0, 1], got {value!r}")
     return float(value)
-
-
-def _count(function: str, name: str, value: Any) -> int:
-    __tracebackhide__ = True
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise TextsUsageError(
-            f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
-        )
-    return value
 
 
 def _texts(function: str, expected: Any, given: Any) -> None:
@@ -103,8 +95,12 @@ def _check_bounds(function: str, low: float, high: float, quiet: bool, what: str
 
 def _counts(function: str, full_runs: Any, each_question_runs: Any) -> tuple[int, int]:
     __tracebackhide__ = True
-    runs = _count(function, "full_runs", full_runs)
-    each = _count(function, "each_question_runs", each_question_runs)
+    for name, value in (("full_runs", full_runs), ("each_question_runs", each_question_runs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TextsUsageError(
+                f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
+            )
+    runs, each = full_runs, each_question_runs
     if runs * each > MANY:
         _warn(
             f"{function}(): full_runs × each_question_runs = {runs * each} evaluations "
@@ -130,10 +126,7 @@ def _run(
     __tracebackhide__ = True
     try:
         judge = judge_for(retry_on_error)
-
-        def on_call(call: Call) -> None:
-            record_call(call, judge)
-
+        on_call = partial(record_call, judge=judge)  # in this thread: the bench run's
         samples = evaluate(judge, expected, given, metric, *counts, on_call)
     except QUIET as exc:
         # the message says it all: show the bench line, not the plugin's frames (nor the

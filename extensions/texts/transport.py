@@ -185,7 +185,30 @@ def post(
     deadline = _Deadline(timeout)
     try:
         with deadline:
-            return _post(url, data, headers, timeout, deadline, clean, excerpt)
+            context = _context() if url.startswith("https:") else None
+            opener = urllib.request.build_opener(_NoRedirect(), _Handler(deadline, context))
+            request = urllib.request.Request(url, data, headers, method="POST")
+            try:
+                with opener.open(request, timeout=timeout) as response:
+                    body = _read(response, MAX_BODY + 1)
+            except urllib.error.HTTPError as err:
+                return _http_failure(err, clean, excerpt)
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
+                if deadline.expired:
+                    return _timed_out(timeout)
+                return _connection_failure(err, timeout, clean)
+            if deadline.expired and len(body) <= MAX_BODY:
+                return _timed_out(timeout)  # cut short: what was read is not the whole body
+            if len(body) > MAX_BODY:
+                return Failure(
+                    False,
+                    ProtocolError,
+                    f"the reply is larger than {MAX_BODY // (1024 * 1024)} MiB: not read (a "
+                    "chat completion is a few KiB; check that texts_base_url is the judge's "
+                    "API)",
+                    status=getattr(response, "status", None),
+                )
+            return body
     except Exception as err:  # never escapes: its frames hold the headers (and the key)
         if deadline.expired:
             return _timed_out(timeout)
@@ -201,40 +224,6 @@ def _timed_out(timeout: float) -> Failure:
         f"timed out after {timeout:g} s (texts_timeout bounds each whole request)",
         unreachable=True,
     )
-
-
-def _post(
-    url: str,
-    data: bytes,
-    headers: dict[str, str],
-    timeout: float,
-    deadline: _Deadline,
-    clean: Callable[[str], str],
-    excerpt: Callable[[bytes], str],
-) -> bytes | Failure:
-    context = _context() if url.startswith("https:") else None
-    opener = urllib.request.build_opener(_NoRedirect(), _Handler(deadline, context))
-    request = urllib.request.Request(url, data, headers, method="POST")
-    try:
-        with opener.open(request, timeout=timeout) as response:
-            body = _read(response, MAX_BODY + 1)
-    except urllib.error.HTTPError as err:
-        return _http_failure(err, clean, excerpt)
-    except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
-        if deadline.expired:
-            return _timed_out(timeout)
-        return _connection_failure(err, timeout, clean)
-    if deadline.expired and len(body) <= MAX_BODY:
-        return _timed_out(timeout)  # cut short: what was read is not the whole body
-    if len(body) > MAX_BODY:
-        return Failure(
-            False,
-            ProtocolError,
-            f"the reply is larger than {MAX_BODY // (1024 * 1024)} MiB: not read (a chat "
-            "completion is a few KiB; check that texts_base_url is the judge's API)",
-            status=getattr(response, "status", None),
-        )
-    return body
 
 
 def _read(response: Any, limit: int) -> bytes:
