@@ -7,10 +7,6 @@ arguments raise :class:`TextsUsageError` and an unreachable or unusable judge ra
 with a message that names the reason, the judge, the attempts and the setting to change,
 and no frames of the plugin in its traceback.
 
-``completeness`` is an alias of precision and ``correctness`` of recall, as in the API this
-implements: *completeness* asks how much of the given text the expected text supports,
-*correctness* how much of the expected text the given text contains.
-
 PYTEST_DONT_REWRITE
 """
 

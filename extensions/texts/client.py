@@ -1,18 +1,16 @@
-"""The judge's transport: an OpenAI-compatible chat-completions client, standard library only.
+"""The bundled backend (``openai``): an OpenAI-compatible chat-completions client, standard
+library only.
 
 POSTs to ``{base_url}/chat/completions`` (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM, ...) or, in
 Azure OpenAI mode, ``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=``
 with an ``api-key`` header. Connection errors, timeouts and HTTP 408/409/429/5xx are retried
 with exponential backoff and jitter (honouring ``Retry-After``); other statuses are not, nor is a
 2xx that is not a chat completion (``ProtocolError``: the caller owns that budget), nor a
-request that cannot be built (a configuration error). The reply's shape is asked for with
-``response_format`` at the session's structured-output level (:mod:`.structured`), one level
-lower after the server refuses one. A circuit breaker (:mod:`.breaker`) makes calls fail at
-once while the judge is unreachable. One attempt is :func:`.transport.post`: the whole request
-bounded by ``timeout``, the body by 8 MiB. The key never appears in a message or ``repr``:
-errors are raised outside ``except`` blocks, URLs are printed redacted, echoes of the key are
-masked, and server text (the reply's ``model`` too) has its control characters made visible;
-the reply text is kept as sent. Pure (never imports pytest); thread-safe.
+request that cannot be built (a configuration error). The reply's shape is asked for at the
+session's structured-output level (:mod:`.structured`), one level lower after the server
+refuses one; the circuit breaker (:mod:`.breaker`) makes calls fail at once while the judge is
+unreachable; one attempt is :func:`.transport.post`. The key never appears in a message or
+``repr`` (:mod:`.errors`); the reply text is kept as sent. Pure; thread-safe.
 
 PYTEST_DONT_REWRITE
 """
