@@ -1,7 +1,7 @@
 """The budget's hand in pytest-xdist's scheduling (the controller only): once the budget is
 reached, the controller hands out no more runs to be made.
 
-:class:`Dealer` wraps whichever scheduler ``pytest_xdist_make_scheduler`` chose (the
+The session's budget wraps whichever scheduler ``pytest_xdist_make_scheduler`` chose (the
 kernel's, pytest-xdist's, or the run-major one of ``--prob-transpose``) in a
 :class:`Dealing`, which passes every call of pytest-xdist's scheduler protocol on, giving the
 wrapped scheduler a :class:`Hand` for each worker: what it sends through it reaches the
@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
-
-import pytest
 
 #: the runs a worker that cannot read the tally file holds at once: the one it is making and
 #: the next (a pytest-xdist worker starts a run only once it holds the one after it, or is
@@ -240,34 +238,3 @@ def wrap(inner: Any, **budget: Any) -> Dealing:
     """``inner`` wrapped in a :class:`Dealing` whose class bears ``inner``'s class name."""
     kind = type(type(inner).__name__, (Dealing,), {"__module__": __name__})
     return kind(inner, **budget)  # type: ignore[no-any-return]
-
-
-class Dealer:
-    """The plugin that wraps pytest-xdist's scheduler (registered on the controller only,
-    while a budget is set)."""
-
-    def __init__(self, **budget: Callable[..., bool]) -> None:
-        self.budget = budget  # (reached, sharing, reads: see Dealing)
-        self.dealing: Dealing | None = None
-
-    def withheld(self) -> Iterable[str]:
-        """Node ids of the runs never handed out for the budget."""
-        return self.dealing.withheld if self.dealing is not None else ()
-
-    @pytest.hookimpl(wrapper=True, optionalhook=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """Wrap the scheduler the other implementations chose in a :class:`Dealing`. Called
-        once by pytest-xdist on the controller; returns the wrapped scheduler (``None`` when
-        none was chosen)."""
-        inner = yield
-        if inner is None:
-            return None
-        self.dealing = wrap(inner, **self.budget)
-        return self.dealing
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Note whether a worker finished or died. Called by pytest-xdist on the controller
-        when a worker goes down, before it leaves the scheduler."""
-        if self.dealing is not None:
-            self.dealing.down(node, error)

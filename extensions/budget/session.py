@@ -1,9 +1,7 @@
 """The session's budget, registered as ``probability.budget.session`` only when a budget is
-set (``--prob-budget``, ``--prob-budget-runs``): the tally, the skips, the report.
-
-Under pytest-xdist the controller keeps the tally and shares it through a file the workers
-read before each run (:mod:`.tally`), and it hands out no more runs to be made once the
-budget is reached (:mod:`.scheduling`).
+set: the tally, the skips, the report. Under pytest-xdist the controller keeps the tally and
+shares it through a file the workers read before each run (:mod:`.tally`), and hands out no
+more runs to be made once the budget is reached (:mod:`.scheduling`).
 
 PYTEST_DONT_REWRITE
 """
@@ -32,7 +30,7 @@ from pytest_probability.api import (
     results_of,
 )
 
-from .scheduling import Dealer, run_case
+from .scheduling import Dealing, run_case, wrap
 from .spend import UncountableSpend, checked
 from .tally import Tally, TallyReader, reader_mark
 
@@ -41,8 +39,6 @@ if TYPE_CHECKING:
 
 #: the extension's plugin (whose ``pytest_prob_run_spend`` is the bundled default)
 PLUGIN = "probability.budget"
-#: the plugin that wraps pytest-xdist's scheduler (the controller, under ``-n``)
-DEALER = "probability.budget.scheduling"
 #: the stopping extension's per-session plugin (registered only while --prob-stop is on)
 STOPPER = "probability.stopping.runs"
 SUMMARY_ORDER = 170
@@ -78,7 +74,7 @@ class Budget:
         #: whether the tally file was written every time (the controller)
         self.sharing = True
         #: the controller's hand in pytest-xdist's scheduling (under ``-n``)
-        self.dealer: Dealer | None = None
+        self.dealing: Dealing | None = None
         #: the ``Workers:`` note (runs dealt run-major)
         self.distribution: str | None = None
         #: runs whose spend could not be counted (each counted as the rest of the budget)
@@ -98,10 +94,6 @@ class Budget:
         ):
             self.shared = Path(tempfile.mkdtemp(prefix="prob-budget-")) / "tally.json"
             self.tally.write(self.shared)
-            self.dealer = Dealer(
-                reached=self.reached, sharing=lambda: self.sharing, reads=self.reads
-            )
-            config.pluginmanager.register(self.dealer, DEALER)
 
     # -- under pytest-xdist: the controller tells the workers where the tally is ---------------
     @pytest.hookimpl(optionalhook=True)
@@ -112,12 +104,11 @@ class Budget:
 
     @pytest.hookimpl(tryfirst=True, optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """With ``--prob-transpose``, deal the runs out in their run-major order (pytest-xdist's
-        own load scheduling) rather than case by case, so the budget cuts every case evenly
-        on workers too (the ``Workers:`` line says so). Called once by pytest-xdist on the
-        controller; returns the scheduler, or ``None`` (the kernel's case-aware one) without
-        ``--prob-transpose``, with ``--prob-stop`` (which needs a case's runs together) or for
-        another ``--dist``. Whichever is chosen, :class:`.scheduling.Dealer` wraps it."""
+        """With ``--prob-transpose``, deal the runs out run-major (pytest-xdist's own load
+        scheduling) rather than case by case, so the budget cuts every case evenly on
+        workers too. Called once by pytest-xdist on the controller; returns the scheduler, or
+        ``None`` (the kernel's case-aware one) for another ``--dist`` or with ``--prob-stop``
+        (which needs a case's runs together). Either is wrapped (the next hook)."""
         if (
             config.getvalue("dist") not in ("load", "worksteal")
             or not option_value(config, "transpose")
@@ -128,6 +119,26 @@ class Budget:
 
         self.distribution = RUN_MAJOR
         return LoadScheduling(config, log)
+
+    @pytest.hookimpl(wrapper=True, optionalhook=True, specname="pytest_xdist_make_scheduler")
+    def pytest_xdist_make_scheduler_dealt(self, config: pytest.Config, log: Any) -> Any:
+        """Wrap the scheduler chosen in a :class:`.scheduling.Dealing` under ``-n`` (a name
+        pytest takes for ``pytest_xdist_make_scheduler``: one hook, two roles). Called
+        once by pytest-xdist on the controller; returns the wrapped scheduler (``None`` when
+        none was chosen)."""
+        inner = yield
+        if inner is None or self.shared is None:
+            return inner
+        reads, sharing = self.reads, lambda: self.sharing
+        self.dealing = wrap(inner, reached=self.reached, sharing=sharing, reads=reads)
+        return self.dealing
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """Note whether a worker finished or died. Called by pytest-xdist on the controller
+        when a worker goes down, before it leaves the scheduler."""
+        if self.dealing is not None:
+            self.dealing.down(node, error)
 
     def reached(self) -> bool:
         """Whether the controller's tally reached the budget."""
@@ -178,11 +189,9 @@ class Budget:
             record["budget_skipped"] = True
 
     def pytest_prob_logrecord(self, record: dict[str, Any], config: pytest.Config) -> None:
-        """Add a finished run to the tally and share it with the workers through the tally
-        file, whose failure is a warning (this process's own count keeps the budget
-        enforced: the controller hands out no more runs once it is reached). A spend that
-        cannot be counted counts as the rest of the budget, with a warning. Called in the
-        aggregating process per arriving record."""
+        """Add a finished run to the tally and share it with the workers through the file.
+        A spend that cannot be counted counts as the rest of the budget, with a warning.
+        Called in the aggregating process per arriving record."""
         if record.get("outcome") == SKIP:
             return
         problem = None
@@ -264,7 +273,7 @@ class Budget:
         """The runs of each case the budget skipped or never handed out (under pytest-xdist:
         each run once, and none that another worker made, ``--dist each``), and the runs
         never handed out of cases that have no record at all."""
-        nodeids = set(self.dealer.withheld()) if self.dealer is not None else set()
+        nodeids = set(self.dealing.withheld) if self.dealing is not None else set()
         for case in results.cases():
             nodeids.difference_update(record.get("nodeid") for record in case.records.values())
         withheld = Counter(run_case(nodeid) or nodeid for nodeid in nodeids)
@@ -292,30 +301,26 @@ class Budget:
             report.add_row_json(case.key, {"budget_skipped": cut[case.key]})
         if cells:
             report.add_column("budget", cells, order=COLUMN_ORDER, align="free")
-        limit = self.shown()
+        limit, spent, runs = self.shown(), self.tally.spent, self.tally.runs
         if skipped:
             hit = self.limit_reached(self.tally) or limit
-            text = (
-                f"{hit} reached after {self.tally.runs:,} of {planned:,} runs; {skipped:,} skipped"
-            )
+            text = f"{hit} reached after {runs:,} of {planned:,} runs; {skipped:,} skipped"
         elif self.amount is not None:
-            text = f"{money(self.tally.spent)} of {limit} spent; no run skipped"
-            if not math.isfinite(self.tally.spent):  # (reached by the last run: nothing left)
+            text = f"{money(spent)} of {limit} spent; no run skipped"
+            if not math.isfinite(spent):  # (reached by the last run: nothing left)
                 text = f"{limit} reached by the last run; no run skipped"
         else:
-            text = f"{self.tally.runs:,} of {limit}; no run skipped"
+            text = f"{runs:,} of {limit}; no run skipped"
         lines = [text]
         overshoot = None
-        if self.amount is not None and self.tally.spent > self.amount:
-            overshoot = self.tally.spent - self.amount
-            in_flight = self.tally.runs - (self.reached_at.runs if self.reached_at else 0)
-            why = (
-                f"from {in_flight} run(s) already running when the budget was reached"
-                if in_flight
-                else "by the run that reached it (a run is not stopped half-way)"
-            )
-            if math.isfinite(self.tally.spent):
-                lines.append(f"spent {money(self.tally.spent)}: {money(overshoot)} over, {why}")
+        if self.amount is not None and spent > self.amount:
+            overshoot = spent - self.amount
+            in_flight = runs - (self.reached_at.runs if self.reached_at else 0)
+            why = "by the run that reached it (a run is not stopped half-way)"
+            if in_flight:
+                why = f"from {in_flight} run(s) already running when the budget was reached"
+            if math.isfinite(spent):
+                lines.append(f"spent {money(spent)}: {money(overshoot)} over, {why}")
             else:  # the budget still stopped the session: the sum is only too large to show
                 lines.append(f"spent: {OVERFLOW} ({OVERFLOW_REASON}), {why}")
         verdict_of = config.hook.pytest_prob_case_verdict
@@ -325,10 +330,8 @@ class Budget:
             if case.key in cells and verdict_of(case=case, config=config) == UNDECIDED
         ]
         if undecided:
-            lines.append(
-                f"{len(undecided)} gate(s) UNDECIDED after the budget cut their runs: "
-                + ", ".join(undecided)
-            )
+            cut_gates = f"{len(undecided)} gate(s) UNDECIDED after the budget cut their runs"
+            lines.append(f"{cut_gates}: {', '.join(undecided)}")
         lines += self.notes
         if self.uncounted > 1:
             lines.append(f"{self.uncounted - 1:,} more run(s) whose spend could not be counted")
@@ -340,8 +343,8 @@ class Budget:
             {
                 "amount": self.amount,
                 "runs_limit": self.runs_limit,
-                "spent": self.tally.spent,
-                "runs": self.tally.runs,
+                "spent": spent,
+                "runs": runs,
                 "planned": planned,
                 "skipped": skipped,
                 "reached": bool(skipped) or self.reached_at is not None,

@@ -1,10 +1,6 @@
-"""What a run spent, as ``pytest_prob_run_spend`` answered it: a finite amount of at least 0,
-or nothing. Pure module: never imports pytest.
-
-A budget fails closed: an answer that cannot be counted (text, NaN, a negative amount,
-``True``, an implementation that raises) is never read as "nothing spent". The
-budget extension counts such a run as spending all that was left of the budget, so every
-remaining run is skipped, and warns naming the answer.
+"""What a run spent, as ``pytest_prob_run_spend`` answered it. Pure module: never imports
+pytest. A budget fails closed: an answer that cannot be counted (text, NaN, a negative
+amount, ``True``, an implementation that raises) is never read as "nothing spent".
 
 PYTEST_DONT_REWRITE
 """
@@ -23,12 +19,9 @@ class UncountableSpend(ValueError):
 
 def checked(answer: Any) -> float | None:
     """``answer`` as an amount: ``None`` (nothing recorded) or a real number ≥ 0 (``int``,
-    ``float``, ``Decimal``, ``Fraction``, NumPy scalars), as a ``float``. Positive infinity
-    counts (a cost sum too large for a float: the budget is reached), and so does an ``int``
-    beyond a float's range, as infinity.
-
-    Raises :class:`UncountableSpend` saying what was given otherwise.
-    """
+    ``float``, ``Decimal``, ``Fraction``, NumPy scalars) as a ``float``; positive infinity
+    counts (the budget is reached), and so does an ``int`` beyond a float's range. Raises
+    :class:`UncountableSpend` saying what was given otherwise."""
     if answer is None:
         return None
     if isinstance(answer, bool) or not isinstance(answer, (Real, Decimal)):

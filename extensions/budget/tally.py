@@ -1,10 +1,7 @@
-"""The session's spend, shared with pytest-xdist workers through a small file. Pure module.
-
-The aggregating process adds every finished run's spend and rewrites the file (atomically);
-a worker reads it before each run, only when it changed (its inode, modification time or
-size), so the budget is global: workers may overshoot by at most the runs already in flight.
-A worker that can read the file leaves a mark beside it (:func:`reader_mark`), from which
-the controller knows it does.
+"""The session's spend, shared with pytest-xdist workers through a small file (rewritten
+atomically by the aggregating process after every run; read by a worker before each run,
+when it changed). A worker that can read it leaves a mark beside it (:func:`reader_mark`).
+Pure module.
 
 PYTEST_DONT_REWRITE
 """

@@ -27,18 +27,15 @@ def _count(value: Any) -> str:
 
 
 def token_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The ``Tokens:`` block: one aligned line per model, its cost right-aligned after. Model
-    names (given by users and servers) have control and escape sequences made visible."""
-    if not usage:
-        return []
+    """The ``Tokens:`` block (``usage`` not empty): one aligned line per model, its cost
+    right-aligned after. Model names (given by users and servers) have control and escape
+    sequences made visible."""
     names = [visible(str(name)) for name in usage]
     texts = [tokens(totals) for totals in usage.values()]
     costs = ["" if t["cost"] is None else money(t["cost"]) for t in usage.values()]
-    name_width = max(len(name) for name in names)
-    text_width = max(len(text) for text in texts)
-    cost_width = max(len(cost) for cost in costs)
+    width = [max(map(len, column)) for column in (names, texts, costs)]
     return [
-        f"{name.ljust(name_width)}  {text.ljust(text_width)}  {cost.rjust(cost_width)}".rstrip()
+        f"{name.ljust(width[0])}  {text.ljust(width[1])}  {cost.rjust(width[2])}".rstrip()
         for name, text, cost in zip(names, texts, costs, strict=True)
     ]
 

@@ -45,12 +45,9 @@ def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
-    """Check the cost and usage of the steps a bench body returned or yielded.
-
-    Called in the executing process after the body ran without raising (later than pytest's
-    own implementation); raises ``ValueError`` naming the step, field and value, which makes
-    the run an error.
-    """
+    """Check the cost and usage of the steps a bench body returned or yielded. Called in the
+    executing process after the body ran without raising (after pytest's own implementation);
+    raises ``ValueError`` naming the step, field and value (the run is then an error)."""
     collect = sys.modules.get(COLLECT_MODULE)  # not imported: no bench item exists
     if collect is None or not isinstance(item, collect.BenchRun):
         return
@@ -66,11 +63,9 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Move the run's recorded cost and usage into its record (``cost``, ``usage``, and
-    ``cost``/``usage`` on each step) and seal its ledger: later calls are warned about.
-    Called in the executing process once per run.
-
-    The sums stay plain float sums here (rounding every run would cost more than recording
-    does); the reports round them as they write each record (:func:`.format.round_record`)."""
+    ``cost``/``usage`` on each step, as plain float sums: see :func:`.format.round_record`)
+    and seal its ledger: later calls are warned about. Called in the executing process once
+    per run."""
     collect = sys.modules[COLLECT_MODULE]  # (a run finished: its item is a bench run)
     context = run_context_of(item)
     ledger = None if context is None else context.data.setdefault(LEDGER, SEALED)

@@ -30,6 +30,8 @@ from .usage import COUNTS, add_counts, read_usage, total_cost, usage_from_fields
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
 _INF = math.inf
+#: the pricing failures a config was warned about
+WARNED_ATTR = "_pytest_probability_cost_warned"
 #: model names that passed :func:`~.usage.check_model` unchanged (a fast-path check)
 _PLAIN_MODELS: set[str] = set()
 
@@ -40,12 +42,8 @@ class Ledger:
     could) and ``usage``, the same merged per model (what the record carries); ``sealed``
     once the run's record was built (later calls are not counted); ``step_spends``, the
     steps' spend once checked after the body (``None`` where a step was invalid, or for all
-    when the body raised first).
-
-    Sums are plain float sums in call order (the reports round them). Slotted, with a plain
-    ``__init__``: one is made per run that records anything, and dataclass default
-    factories cost half as much again.
-    """
+    when the body raised first). Sums are plain float sums in call order. Slotted, with a
+    plain ``__init__``: one is made per run that records anything."""
 
     __slots__ = ("amounts", "entries", "sealed", "step_spends", "usage")
 
@@ -55,9 +53,6 @@ class Ledger:
         self.usage: dict[str, dict[str, Any]] = {}
         self.sealed = sealed
         self.step_spends: list[tuple[float | None, list[dict[str, Any]]] | None] | None = None
-
-    def add_cost(self, amount: float) -> None:
-        self.amounts = amount if self.amounts is None else self.amounts + amount
 
     def add_usage(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
@@ -89,10 +84,7 @@ SEALED = Ledger(sealed=True)
 
 def ledger_of(context: RunContext) -> Ledger:
     """The run's ledger (created on first use)."""
-    ledger = context.data.get(LEDGER)
-    if ledger is None:
-        ledger = context.data[LEDGER] = Ledger()
-    return ledger
+    return context.data.get(LEDGER) or context.data.setdefault(LEDGER, Ledger())
 
 
 def _open_ledger(what: str, stacklevel: int = 3) -> tuple[RunContext, Ledger | None]:
@@ -135,7 +127,7 @@ def record_cost(amount: Any) -> None:
     except ValueError as exc:
         raise ValueError(f"record_cost(): {exc}") from None
     if ledger is not None:
-        ledger.add_cost(checked)
+        ledger.amounts = checked if ledger.amounts is None else ledger.amounts + checked
 
 
 def record_usage(
@@ -181,23 +173,18 @@ def record_usage(
     ):
         # Ledger.add_usage inlined (a tenth of the call's time); the test comparing the two
         # paths on random call sequences keeps them equal
-        ledger.entries.append(
-            {
-                "model": model,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cached_input_tokens": cached_input_tokens,
-                "cost": cost,
-            }
-        )
+        entry = {
+            "model": model,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cached_input_tokens": cached_input_tokens,
+            "cost": cost,
+        }
+        ledger.entries.append(entry)
         totals = ledger.usage.get(model)
         if totals is None:
-            ledger.usage[model] = {
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cached_input_tokens": cached_input_tokens,
-                "cost": cost,
-            }
+            totals = ledger.usage[model] = entry.copy()
+            del totals["model"]
         else:
             totals["input_tokens"] += input_tokens
             totals["output_tokens"] += output_tokens
@@ -205,30 +192,22 @@ def record_usage(
             known = totals["cost"]
             totals["cost"] = cost if known is None else known + cost
         return
-    _record_usage(context, usage, model, input_tokens, output_tokens, cached_input_tokens, cost)
+    _record_usage(usage, (model, input_tokens, output_tokens, cached_input_tokens, cost))
 
 
-def _record_usage(
-    context: RunContext | None,
-    usage: Any,
-    model: Any,
-    input_tokens: Any,
-    output_tokens: Any,
-    cached_input_tokens: Any,
-    cost: Any,
-) -> None:
-    """:func:`record_usage` for everything but its fast path: checks each field, reads
-    usage objects, prices, warns after the run was reported, raises outside a run."""
+def _record_usage(usage: Any, given: tuple[Any, ...]) -> None:
+    """:func:`record_usage` for everything but its fast path (``given``: its keywords):
+    checks each field, reads usage objects, prices, warns after the run was reported,
+    raises outside a run."""
     context, ledger = _open_ledger("record_usage()", stacklevel=4)
     try:
         if usage is None:
-            entry = usage_entry(model, input_tokens, output_tokens, cached_input_tokens, cost)
+            entry = usage_entry(*given)
         else:
             entry = normalize(usage, context.config).to_json()
-            values = (model, input_tokens, output_tokens, cached_input_tokens, cost)
-            given = dict(zip(("model", *COUNTS, "cost"), values, strict=True))
-            if any(value is not None for value in given.values()):
-                entry.update({k: v for k, v in given.items() if v is not None})
+            overrides = zip(("model", *COUNTS, "cost"), given, strict=True)
+            if any(value is not None for value in given):
+                entry.update({name: value for name, value in overrides if value is not None})
                 entry = usage_entry(**entry)
     except ValueError as exc:
         raise ValueError(f"record_usage(): {exc}") from None
@@ -240,16 +219,9 @@ def _record_usage(
             _PLAIN_MODELS.add(entry["model"])
 
 
-def _article(noun: str) -> str:
-    """``an int``, ``a str``: the noun with its indefinite article (by its first letter)."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
-
-
 def normalize(value: Any, config: Any) -> TokenUsage:
-    """``value`` as a :class:`TokenUsage`, through ``pytest_prob_normalize_usage``.
-
-    The bundled reader is called directly when no other plugin implements the hook.
-    """
+    """``value`` as a :class:`TokenUsage`, through ``pytest_prob_normalize_usage`` (the
+    bundled reader called directly when no other plugin implements it)."""
     if isinstance(value, TokenUsage):
         return value
     hook = getattr(getattr(config, "hook", None), "pytest_prob_normalize_usage", None)
@@ -259,8 +231,10 @@ def normalize(value: Any, config: Any) -> TokenUsage:
     else:
         found = read_usage(value)
     if found is None:
+        noun = type(value).__name__
+        article = "an" if noun[:1].lower() in "aeiou" else "a"
         raise TypeError(
-            f"cannot read usage from {_article(type(value).__name__)}: pass keywords (model=, "
+            f"cannot read usage from {article} {noun}: pass keywords (model=, "
             "input_tokens=, output_tokens=, cached_input_tokens=, cost=), a TokenUsage, or a "
             "dict or object with those names (OpenAI- and Anthropic-style usage objects work "
             "too; a plugin can add other shapes through pytest_prob_normalize_usage)"
@@ -270,13 +244,9 @@ def normalize(value: Any, config: Any) -> TokenUsage:
 
 def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, Any]:
     """``entry`` (a usage entry without cost) priced by ``pytest_prob_price_usage`` when a
-    plugin knows its price.
-
-    A pricing plugin that raises or answers something other than a finite amount ≥ 0 is
-    warned about (once per message and process) and the entry stays unpriced;
-    ``stacklevel`` counts from the caller of this function (3: the bench line that called
-    ``record_usage``).
-    """
+    plugin knows its price. A pricing plugin that raises or answers something other than a
+    finite amount ≥ 0 is warned about (once per message and process, at ``stacklevel`` as
+    for :func:`warnings.warn`) and the entry stays unpriced."""
     hook = getattr(getattr(config, "hook", None), "pytest_prob_price_usage", None)
     if hook is None or not hook.get_hookimpls():
         return entry
@@ -287,21 +257,12 @@ def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, 
         amount = check_cost(found, "price")
     except Exception as exc:  # a pricing plugin's bug must not turn paid runs into errors
         message = f"pricing {entry['model']!r} failed: {type(exc).__name__}: {exc}"
-        warn_once(config, message, stacklevel=stacklevel + 1)
+        seen: set[str] = vars(config).setdefault(WARNED_ATTR, set())
+        if message not in seen:
+            seen.add(message)
+            warnings.warn(CostWarning(message), stacklevel=stacklevel)
         return entry
     return {**entry, "cost": amount}
-
-
-_WARNED_ATTR = "_pytest_probability_cost_warned"
-
-
-def warn_once(config: Any, message: str, stacklevel: int = 2) -> None:
-    """Warn with :class:`CostWarning` unless this process already did with ``message``
-    (``stacklevel`` as for :func:`warnings.warn`, counted from the caller)."""
-    seen: set[str] = vars(config).setdefault(_WARNED_ATTR, set())
-    if message not in seen:
-        seen.add(message)
-        warnings.warn(CostWarning(message), stacklevel=stacklevel)
 
 
 def step_spend(step: Any, config: Any) -> tuple[float | None, list[dict[str, Any]]]:

@@ -32,11 +32,7 @@ def _get(source: Any, name: str) -> Any:
 
 
 def _first(source: Any, *names: str) -> Any:
-    for name in names:
-        value = _get(source, name)
-        if value is not None:
-            return value
-    return None
+    return next((value for name in names if (value := _get(source, name)) is not None), None)
 
 
 #: Field names the default reader recognizes (ours, OpenAI chat and responses, Anthropic).
@@ -53,15 +49,10 @@ KNOWN_NAMES = (
 
 
 def read_usage(source: Any) -> TokenUsage | None:
-    """Read a usage-like value: a :class:`TokenUsage`, a mapping, or an object.
-
-    Recognized names: ours (``model``, ``input_tokens``, ``output_tokens``,
-    ``cached_input_tokens``, ``cost``); OpenAI chat completions (``prompt_tokens``,
-    ``completion_tokens``, ``prompt_tokens_details.cached_tokens``); OpenAI responses
-    (``input_tokens_details.cached_tokens``); Anthropic (``cache_read_input_tokens``).
-    Returns ``None`` when ``source`` carries none of them; raises ``ValueError`` for a
-    recognized field holding an invalid value.
-    """
+    """A usage-like value (a :class:`TokenUsage`, a mapping, an object) read by our names,
+    OpenAI's (chat completions and responses) and Anthropic's (:data:`KNOWN_NAMES`):
+    ``None`` when it carries none of them; ``ValueError`` for a recognized field holding an
+    invalid value."""
     if isinstance(source, TokenUsage):
         return source
     if source is None or isinstance(source, (str, bytes, numbers.Number)):
@@ -73,10 +64,8 @@ def read_usage(source: Any) -> TokenUsage | None:
         return None
     details = _first(source, "prompt_tokens_details", "input_tokens_details")
     cached = _get(source, "cached_input_tokens")
-    if cached is None and details is not None:
-        cached = _get(details, "cached_tokens")
-    if cached is None:
-        cached = _get(source, "cache_read_input_tokens")
+    cached = _get(details, "cached_tokens") if cached is None else cached
+    cached = _get(source, "cache_read_input_tokens") if cached is None else cached
     return TokenUsage(
         model=_get(source, "model"),
         input_tokens=_first(source, "input_tokens", "prompt_tokens"),
@@ -95,13 +84,10 @@ def usage_from_fields(source: Any) -> TokenUsage:
 
 
 def total_cost(amounts: Iterable[float | None]) -> float | None:
-    """The sum of the known amounts, ``None`` when none is known.
-
-    Summed exactly (``math.fsum``) and rounded once to 15 significant digits, the precision
-    a float holds for certain: thirty runs of ``0.0002`` total ``0.006``, never
-    ``0.006000000000000001``. A sum beyond the largest float (two ``record_cost(1.7e308)``)
-    is ``math.inf``: the reports call it an overflow (:func:`pytest_probability.money.money`).
-    """
+    """The sum of the known amounts, ``None`` when none is known: exact (``math.fsum``) and
+    rounded once to 15 significant digits, the precision a float holds for certain (thirty
+    runs of ``0.0002`` total ``0.006``, never ``0.006000000000000001``). A sum beyond the
+    largest float is ``math.inf``, which the reports call an overflow."""
     known = [amount for amount in amounts if amount is not None]
     if not known:
         return None

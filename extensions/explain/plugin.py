@@ -98,15 +98,9 @@ def pytest_prob_build_report(
     other extension."""
     if not option_value(config, "explain"):
         notable = count(report, results, config)
+        what = f"{notable} of these results" if notable > 1 else "this result"
         if notable:
-            report.add_block(
-                [
-                    f"  --prob-explain reads {notable} of these results in plain words"
-                    if notable > 1
-                    else "  --prob-explain reads this result in plain words"
-                ],
-                order=HINT_ORDER,
-            )
+            report.add_block([f"  --prob-explain reads {what} in plain words"], order=HINT_ORDER)
         return
     impls = reversed(config.hook.pytest_prob_explain.get_hookimpls())
     readings = _readings(impls, report, results, config)
@@ -116,7 +110,7 @@ def pytest_prob_build_report(
         if reading.target is not None:  # two readings of one object are both kept
             before = reading.target.get("explanation")
             reading.target["explanation"] = (
-                reading.text if not before else f"{before}\n\n{reading.text}"
+                f"{before}\n\n{reading.text}" if before else reading.text
             )
     report.add_section("explained", render_readings(readings, _width(config)), order=SECTION_ORDER)
     report.set_json("glossary", glossary_for(readings))

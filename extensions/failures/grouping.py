@@ -60,11 +60,10 @@ def _placeholder(value: str) -> str:
     return f"{value[0]}{ELIDED}{value[0]}" if value[:1] in ("'", '"') else ELIDED
 
 
-def _kind(record: Mapping[str, Any]) -> str:
-    """Outcome, error type and (when not the call) phase: what a group must share."""
-    kind = str(record.get("error") or record.get("outcome") or "fail")
+def _phase(record: Mapping[str, Any]) -> str | None:
+    """The run's phase when it is not the call."""
     phase = record.get("phase")
-    return f"{kind} in {phase}" if phase and phase != "call" else kind
+    return phase if phase and phase != "call" else None
 
 
 def shape_key(record: Mapping[str, Any]) -> ShapeKey:
@@ -73,7 +72,10 @@ def shape_key(record: Mapping[str, Any]) -> ShapeKey:
     shape = literals[0] + "".join(
         _placeholder(value) + literal for value, literal in zip(values, literals[1:], strict=True)
     )
-    return ShapeKey(f"{_kind(record)}: {shape}")
+    # outcome, error type and (when not the call) phase: what a group must share
+    kind = str(record.get("error") or record.get("outcome") or "fail")
+    phase = _phase(record)
+    return ShapeKey(f"{kind} in {phase}: {shape}" if phase else f"{kind}: {shape}")
 
 
 def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -91,11 +93,6 @@ def merged_text(records: Sequence[Mapping[str, Any]]) -> str:
             if index < len(shown) and shown[index] != value:
                 shown[index] = _placeholder(value)
     return literals[0] + "".join(v + lit for v, lit in zip(shown, literals[1:], strict=True))
-
-
-def _phase_note(record: Mapping[str, Any]) -> str:
-    phase = record.get("phase")
-    return f" (in {phase})" if phase and phase != "call" else ""
 
 
 @dataclass
@@ -130,7 +127,8 @@ def group_failures(entries: Iterable[tuple[int, Mapping[str, Any], str]]) -> lis
         first = records[0]
         outcomes = {str(record.get("outcome")) for record in records}
         if isinstance(key, ShapeKey):
-            text = _clip(merged_text(records) + _phase_note(first))
+            phase = _phase(first)
+            text = _clip(merged_text(records) + (f" (in {phase})" if phase else ""))
             short = str(first["error"]) if first.get("error") else text
         else:
             text = short = _clip(str(key))

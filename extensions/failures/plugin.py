@@ -154,7 +154,7 @@ def pytest_prob_build_report(
             for run, record in sorted(case.records.items())
             if record.get("outcome") in FAILING
         ]
-        groups = case_groups(config, failing) if failing else []
+        groups = case_groups(config, failing)
         report.add_row_json(case.key, {"failures": [group.to_json() for group in groups]})
     error = _state(config).hook_error
     if error is not None:
