@@ -26,7 +26,7 @@ import pytest
 from browser import BENCH, Element, Page, dump_dom, text_of
 from pytest_probability.__main__ import main
 from pytest_probability.extensions.html import HtmlPanel, Markup, escape, render_report
-from pytest_probability.extensions.html.page import TITLE
+from pytest_probability.extensions.html.render import TITLE
 
 HTML_SOURCES = Path(__file__).resolve().parents[1] / "extensions" / "html"
 #: A latency-gated function besides the BENCH's gated and compared ones.

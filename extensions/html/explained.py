@@ -18,8 +18,8 @@ from typing import Any
 
 from pytest_probability.api import obj, objects, text
 
-from .compare import comparison_label
 from .markup import Markup, escape
+from .summaries import comparison_label
 
 FIELD = "explanation"
 
