@@ -38,9 +38,7 @@ _PUBLIC: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    """A public name, imported from where it lives when first read (module ``__getattr__``,
-    PEP 562): pytest imports this package at every start, and these modules are needed
-    only by bench files and extensions."""
+    """A public name, imported from where it lives when first read (PEP 562)."""
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

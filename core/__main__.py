@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .untrusted import describe
+from .writing import problem
 
 PROG = "python -m pytest_probability"
 
@@ -31,8 +33,6 @@ def _fail(message: str) -> int:
 def _html(arguments: argparse.Namespace) -> int:
     """Render a saved ``--prob-json`` report as the HTML page ``--prob-html`` writes."""
     from .extensions.html.render import ReportError, load_report, render_report, write_page
-    from .untrusted import describe
-    from .writing import problem
 
     source = Path(arguments.report)
     target = Path(arguments.output) if arguments.output else source.with_suffix(".html")

@@ -187,12 +187,8 @@ class BenchFunction(pytest.Collector):
         self._entries = entries
 
     def collect(self) -> list[pytest.Item]:
-        items: list[pytest.Item] = []
-        for generated, case in self._entries:
-            items.extend(make_case_items(self, generated, case))
-        module = self.parent
-        assert module is not None
-        return [*items, *make_function_items(self, module, self.name, self._entries, items)]
+        assert self.parent is not None
+        return _function_nodes(self, self.parent, self.name, self._entries)
 
 
 class BrokenBench(pytest.Collector):
@@ -241,15 +237,26 @@ class BenchModule(pytest.Module):
                 mark=mark,
                 param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
                 param_indices=dict(getattr(callspec, "indices", {}) or {}),
-                sequence=next_case_sequence(self.config),
+                sequence=self.config.stash.get(CASES_COLLECTED_KEY, 0) + 1,
             )
+            self.config.stash[CASES_COLLECTED_KEY] = case.sequence
             entries.append((generated, case))
         if any(case.param_id is not None for _, case in entries):
             return [BenchFunction.from_parent(self, name=name, entries=entries)]
-        items: list[pytest.Item] = []
-        for generated, case in entries:
-            items.extend(make_case_items(self, generated, case))
-        return [*items, *make_function_items(self, self, name, entries, items)]
+        return [*_function_nodes(self, self, name, entries)]
+
+
+def _function_nodes(
+    collector: pytest.Collector,
+    module: pytest.Collector,
+    name: str,
+    entries: list[tuple[pytest.Function, Case]],
+) -> list[pytest.Item]:
+    """The items of one bench function: each case's, then the function's verdict items."""
+    items = [
+        item for generated, case in entries for item in make_case_items(collector, generated, case)
+    ]
+    return [*items, *make_function_items(collector, module, name, entries, items)]
 
 
 def make_case_items(
@@ -257,9 +264,9 @@ def make_case_items(
 ) -> list[pytest.Item]:
     """The run items of one case, then its verdict items."""
     callspec = getattr(generated, "callspec", None)
-    place = _place(generated)
+    place = generated.location[:2]  # (the same for every run of the case)
     hooks = parent.session.gethookproxy(parent.path)
-    items: list[pytest.Item] = [
+    runs: list[pytest.Item] = [
         BenchRun.from_parent(
             parent,
             name=case.run_item_name(run),
@@ -274,40 +281,14 @@ def make_case_items(
         )
         for run in range(1, case.runs + 1)
     ]
-    try:
-        requests = parent.config.hook.pytest_prob_collect_verdicts(case=case, config=parent.config)
-    except OptionError as exc:  # an extension refused the case's settings: name the case
-        raise parent.CollectError(f"{case.key}: {exc}") from None
-    wanted = _flatten(requests)
-    runs = list(items)
-    for request in wanted:
-        name = case.verdict_item_name(request.kind)
-        items.append(
-            VerdictItem.from_parent(
-                parent,
-                name=name,
-                nodeid=f"{parent.nodeid}::{name}",
-                case=case,
-                request=request,
-                runs=runs,
-            )
-        )
-        # the case's own marks (function and pytest.param marks): skip/skipif/xfail and -m
-        # treat the verdict like its runs; module marks reach it through its parents
-        items[-1].own_markers.extend(generated.own_markers)
-    option = parent.config.option
-    grouped = getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup"
-    if wanted and grouped:
-        for item in items:  # one group per case (co-location is still checked at run time)
+    # the case's own marks (function and pytest.param marks): skip/skipif/xfail and -m treat
+    # the verdict like its runs; module marks reach it through its parents
+    hook = parent.config.hook.pytest_prob_collect_verdicts
+    verdicts = _verdict_items(parent, case, runs, generated.own_markers, case.key, hook, case=case)
+    if verdicts and _loadgroup(parent.config):
+        for item in [*runs, *verdicts]:  # one group per case (co-location is checked at run time)
             item.add_marker(pytest.mark.xdist_group(case.key))
-    return items
-
-
-def _place(generated: pytest.Function) -> tuple[str, int | None]:
-    """A case's file (relative to the rootdir) and the 0-based line of its bench function:
-    the first two fields of pytest's ``location``, the same for every run of the case."""
-    relpath, lineno, _ = generated.location
-    return relpath, lineno
+    return [*runs, *verdicts]
 
 
 def make_function_items(
@@ -329,43 +310,56 @@ def make_function_items(
         cases=tuple(case for _, case in entries),
     )
     config = collector.config
-    try:
-        requests = config.hook.pytest_prob_collect_function_verdicts(
-            function=function, config=config
-        )
-    except OptionError as exc:  # an extension refused the function's settings: name it
-        raise collector.CollectError(f"{function.key}: {exc}") from None
-    wanted = _flatten(requests)
-    if not wanted:
-        return []
+    # the function's own marks (skip/skipif, -m); parametrize-case marks stay with cases
+    marks = [
+        m
+        for m in getattr(entries[0][0].obj, "pytestmark", [])  # (the function is shared)
+        if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
+    ]
+    hook = config.hook.pytest_prob_collect_function_verdicts
     runs = [item for item in items if isinstance(item, BenchRun)]
-    stand_in = function.as_case()
-    made: list[pytest.Item] = []
-    generated = entries[0][0]  # any case: the function object is shared
-    for request in wanted:
-        item_name = stand_in.verdict_item_name(request.kind)
-        made.append(
-            VerdictItem.from_parent(
-                module,
-                name=item_name,
-                nodeid=f"{module.nodeid}::{item_name}",
-                case=stand_in,
-                request=request,
-                runs=runs,
-            )
-        )
-        # the function's own marks (skip/skipif, -m); parametrize-case marks stay with cases
-        made[-1].own_markers.extend(
-            m
-            for m in getattr(generated.obj, "pytestmark", [])
-            if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
-        )
-    option = config.option
-    if getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup":
+    made = _verdict_items(
+        module, function.as_case(), runs, marks, function.key, hook, function=function
+    )
+    if made and _loadgroup(config):
         group = pytest.mark.xdist_group(function.key)
         for item in [*items, *made]:  # the whole function on one worker (checked at run time)
             item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
             item.add_marker(group)
+    return made
+
+
+def _verdict_items(
+    parent: pytest.Collector,
+    case: Case,
+    runs: list[pytest.Item],
+    marks: Iterable[pytest.Mark],
+    key: str,
+    hook: Any,
+    /,
+    **kwargs: Any,
+) -> list[pytest.Item]:
+    """The verdict items the extensions request through ``hook`` (a collect-verdicts hook),
+    children of ``parent`` judging ``runs`` and carrying ``marks``. An extension refusing
+    the settings (:class:`OptionError`) is a collection error naming ``key``."""
+    try:
+        answers = hook(config=parent.config, **kwargs)
+    except OptionError as exc:
+        raise pytest.Collector.CollectError(f"{key}: {exc}") from None
+    made: list[pytest.Item] = []
+    for request in _flatten(answers):
+        name = case.verdict_item_name(request.kind)
+        made.append(
+            VerdictItem.from_parent(
+                parent,
+                name=name,
+                nodeid=f"{parent.nodeid}::{name}",
+                case=case,
+                request=request,
+                runs=runs,
+            )
+        )
+        made[-1].own_markers.extend(marks)
     return made
 
 
@@ -375,6 +369,11 @@ def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
         if answer:
             flat.extend(answer if isinstance(answer, (list, tuple)) else [answer])
     return flat
+
+
+def _loadgroup(config: pytest.Config) -> bool:
+    option = config.option
+    return getattr(option, "loadgroup", False) or getattr(option, "dist", "") == "loadgroup"
 
 
 def _merged_mark_args(generated: pytest.Function, options: OptionRegistry) -> dict[str, Any]:
@@ -438,10 +437,3 @@ def _attach_module_setup(config: pytest.Config, module: ModuleType) -> None:
             teardown()
 
     setattr(module, _SETUP_FIXTURE_ATTR, module_setup)
-
-
-def next_case_sequence(config: pytest.Config) -> int:
-    """The collection position of the next case collected in this process."""
-    sequence = config.stash.get(CASES_COLLECTED_KEY, 0) + 1
-    config.stash[CASES_COLLECTED_KEY] = sequence
-    return sequence

@@ -50,11 +50,6 @@ def current_run(what: str = "this function") -> RunContext:
 current_run_or_none = _current.get
 
 
-def enter_run(context: RunContext) -> object:
-    """Make ``context`` current; returns the token for :func:`leave_run`."""
-    return _current.set(context)
-
-
-def leave_run(token: object) -> None:
-    """Restore the context that was current before :func:`enter_run`."""
-    _current.reset(token)  # type: ignore[arg-type]
+#: Make a context current (returns the token for :func:`leave_run`); restore the one before.
+enter_run = _current.set
+leave_run = _current.reset

@@ -1,15 +1,11 @@
 """Runs that a verdict decides: the failing and errored runs of a case held to a gate or a
 margin are reported to pytest as xfailed, so that only the verdicts decide the exit status
-(the spec: "then the verdict, not each run, decides"; ``-x`` stops on a failing verdict, not
-on one of its runs). Errored runs are decided too: the verdict already counts them
-(``prob_errors``), and a stopped case's exit status must be that of running every run, which
-an unmade run that would have errored could not otherwise keep.
+(``-x`` stops on a failing verdict, not on one of its runs). Errored runs too: the verdict
+counts them, and a stopped case's exit status must be that of running every run.
 
-Extensions call :func:`decide_runs` at collection for each case a verdict of theirs judges
-(the gates extension for a gated case, the comparisons extension for the cases a comparison
-or baseline margin judges). The wrapper is registered (as ``probability.decided``) the first
-time, so sessions without such a case pay nothing per run. ``--runxfail`` keeps pytest's
-meaning: the runs' failures are then reported as failures.
+Extensions call :func:`decide_runs` at collection for each case a verdict of theirs judges;
+the wrapper is registered (as ``probability.decided``) the first time, so sessions without
+such a case pay nothing per run. ``--runxfail`` keeps pytest's meaning.
 
 PYTEST_DONT_REWRITE
 """
@@ -23,7 +19,7 @@ import pytest
 
 from . import bus
 from .collect import BenchRun
-from .results import ERROR, FAIL
+from .outcomes import ERROR, FAIL
 
 PLUGIN_NAME = "probability.decided"
 
@@ -57,16 +53,14 @@ class DecidedRuns:
         """Let a verdict decide the runs of the case ``key``."""
         decisions = self.asked.setdefault(key, [])
         decisions.append(decision)
-        settled = _settle(decisions, None)
-        if settled is not None:
-            self.cases[key] = settled
+        self.cases[key] = decisions[0]
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Keep the decisions whose verdict will judge the case: a margin whose partner
         case ``-k``, ``-m`` or ``--deselect`` left out does not judge it, so its failing
         runs stay failures. Called once after collection (after deselection) in
-        collecting processes; returns nothing."""
+        collecting processes."""
         selected = {item.case.key for item in session.items if isinstance(item, BenchRun)}
         self.cases = {
             key: settled
@@ -102,14 +96,10 @@ def _settle(decisions: list[Decision], selected: set[str] | None) -> Decision | 
     """The decision that applies to a case: of the decisions whose partners are among the
     ``selected`` case keys (all, when ``selected`` is ``None``), the first one; ``None`` when
     none applies."""
-    kept = [
-        d
-        for d in decisions
-        if selected is None or d.partners is None or any(g <= selected for g in d.partners)
-    ]
-    if not kept:
-        return None
-    return kept[0]
+    for d in decisions:
+        if selected is None or d.partners is None or any(g <= selected for g in d.partners):
+            return d
+    return None
 
 
 def decide_runs(

@@ -1,13 +1,11 @@
 """Case-aware distribution over pytest-xdist workers.
 
 A gate item, early stopping and function-level verdicts need every run of a case (of a
-function, for ``[compare:ARM]`` and ``[baseline]`` items) on one worker. ``--dist loadgroup``
-no longer guarantees that on pytest 9.2 (pytest-xdist groups by rewriting a node id field
-pytest 9.2 ignores), so the kernel supplies its own scheduler through xdist's
-``pytest_xdist_make_scheduler`` hook for ``-n`` with ``--dist load`` (the default),
-``loadgroup`` or ``worksteal``: each case (or function) is one work unit, different units
-still spread over all workers. ``loadfile``, ``loadscope`` and ``each`` keep their own meaning
-(the first two already keep a case together). Co-location is still checked at run time.
+function, for ``[compare:ARM]`` and ``[baseline]``) on one worker, which ``--dist
+loadgroup`` no longer guarantees on pytest 9.2. So for ``-n`` with ``--dist load``,
+``loadgroup`` or ``worksteal`` the kernel supplies its own scheduler
+(``pytest_xdist_make_scheduler``): each case or function is one work unit. Co-location is
+still checked at run time.
 
 PYTEST_DONT_REWRITE
 """
@@ -35,10 +33,8 @@ def case_scope(nodeid: str, function_scoped: set[str]) -> str:
     """The work unit of a node id: its case key (the node id without its last ``[...]``:
     ``[run3]``, ``[gate]`` or a third party's verdict kind), its function key when the
     function has function-level verdict items, an ``xdist_group`` name for other grouped
-    items, or the node id itself (a ``test_*``).
-
-    A parametrize id that itself ends in ``]`` may merge its case with another in one unit;
-    that only costs parallelism, never co-location."""
+    items, or the node id itself (a ``test_*``). (A parametrize id ending in ``]`` may merge
+    two cases in one unit: that costs parallelism, never co-location.)"""
     group = _GROUP.search(nodeid)
     plain = nodeid[: group.start()] if group else nodeid
     parts = _bench_parts(plain)
@@ -116,15 +112,8 @@ def make_scheduler(config: Any, log: Any) -> Any:
             workload = self.assigned_work.pop(node)
             if not self._pending_of(workload):
                 return None
-            crashed = None
-            for unit in workload.values():
-                for nodeid, completed in unit.items():
-                    if not completed:
-                        crashed = nodeid
-                        unit[nodeid] = True
-                        break
-                if crashed is not None:
-                    break
+            unit, crashed = next((u, n) for u in workload.values() for n, d in u.items() if not d)
+            unit[crashed] = True
             self.workqueue.update(
                 (scope, unit) for scope, unit in workload.items() if not all(unit.values())
             )

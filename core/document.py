@@ -13,8 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["count_text", "fraction", "integer", "items", "num", "obj", "objects", "text"]
-
 #: A count too long for decimal text, as the reports write it (``"1.000000e+5000"``).
 _HUGE_COUNT = re.compile(r"-?[0-9]\.[0-9]{6}e\+[0-9]+")
 

@@ -11,9 +11,9 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-__all__ = ["MISSING", "duration", "limit", "quantile_label"]
+from .rounding import decimal_of, half_up
 
 #: Shown for an interval end that does not exist (too few runs).
 MISSING = "\u2014"
@@ -23,12 +23,10 @@ _UNITS = ((0, "s"), (3, "ms"), (6, "µs"))  # (power of ten to multiply by, unit
 
 def _exact(value: float, what: str) -> Decimal:
     """``value`` as written (its shortest ``repr``), refusing booleans, negatives, NaN, inf."""
-    if isinstance(value, bool):
-        raise ValueError(f"not {what}: {value!r}")
-    number = float(value)
+    number = math.nan if isinstance(value, bool) else float(value)
     if not math.isfinite(number) or number < 0:
         raise ValueError(f"not {what}: {value!r}")
-    return Decimal(repr(number))
+    return decimal_of(number)
 
 
 def _three_significant(value: Decimal) -> str:
@@ -38,9 +36,9 @@ def _three_significant(value: Decimal) -> str:
     digit keeps 3 figures (``9.996`` → ``10.0``, not ``10.00``).
     """
     if value >= 100:
-        return f"{value.quantize(Decimal(1), rounding=ROUND_HALF_UP):f}"
+        return f"{half_up(value, 0):f}"
     decimals = 2 - value.adjusted()  # adjusted() is the exponent of the leading digit
-    rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    rounded = half_up(value, decimals)
     if rounded.adjusted() > value.adjusted():  # carried into a new digit: 9.996 → 10.00
         rounded = rounded.quantize(Decimal(1).scaleb(-max(decimals - 1, 0)))
     return f"{rounded:f}"
@@ -98,4 +96,4 @@ def quantile_label(q: float) -> str:
     """
     if isinstance(q, bool) or not 0.0 < float(q) < 1.0:
         raise ValueError(f"quantile must be strictly between 0 and 1, got {q!r}")
-    return f"p{_plain(Decimal(repr(float(q))) * 100)}"
+    return f"p{_plain(decimal_of(q) * 100)}"

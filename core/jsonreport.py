@@ -5,10 +5,7 @@ Nothing a run produced can stop it being written: a lone surrogate in any text (
 that is not valid UTF-8) is written as its escape, the text ``\\udcff``; an integer too
 long for decimal text (``10**5000``) is written as text in scientific notation, with a
 warning; a structure nested deeper than :data:`MAX_DEPTH` (a cycle) is cut there, its rest
-given as a short ``repr``.
-The kernel writes it with :func:`pytest_probability.writing.write_atomic` (a temporary file
-in the target directory, flushed to disk, then renamed over the target, so a reader never
-sees a half-written report), as every other writer does.
+given as a short ``repr``. The kernel writes it with :func:`.writing.write_atomic`.
 
 PYTEST_DONT_REWRITE
 """
@@ -29,6 +26,10 @@ from .untrusted import escape_surrogates, int_text, is_huge_int, safe_str, short
 SCHEMA_VERSION = 1
 #: How deep :func:`jsonable` and the encoder's fallback follow nested containers.
 MAX_DEPTH = 64
+#: A lone surrogate (which UTF-8 cannot hold) is written as the JSON for the text ``\\udcff``
+#: (an escaped backslash, then the code point): in JSON text surrogates only ever appear
+#: inside strings, after a complete escape or character.
+_JSON_ESCAPE = "\\\\u"
 #: Record keys that are internal bookkeeping and stay out of the report.
 _INTERNAL_RECORD_KEYS = frozenset({"key", "order", "runs", "module", "function", "mark"})
 
@@ -54,10 +55,7 @@ def build_document(
         "runs": runs,
         "exit_status": int(exit_status),
         "totals": {
-            "passes": totals.passes,
-            "fails": totals.fails,
-            "errors": totals.errors,
-            "skipped": totals.skipped,
+            **vars(totals),  # passes, fails, errors, skipped
             "count": totals.count,
             "pass_rate": pass_rate(totals.passes, totals.count),
             **builder.totals_json,
@@ -93,7 +91,9 @@ class Records:
                 yield self._finished(record, case.display)
 
     def _finished(self, record: dict[str, Any], display: str) -> dict[str, Any]:
-        shown = _record(record, display)
+        # ``case`` is the row's displayed id, so that records join rows
+        shown = {k: v for k, v in record.items() if k not in _INTERNAL_RECORD_KEYS}
+        shown["case"] = display
         for finish in self.finishers:
             try:
                 finish(shown)
@@ -115,35 +115,16 @@ class Records:
 
 
 def _row(case: Any, builder: ReportBuilder) -> dict[str, Any]:
-    row = {
+    counts = ("passes", "fails", "errors", "skipped", "total", "planned")
+    return {
         "case": case.display,
         "label": case.label,
         "nodeid": case.key,
-        "passes": case.passes,
-        "fails": case.fails,
-        "errors": case.errors,
-        "skipped": case.skipped,
-        "total": case.total,
-        "planned": case.planned,
+        **{name: getattr(case, name) for name in counts},
         "pass_rate": pass_rate(case.passes, case.total),
         "xfail": case.xfail,
+        **builder.row_json.get(case.key, {}),
     }
-    row.update(builder.row_json.get(case.key, {}))
-    return row
-
-
-def _record(record: dict[str, Any], display: str) -> dict[str, Any]:
-    """A record as reported: ``case`` is the row's displayed id, so records join rows."""
-    shown = {k: v for k, v in record.items() if k not in _INTERNAL_RECORD_KEYS}
-    shown["case"] = display
-    return shown
-
-
-def _finite(value: Any, huge: list[int] | None = None) -> Any:
-    """``value`` with non-finite floats as ``None``, keys as text, integers too long for
-    decimal text as text (each noted in ``huge`` by its bit length), and anything else
-    JSON cannot hold as text (see :class:`_Walk`)."""
-    return _Walk(finite=True, huge=huge).convert(value, 0)
 
 
 def _key(key: Any) -> str:
@@ -208,14 +189,9 @@ class _Walk:
                 self.active.discard(ident)
             self.done[ident] = result
             return result
-        if isinstance(value, bool):  # subclasses of the scalars (enums, numpy scalars)
-            return bool(value)
-        if isinstance(value, int):
-            return self._scalar(int(value))
-        if isinstance(value, float):
-            return self._scalar(float(value))
-        if isinstance(value, str):
-            return str(value)
+        for kind in (bool, int, float, str):  # subclasses of the scalars (enums, numpy scalars)
+            if isinstance(value, kind):
+                return self._scalar(kind(value))
         return safe_str(value)
 
     def _scalar(self, value: Any) -> Any:
@@ -229,14 +205,10 @@ class _Walk:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with anything JSON cannot hold turned into text (keys too), so it crosses
-    process boundaries under xdist; non-finite floats are kept until the report is dumped.
-    The conversion is bounded (:class:`_Walk`): a cyclic structure is cut where it comes
-    back round, and shown there as a short ``repr``.
-
-    Containers that already hold only JSON values are returned as they are (no copy): this
-    runs once per run, on records that are almost always plain already.
-    """
+    """``value`` with anything JSON cannot hold turned into text (keys too, cycles cut: see
+    :class:`_Walk`), so it crosses process boundaries under xdist; non-finite floats are kept
+    until the report is dumped. A value that is plain already (almost every record) is
+    returned as it is, without a copy."""
     if _plain(value):
         return value
     return _Walk().convert(value, 0)
@@ -244,36 +216,25 @@ def jsonable(value: Any) -> Any:
 
 def _dump_value(value: Any, huge: list[int] | None = None) -> str:
     """One value as strict compact JSON (C encoder); sanitised only when it must be
-    (:func:`_finite`), with lone surrogates escaped as text."""
+    (:class:`_Walk`, noting in ``huge`` the bit length of each integer too long for decimal
+    text), with lone surrogates escaped."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
     except (TypeError, ValueError, RecursionError):
-        text = json.dumps(
-            _finite(value, huge), ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
-        )
-    return _escaped(text)
-
-
-def _escaped(text: str) -> str:
-    """JSON text with each lone surrogate (which UTF-8 cannot hold) as the JSON for the
-    text ``\\udcff`` (an escaped backslash, then the code point): surrogates only ever
-    appear inside JSON strings, after a complete escape or character."""
-    return escape_surrogates(text, "\\\\u")
+        value = _Walk(finite=True, huge=huge).convert(value, 0)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    return escape_surrogates(text, _JSON_ESCAPE)
 
 
 def iter_dumps(document: dict[str, Any], where: str | None = None) -> Iterator[str]:
-    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``), in pieces.
-
-    Top-level keys go one per line and list items (rows, records, ...) one per line: the
-    file stays readable and diffable, large reports are written at C speed, and no copy of
-    the whole text is ever held in memory. Integers too long for decimal text are written
-    as text, with one :class:`ReportWarning` at the end (naming ``where``, the file, when
-    given).
-    """
+    """Serialise as strict JSON (``NaN``/``Infinity`` become ``null``), in pieces: each
+    top-level key and each list item (rows, records) on a line of its own, so the file is
+    diffable, written at C speed and never held whole in memory. Integers too long for
+    decimal text are written as text, with one :class:`ReportWarning` naming ``where``."""
     huge: list[int] = []
     yield "{\n"
     for index, (key, value) in enumerate(document.items()):
-        name = _escaped(json.dumps(_key(key), ensure_ascii=False))
+        name = escape_surrogates(json.dumps(_key(key), ensure_ascii=False), _JSON_ESCAPE)
         comma = ",\n" if index else ""
         if isinstance(value, (list, Records)) and len(value):
             yield f"{comma}  {name}: [\n    "

@@ -9,10 +9,8 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
-
-__all__ = ["Compute", "LatencyQuantile", "RegisterLatencyMethod"]
 
 
 @dataclass(frozen=True)
@@ -41,16 +39,7 @@ class LatencyQuantile:
         """The JSON form: ``quantile``, ``level``, ``n``, ``estimate``, ``low``, ``high``,
         ``rank``, ``low_rank``, ``high_rank``, ``coverage`` (missing values are ``null``)."""
         return {
-            "quantile": self.q,
-            "level": self.level,
-            "n": self.n,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "rank": self.rank,
-            "low_rank": self.low_rank,
-            "high_rank": self.high_rank,
-            "coverage": self.coverage,
+            "quantile" if f.name == "q" else f.name: getattr(self, f.name) for f in fields(self)
         }
 
 

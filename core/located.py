@@ -1,12 +1,11 @@
 """Collection-time warnings that point at the user's bench function.
 
-An extension that finds a problem with a case or a function while collecting (a gate that
-cannot pass with its runs, a margin that can never be judged) keeps its warnings by key and
-hands them to :func:`warn_at_selected` from ``pytest_collection_finish``. They are then
-issued the way pytest issues its own ``PytestCollectionWarning``: at the bench function's
-file and line (``warnings.warn_explicit``), once per key, only for cases that are still
-selected after ``-k``, ``-m`` and ``--deselect``, and under pytest-xdist only by the first
-worker (every worker collects the same cases, and the controller shows what workers warn).
+An extension that finds a problem while collecting (a gate that cannot pass with its runs)
+keeps its warnings by key and hands them to :func:`warn_at_selected` from
+``pytest_collection_finish``; they are issued as pytest issues ``PytestCollectionWarning``:
+at the bench function, once per key, only for cases still selected after ``-k``, ``-m`` and
+``--deselect``, and under pytest-xdist only by the first worker (every worker collects the
+same cases).
 
 PYTEST_DONT_REWRITE
 """
@@ -71,13 +70,6 @@ def warn_at_selected(
             try:
                 warnings.warn_explicit(warning, type(warning), filename, lineno)
             except Warning as exc:  # a warning filter made it an error
-                _collection_error(session, case, f"{filename}:{lineno}: {_shown(exc)}")
-
-
-def _shown(exc: Warning) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _collection_error(session: pytest.Session, case: Case, message: str) -> None:
-    report = pytest.CollectReport(function_key(case), "failed", message, [])
-    session.config.hook.pytest_collectreport(report=report)
+                message = f"{filename}:{lineno}: {type(exc).__name__}: {exc}"
+                report = pytest.CollectReport(function_key(case), "failed", message, [])
+                session.config.hook.pytest_collectreport(report=report)

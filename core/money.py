@@ -7,7 +7,8 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+
+from .rounding import decimal_of, half_up
 
 #: What an amount beyond the largest float (a sum that overflowed) is shown as.
 OVERFLOW = "overflow"
@@ -23,8 +24,7 @@ def money(amount: float) -> str:
         return OVERFLOW
     if abs(number) >= LARGE:
         return f"${number:.4g}"
-    value = Decimal(repr(number)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
-    return f"${value:,}"
+    return f"${half_up(decimal_of(number), 4):,}"
 
 
 def is_overflow(amount: float | None) -> bool:

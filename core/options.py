@@ -95,7 +95,6 @@ class OptionRegistry:
         #: once their extension registered (:meth:`_resolve_late`)
         self._late: list[str] = []
 
-    # -- declaring -------------------------------------------------------------------------
     def add(
         self,
         name: str,
@@ -189,27 +188,14 @@ class OptionRegistry:
     def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
         group = parser.getgroup("probability", "pytest-probability")
         if spec.cli is not None:
-            help_text = spec.help
-            if spec.choices:
-                help_text += f" (one of: {', '.join(spec.choices)})"
+            help_text = spec.help + (
+                f" (one of: {', '.join(spec.choices)})" if spec.choices else ""
+            )
             if spec.flag_value is not None:
-                group.addoption(
-                    spec.cli,
-                    action="store_const",
-                    const=spec.flag_value,
-                    default=None,
-                    dest=spec.dest,
-                    help=help_text,
-                )
+                how = {"action": "store_const", "const": spec.flag_value}
             else:
-                group.addoption(
-                    spec.cli,
-                    default=None,
-                    dest=spec.dest,
-                    metavar=spec.metavar,
-                    help=help_text,
-                    action="append" if spec.repeatable else "store",
-                )
+                how = {"metavar": spec.metavar, "action": "append" if spec.repeatable else "store"}
+            group.addoption(spec.cli, default=None, dest=spec.dest, help=help_text, **how)
         if spec.ini is not None:
             parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
 
@@ -228,35 +214,27 @@ class OptionRegistry:
     def mark_keys(self) -> dict[str, OptionSpec]:
         return {s.mark: s for s in self._specs.values() if s.mark is not None}
 
-    # -- resolving -------------------------------------------------------------------------
     def resolve(self, config: pytest.Config) -> None:
         """Parse and validate every CLI and ini value (raises :class:`pytest.UsageError`)."""
         self._config = config
-        values: dict[str, Any] = {}
-        for spec in self._specs.values():
-            if spec.name in self._placeholders:  # (resolved when its extension registers)
-                values[spec.name] = spec.default
-            else:
-                values[spec.name] = self._resolve_one(config, spec)
-        self._session = values
+        self._session = {  # (a placeholder is resolved when its extension registers)
+            name: spec.default if name in self._placeholders else self._resolve_one(config, spec)
+            for name, spec in self._specs.items()
+        }
         self._resolved = True
 
     def _resolve_one(self, config: pytest.Config, spec: OptionSpec) -> Any:
         given = _raw(config, spec)
         if given is None:
             return spec.default
-        raw, shown = given
-        return self._parse(spec, raw, shown)
+        try:
+            return self.parse_value(spec, given[0])
+        except ValueError as exc:
+            raise pytest.UsageError(f"{given[1]}: {exc}") from None
 
     def parse_value(self, spec: OptionSpec, raw: Any) -> Any:
         """Parse one raw value with its spec's parser (raises :class:`ValueError`)."""
         return spec.parse(raw, self._config) if spec.with_config else spec.parse(raw)
-
-    def _parse(self, spec: OptionSpec, raw: Any, source: str) -> Any:
-        try:
-            return self.parse_value(spec, raw)
-        except ValueError as exc:
-            raise pytest.UsageError(f"{source}: {exc}") from None
 
     def session_value(self, name: str) -> Any:
         """The validated CLI > ini > default value of a setting."""
@@ -360,6 +338,4 @@ def _read_ini(config: pytest.Config, name: str) -> Any:
         return None
     if raw is None or raw == "" or raw == []:
         return None
-    if isinstance(raw, list):
-        return " ".join(str(part) for part in raw)
-    return raw
+    return " ".join(str(part) for part in raw) if isinstance(raw, list) else raw

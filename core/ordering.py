@@ -17,30 +17,16 @@ def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.I
     bench = [i for i in items if isinstance(i, (BenchRun, VerdictItem))]
     if not bench:
         return items
-    first = items.index(bench[0])
-    others = [i for i in items if not isinstance(i, (BenchRun, VerdictItem))]
     runs = sorted(
         (i for i in bench if isinstance(i, BenchRun)), key=lambda i: (i.run, order[i.case.key])
     )
-    where = {id(item): index for index, item in enumerate(runs)}
-    after: dict[int, list[pytest.Item]] = {}
-    leftovers: list[pytest.Item] = []
-    for item in bench:
-        if isinstance(item, VerdictItem):
-            spots = [where[id(run)] for run in item.runs if id(run) in where]
-            if spots:
-                after.setdefault(max(spots), []).append(item)
-            else:
-                leftovers.append(item)
-    arranged: list[pytest.Item] = []
-    for index, item in enumerate(runs):
-        arranged.append(item)
-        arranged.extend(after.get(index, ()))
-    arranged.extend(leftovers)
-    position = {id(item): index for index, item in enumerate(items)}
-    head = [i for i in others if position[id(i)] < first]
-    tail = [i for i in others if position[id(i)] > first]
-    return head + arranged + tail
+    ran = {id(run) for run in runs}
+    verdicts = [i for i in bench if isinstance(i, VerdictItem)]
+    placed = [v for v in verdicts if any(id(run) in ran for run in v.runs)]
+    left = [v for v in verdicts if not any(id(run) in ran for run in v.runs)]
+    first = items.index(bench[0])  # (everything before it is not a bench item)
+    tail = [i for i in items[first:] if not isinstance(i, (BenchRun, VerdictItem))]
+    return [*items[:first], *verdicts_after_runs([*placed, *runs]), *left, *tail]
 
 
 def verdicts_after_runs(items: list[pytest.Item]) -> list[pytest.Item]:
@@ -65,15 +51,10 @@ def verdicts_after_runs(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 def with_verdict_runs(items: list[pytest.Item], config: pytest.Config) -> list[pytest.Item]:
-    """``items`` with the runs of every verdict item selected without any of them put back
-    just before it, and each verdict item's :attr:`~VerdictItem.selected_runs` set.
-
-    A verdict judges its case's runs, so ``-k gate`` or ``--lf`` (a failed ``[gate]``, whose
-    case's failing runs were xfailed and are not in the cache) selects them again. A
-    selection that keeps some of the runs (``--deselect …[run10]``, ``-k "not run10"``) is
-    the user's: the deselected runs stay out, and the verdict judges the selected ones.
-    Re-selected runs leave pytest's ``deselected`` count.
-    """
+    """``items`` with the runs of every verdict item selected without any of them (``-k
+    gate``, ``--lf``) put back just before it (and out of pytest's ``deselected`` count),
+    and each verdict item's :attr:`~VerdictItem.selected_runs` set: a selection that keeps
+    some of the runs (``--deselect …[run10]``) is the user's, and the verdict judges those."""
     selected = {id(item) for item in items}
     restored: list[pytest.Item] = []
     arranged: list[pytest.Item] = []

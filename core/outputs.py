@@ -1,10 +1,6 @@
-"""The files a session writes, claimed when it is configured (:class:`.writing.Claims`).
-
-Every option that writes a file (``--prob-json``, ``--prob-html``, ``--prob-markdown``,
-``--prob-plan-write``, ``--prob-save-baseline``) claims its path here, in the aggregating
-process, before anything runs: a path that cannot take the file, a path another writer (or
-``--junitxml``) already writes, and an existing Python source file are usage errors naming
-both options or the file.
+"""The files a session writes, claimed when it is configured (:class:`.writing.Claims`), in the
+aggregating process: a path that cannot take the file, one another writer (or
+``--junitxml``) already writes, and an existing Python source file are usage errors.
 
 PYTEST_DONT_REWRITE
 """
@@ -32,13 +28,8 @@ def claim_output(
     claims = config.stash.setdefault(CLAIMS_KEY, writing.Claims())
     try:
         target = writing.resolve(option, value, what)
-        claims.claim(
-            option,
-            target,
-            what,
-            sources=(*_globs(config, "python_files"), "conftest.py"),
-            others=_other_writers(config),
-        )
+        sources = (*_globs(config, "python_files"), "conftest.py")
+        claims.claim(option, target, what, sources=sources, others=_other_writers(config))
     except writing.UnwritablePath as exc:
         raise pytest.UsageError(str(exc)) from None
     return target

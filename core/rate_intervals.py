@@ -1,11 +1,6 @@
-"""Intervals for a pass rate: Clopper–Pearson, Wilson and Bayes (equal-tailed), the row
-methods of the ``intervals`` extension and the Wilson intervals a comparison's Newcombe
-difference is built from. Published through :mod:`pytest_probability.api` (``Interval``,
-``clopper_pearson_interval``, ``wilson_interval``, ``bayes_interval``).
-
-Each takes ``passes`` of ``total`` runs and a two-sided ``level`` and returns an
-:class:`Interval` inside ``[0, 1]``; ``total == 0`` gives ``Interval(0.0, 1.0)``. See
-STATISTICS.md, "Row intervals". Pure module: never imports pytest.
+"""Intervals for a pass rate: Clopper–Pearson, Wilson and Bayes (equal-tailed), for ``passes``
+of ``total`` runs at a two-sided ``level``, inside ``[0, 1]`` (``total == 0`` gives
+``Interval(0.0, 1.0)``); see STATISTICS.md, "Row intervals". Pure module.
 
 PYTEST_DONT_REWRITE
 """
@@ -18,8 +13,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .special import beta_ppf, norm_ppf
-
-__all__ = ["Interval", "bayes", "clopper_pearson", "wilson"]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import percentages
+
 
 @dataclass
 class Reading:
@@ -82,8 +84,7 @@ def render(readings: Sequence[Reading], width: int) -> list[str]:
         )
     glossary = glossary_for(readings)
     if glossary:
-        lines.append("")
-        lines.append("  Terms")
+        lines += ["", "  Terms"]
         for term, definition in glossary.items():
             lines += textwrap.wrap(
                 f"{term}: {definition}",
@@ -97,7 +98,4 @@ def render(readings: Sequence[Reading], width: int) -> list[str]:
 def percent(value: float, places: int = 0) -> str:
     """A fraction as the report prints it: whole percent (or one decimal with
     ``places=1``), half-up, ``100%`` only for exactly 1 (so readings match the rows)."""
-    from pytest_probability.percentages import percent as whole
-    from pytest_probability.percentages import percent1
-
-    return percent1(value) if places else whole(value)
+    return percentages.percent1(value) if places else percentages.percent(value)

@@ -16,8 +16,8 @@ import pytest
 
 from .cases import BENCH_PREFIX, Case, case_id, function_label
 from .collect import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
-from .results import ERROR, FAIL, PASS, SKIP
-from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, truncate
+from .outcomes import ERROR, FAIL, PASS, SKIP
+from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, step_record, truncate
 from .untrusted import UnreadableValue, describe, read_text, safe_str, short_repr
 
 #: The outcome words of a run.
@@ -26,8 +26,6 @@ OUTCOMES = (PASS, FAIL, ERROR, SKIP)
 UNKNOWN_OUTCOME = "UnknownOutcome"
 #: The ``error`` of a run whose classifier raised.
 CLASSIFIER_FAILED = "ClassifierError"
-#: Stands for "this implementation raised" while :func:`classifier_of` asks again.
-RAISED = object()
 
 
 def default_classify(call: pytest.CallInfo[None]) -> str:
@@ -62,13 +60,10 @@ def make_record(
 ) -> dict[str, Any]:
     """The JSON-able record of one run phase (see the JSON report's ``records``).
 
-    User objects are never trusted: an exception whose ``str()`` raises, a step whose
-    fields cannot be read (:func:`~.steps.read_steps`) make the run an ``error`` whose
-    message names the problem, and the session goes on. ``unknown_outcome`` is the message
-    of a classifier's answer that is not an outcome word (:func:`unknown_outcome`), or of a
-    classifier that raised (:func:`failed_classifier`, with ``unknown_error`` set to
-    :data:`CLASSIFIER_FAILED`): the run is then an ``error`` (``UnknownOutcome``,
-    ``ClassifierError``) too."""
+    An exception whose ``str()`` raises or a step that cannot be read make the run an
+    ``error`` naming the problem. ``unknown_outcome`` is the warning about a classifier
+    (:func:`unknown_outcome`, :func:`failed_classifier`): the run is then an ``error`` too,
+    ``unknown_error`` its error type."""
     case: Case = item.case
     if unknown_outcome is not None:
         outcome = ERROR
@@ -88,20 +83,11 @@ def make_record(
             if problem is not None and outcome != SKIP:
                 outcome, error = ERROR, error or INVALID_STEP
         steps = list(read)
-    from_steps = call.excinfo is not None and isinstance(
-        call.excinfo.value, (StepFailed, StepErrored)
-    )
+    from_steps = isinstance(getattr(call.excinfo, "value", None), (StepFailed, StepErrored))
     if outcome != SKIP and not from_steps and (not steps or outcome != PASS):
         # no steps, or the body raised after its steps: the exception is a step of its own
-        steps += [
-            {
-                "label": case.label,
-                "passed": outcome == PASS,
-                "elapsed": elapsed,
-                "error": error if outcome == ERROR else None,
-                "message": message,
-            }
-        ]
+        failed = error if outcome == ERROR else None
+        steps.append(step_record(case.label, outcome == PASS, elapsed, failed, message))
     worker = getattr(item.config, "workerinput", {}).get("workerid")
     record = {
         "case": case.case_id,
@@ -141,11 +127,10 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
         return truncate(read_text(value.msg, what)), "Timeout" if outcome == ERROR else None
     if isinstance(value, StepErrored):
         return truncate(read_text(value, what)), value.error
-    if outcome == FAIL:
-        text = read_text(value, what)
-        return truncate(text or type(value).__name__), None
     name = type(value).__name__
     text = read_text(value, what)
+    if outcome == FAIL:
+        return truncate(text or name), None
     return truncate(f"{name}: {text}" if text else name), name
 
 
@@ -168,11 +153,11 @@ def classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
         if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
             continue
         try:
-            answer = impl.function(*[kwargs[name] for name in impl.argnames])
-        except Exception:
-            answer = RAISED
-        if answer is not None:
-            return manager.get_name(impl.plugin) or impl.plugin_name
+            if impl.function(*[kwargs[name] for name in impl.argnames]) is None:
+                continue
+        except Exception:  # (raising is answering)
+            pass
+        return manager.get_name(impl.plugin) or impl.plugin_name
     return "?"
 
 
@@ -218,14 +203,8 @@ def crash_record(
         return None
     label = function_label(parts[1])
     param = parts[2] if len(parts) > 2 else None
-    base = {
-        "case": case_id(parts[1], param),
-        "label": label,
-        "module": path,
-        "runs": run,
-        "mark": {},
-        "order": order,
-    }
+    base = dict(case=case_id(parts[1], param), label=label, module=path, runs=run, mark={})
+    base["order"] = order
     if known is not None and known.records:
         sample = next(iter(known.records.values()))
         base.update({k: sample[k] for k in ("case", "label", "module", "runs", "mark", "order")})
@@ -240,14 +219,6 @@ def crash_record(
         "error": "WorkerCrashed",
         "xfail": False,
         "worker": None,
-        "steps": [
-            {
-                "label": label,
-                "passed": False,
-                "elapsed": None,
-                "error": "WorkerCrashed",
-                "message": truncate(message),
-            }
-        ],
+        "steps": [step_record(label, False, None, "WorkerCrashed", truncate(message))],
         "key": key,
     }

@@ -8,13 +8,12 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .outcomes import ERROR, FAIL, PASS, SKIP
-
-__all__ = ["ERROR", "FAIL", "PASS", "SKIP", "CaseResult", "Results", "Totals", "row_status"]
 
 RECORD_KEY = "pytest_probability"
 
@@ -51,10 +50,7 @@ class CaseResult:
 
     def _count(self, outcome: str) -> int:
         if self._counts is None:
-            counts = {PASS: 0, FAIL: 0, ERROR: 0, SKIP: 0}
-            for record in self.records.values():
-                counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
-            self._counts = counts
+            self._counts = Counter(record["outcome"] for record in self.records.values())
         return self._counts.get(outcome, 0)
 
     @property
@@ -161,9 +157,7 @@ class Results:
         if self._ordered is not None:
             return list(self._ordered)
         ordered = sorted(self._cases.values(), key=lambda c: (c.order, c.key))
-        seen: dict[str, int] = {}
-        for case in ordered:
-            seen[case.case_id] = seen.get(case.case_id, 0) + 1
+        seen = Counter(case.case_id for case in ordered)
         for case in ordered:
             ambiguous = seen[case.case_id] > 1
             case.display = f"{case.module}::{case.case_id}" if ambiguous else case.case_id
@@ -180,12 +174,8 @@ class Results:
 
     def totals(self) -> Totals:
         cases = self.cases()
-        return Totals(
-            passes=sum(c.passes for c in cases),
-            fails=sum(c.fails for c in cases),
-            errors=sum(c.errors for c in cases),
-            skipped=sum(c.skipped for c in cases),
-        )
+        counts = ("passes", "fails", "errors", "skipped")
+        return Totals(*(sum(getattr(case, name) for case in cases) for name in counts))
 
 
 def row_status(passes: int, fails: int, errors: int) -> tuple[str, str]:

@@ -1,9 +1,8 @@
 """Rounding for printing: half up, on the number as written (STATISTICS.md, "Printing").
 
-A float such as ``0.4125`` is stored as ``0.41249999999999997…``; rounding that binary value
-prints ``41.2%`` where the number people read, and the spec prints, is ``41.3%``. Every
-percent, point and amount the plugin prints is therefore rounded from the float's shortest
-decimal representation (``repr``), half up. Pure module: never imports pytest.
+``0.4125`` is stored as ``0.41249999999999997…``: rounding that prints ``41.2%`` where
+people read ``41.3%``. So everything printed is rounded from the float's shortest decimal
+representation (``repr``), half up. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """

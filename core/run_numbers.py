@@ -1,8 +1,5 @@
-"""Formatting run numbers: ``run 3``, ``runs 2–4, 6, 9, 10``. Pure module: never imports
-pytest.
-
-The failure lines of the terminal and the failure groups of the HTML page name runs the same
-way.
+"""Formatting run numbers (``run 3``, ``runs 2–4, 6, 9, 10``) as the terminal's failure lines
+and the HTML page's failure groups name them. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -10,8 +7,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-__all__ = ["MAX_RUN_PARTS", "runs_text"]
 
 #: Run numbers or ranges listed before ``…``.
 MAX_RUN_PARTS = 10

@@ -1,9 +1,7 @@
-"""A run's record, made in the executing process when its call report (or a failed or
-skipped setup report) is made: the outcome an extension classifies it as, the record
-itself (:mod:`.records`), and what the extensions add to it in
-``pytest_prob_run_finished``. A classifier or an extension that fails makes the run an
-error or a warning on its record, never the session's failure. Loaded with the first bench
-run's report.
+"""A run's record, made in the executing process with its call report (or a failed or skipped
+setup report): classified by an extension, built (:mod:`.records`), and completed by the
+extensions in ``pytest_prob_run_finished``. A classifier or an extension that fails makes
+the run an error or a warning on its record, never the session's failure.
 
 PYTEST_DONT_REWRITE
 """
@@ -15,18 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import jsonreport
+from . import jsonreport, records
 from .loader import BUNDLED_NAMES
-from .records import (
-    CLASSIFIER_FAILED,
-    UNKNOWN_OUTCOME,
-    checked_outcome,
-    classifier_of,
-    failed_classifier,
-    make_record,
-    unknown_outcome,
-)
-from .results import ERROR
+from .outcomes import ERROR
 from .safecall import ProbabilityExtensionWarning, call_each
 
 if TYPE_CHECKING:
@@ -42,44 +31,35 @@ def make_run_record(
     every ``pytest_prob_run_finished`` implementation (one that raises adds a warning to
     the record); made JSON-able when an extension outside the bundled ones may have added
     to it."""
-    unknown_error = UNKNOWN_OUTCOME
+    unknown_error = records.UNKNOWN_OUTCOME
     try:
         answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
     except Exception as exc:  # a third party's bug: the run is an error, not the session
-        outcome, unknown_error = None, CLASSIFIER_FAILED
-        unknown = _warn_classifier(kernel, classifier_of(item, call), failed_classifier, exc)
+        outcome, unknown_error = None, records.CLASSIFIER_FAILED
+        unknown = _warn_classifier(
+            kernel, records.classifier_of(item, call), records.failed_classifier, exc
+        )
     else:
-        outcome = checked_outcome(answer)
+        outcome = records.checked_outcome(answer)
         unknown = None
         if outcome is None:
-            name = classifier_of(item, call)
-            unknown = _warn_classifier(kernel, name, unknown_outcome, answer)
-    record = make_record(
-        item,
-        call,
-        report,
-        outcome or ERROR,
-        kernel.case_order.get(item.case.key, 0),
-        unknown,
-        unknown_error,
+            name = records.classifier_of(item, call)
+            unknown = _warn_classifier(kernel, name, records.unknown_outcome, answer)
+    order = kernel.case_order.get(item.case.key, 0)
+    record = records.make_record(
+        item, call, report, outcome or ERROR, order, unknown, unknown_error
     )
     plan = kernel.plans.plan(item.config, "pytest_prob_run_finished")
     if plan:
-        failures = call_each(
-            item.config,
-            "pytest_prob_run_finished",
-            {"item": item, "record": record},
-            kernel.plans,
-        )
+        arguments = {"item": item, "record": record}
+        failures = call_each(item.config, "pytest_prob_run_finished", arguments, kernel.plans)
         if failures:
             messages = kernel.failures.add("pytest_prob_run_finished", failures)
             record.setdefault("warnings", []).extend(messages)
         if kernel.foreign_run_data is None:
-            kernel.foreign_run_data = any(
-                impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan
-            )
-        if kernel.foreign_run_data:
-            # a third party may have added anything: make it fit to travel
+            found = (impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan)
+            kernel.foreign_run_data = any(found)
+        if kernel.foreign_run_data:  # a third party may have added anything: make it travel
             record = jsonreport.jsonable(record)
     return record
 

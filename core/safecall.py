@@ -29,11 +29,9 @@ Plan = tuple[tuple[Any, tuple[str, ...], Any], ...]
 
 
 class HookPlans:
-    """Each hook's non-wrapper implementations in pluggy's call order, looked up once.
-
-    The kernel clears the cache whenever a plugin is registered (a conftest, a late
-    extension), so a run pays a dictionary lookup instead of pluggy's list copies.
-    """
+    """Each hook's non-wrapper implementations in pluggy's call order, looked up once (the
+    kernel clears them whenever a plugin is registered): a dictionary lookup per run
+    instead of pluggy's list copies."""
 
     def __init__(self) -> None:
         self._plans: dict[str, Plan] = {}
@@ -59,10 +57,7 @@ def call_each(
     plans: HookPlans | None = None,
 ) -> list[tuple[str, Exception]]:
     """Call every non-wrapper implementation of ``hook_name`` in pluggy's order (looked up
-    through ``plans`` when given).
-
-    Returns ``(plugin name, exception)`` for each implementation that raised.
-    """
+    through ``plans`` when given); returns ``(plugin name, exception)`` for each that raised."""
     plan = (plans or HookPlans()).plan(config, hook_name)
     failures: list[tuple[str, Exception]] = []
     for function, argnames, impl in plan:
@@ -72,12 +67,6 @@ def call_each(
             name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
             failures.append((name, exc))
     return failures
-
-
-def describe_failure(name: str, hook_name: str, exc: Exception) -> str:
-    """``extension 'x' failed in pytest_prob_logrecord: ValueError: boom``; an exception
-    whose ``str()`` raises is described without it (:func:`~.untrusted.describe`)."""
-    return f"extension {name!r} failed in {hook_name}: {describe(exc)}"
 
 
 class FailureLog:
@@ -96,13 +85,13 @@ class FailureLog:
         return True
 
     def add(self, hook_name: str, failures: list[tuple[str, Exception]]) -> list[str]:
-        """Record failures; returns their messages (warning the first of each kind)."""
+        """Record failures; returns their messages (``extension 'x' failed in HOOK:
+        ValueError: boom``), warning about the first of each extension and hook."""
         messages = []
         for name, exc in failures:
-            message = describe_failure(name, hook_name, exc)
+            message = f"extension {name!r} failed in {hook_name}: {describe(exc)}"
             messages.append(message)
-            if (name, hook_name) not in self._seen:
-                self._seen.add((name, hook_name))
+            if self.first(name, hook_name):
                 self.messages.append(message)
                 warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
         return messages

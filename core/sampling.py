@@ -1,13 +1,11 @@
-"""Resampling shared by every interval over cases — the function-level and Overall lines,
-the metric lines, the comparisons' bootstrap: an exact binomial sampler, exact multinomial
-counts, the type-7 quantile and the case bootstrap of a mean (published through
-:mod:`pytest_probability.api`).
+"""Resampling shared by every interval over cases (function-level, Overall and metric
+lines, the comparisons' bootstrap): an exact binomial sampler, exact multinomial counts, the
+type-7 quantile and the case bootstrap of a mean. Pure module: never imports pytest.
 
-The bootstrap re-draws whole cases with replacement (STATISTICS.md, "Function-level and
-Overall lines"). Per-case pass fractions take few distinct values (``x/k``), so a resample is
-drawn as multinomial counts over the distinct values — by sequential conditional binomials —
-instead of one index per case; when most values are distinct it draws indices instead. Both
-paths are deterministic for a seed. Pure module: never imports pytest.
+The bootstrap re-draws whole cases (STATISTICS.md, "Function-level and Overall lines").
+Per-case pass fractions take few distinct values, so a resample is drawn as multinomial
+counts over them instead of one index per case (indices when most values are distinct);
+both are deterministic for a seed.
 
 PYTEST_DONT_REWRITE
 """
@@ -16,17 +14,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
-
-__all__ = [
-    "binomial_variate",
-    "bootstrap_mean_interval",
-    "bootstrap_means",
-    "case_bootstrap_interval",
-    "case_mean",
-    "multinomial_counts",
-    "quantile_type7",
-]
 
 #: Below this mean (n · min(p, 1 − p)) the sampler inverts the distribution function.
 _INVERSION_LIMIT = 10.0
@@ -68,8 +57,7 @@ def _binomial(uniform: Callable[[], float], n: int, p: float) -> int:
 
 def _inversion(uniform: Callable[[], float], n: int, p: float) -> int:
     """Sequential search from 0 through the pmf (recurrence ``f(x) = f(x−1)·((n+1)s/x − s)``,
-    ``s = p/q``). Expected ``1 + n p`` steps; ``p ≤ ½``.
-    """
+    ``s = p/q``). Expected ``1 + n p`` steps; ``p ≤ ½``."""
     s = p / (1.0 - p)
     a = (n + 1) * s
     f0 = math.exp(n * math.log1p(-p))
@@ -101,10 +89,8 @@ def _btrs(uniform: Callable[[], float], n: int, p: float) -> int:
     c = n * p + 0.5
     v_r = 0.92 - 4.2 / b
     two_a = 2.0 * a
-    alpha = 0.0
-    lpq = 0.0
+    alpha = lpq = h = 0.0
     m = 0
-    h = 0.0
     while True:
         u = uniform() - 0.5
         v = uniform()
@@ -144,9 +130,8 @@ def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[flo
         if prob >= 1.0:
             counts[i] = left
             break
-        drawn = _binomial(uniform, left, prob)
-        counts[i] = drawn
-        left -= drawn
+        counts[i] = _binomial(uniform, left, prob)
+        left -= counts[i]
     return counts
 
 
@@ -207,9 +192,7 @@ def bootstrap_means(values: Sequence[float], resamples: int, seed: int) -> list[
     if isinstance(resamples, bool) or not hasattr(resamples, "__index__") or resamples < 1:
         raise ValueError(f"resamples must be an integer >= 1, got {resamples!r}")
     resamples = resamples.__index__()
-    groups: dict[float, int] = {}
-    for v in data:
-        groups[v] = groups.get(v, 0) + 1
+    groups = Counter(data)  # (in order of first appearance)
     distinct = list(groups)
     if len(distinct) == 1:
         return [distinct[0]] * resamples

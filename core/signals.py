@@ -6,14 +6,13 @@ aggregating process (the only process, or the pytest-xdist controller) is collec
 running, the first SIGTERM raises :class:`Terminated`, a ``KeyboardInterrupt``: pytest then
 ends the session as after Ctrl-C (exit status 2), and the report is built from the runs made
 so far. Once the runs are over, a SIGTERM is held until the report is written, and pytest
-then exits with status 2. A second SIGTERM ends the process at once (the default action),
-for whoever insists.
+then exits with status 2. A second SIGTERM ends the process at once (the default action).
 
 The handler is installed only in the main thread, only where SIGTERM has its default action
 (a handler someone else installed, or an ignored SIGTERM, is left alone), and only acts for a
 session with something to report; otherwise it re-sends the signal with its default action,
-so an unrelated pytest session in the same environment ends exactly as before. It is removed
-at ``pytest_unconfigure``.
+so an unrelated pytest session ends exactly as before. It is removed at
+``pytest_unconfigure``.
 
 PYTEST_DONT_REWRITE
 """
@@ -53,14 +52,12 @@ class TermHandler:
         self.session: pytest.Session | None = None
 
     def install(self) -> bool:
-        """Take over SIGTERM if it has its default action, in the main thread. Returns
-        whether it did."""
+        """Take over SIGTERM if it has its default action, in the main thread."""
         if (
             not hasattr(signal, "SIGTERM")
             or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
         ):
-            return False
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
             return False
         signal.signal(signal.SIGTERM, self.handle)
         self.installed = True
@@ -73,25 +70,20 @@ class TermHandler:
         self.installed = False
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
-        """The signal handler: raise :class:`Terminated` while the session runs, hold the
-        signal while the report is made; the default action for a second SIGTERM or a
-        session with nothing to report."""
+        """The signal handler (see the module's docstring)."""
         if self.signalled or not self.reportable():
-            self._default(signum)
+            self.uninstall()
+            os.kill(os.getpid(), signum)
             return
         self.signalled = True
         if not self.reporting:
             self.reporting = True
             raise Terminated("SIGTERM")
 
-    def _default(self, signum: int) -> None:
-        self.uninstall()
-        os.kill(os.getpid(), signum)
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Remember the session (for the exit status). Called once in the aggregating
-        process; returns nothing."""
+        process."""
         self.session = session
 
     @pytest.hookimpl(wrapper=True)
@@ -106,8 +98,7 @@ class TermHandler:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Remove the handler; after a SIGTERM the exit status is 2 (interrupted), also when
-        it was held while the report was made. Called once at the very end; returns
-        nothing."""
+        it was held while the report was made. Called once at the very end."""
         self.uninstall()
         if self.signalled and self.session is not None:
             self.session.exitstatus = pytest.ExitCode.INTERRUPTED

@@ -1,17 +1,6 @@
-"""Special functions behind the interval methods, in pure Python (``math`` only).
-
-* :func:`log_beta` — ``ln B(a, b)`` without the cancellation of three large ``lgamma`` values.
-* :func:`betainc` / :func:`betaincc` — the regularised incomplete beta ``I_x(a, b)`` and its
-  complement, each to relative accuracy: a continued fraction (modified Lentz) on the side
-  where it converges, times the prefactor ``x^a (1-x)^b / B(a, b)`` computed from
-  Stirling-corrected terms so that it stays accurate for ``a, b`` of 10^5 and more.
-* :func:`beta_ppf` — the inverse of :func:`betainc` in ``x``: Halley's method on the logarithm
-  of the smaller tail, inside a bracket with a bisection fallback.
-* :func:`norm_ppf` / :func:`norm_cdf` — the standard normal quantile (Wichura's AS 241,
-  PPND16) and distribution function.
-* :func:`binom_pmf` / :func:`binom_cdf` / :func:`binom_sf` — the binomial distribution.
-
-Pure module: never imports pytest.
+"""Special functions behind the interval methods, in pure Python (``math`` only), each to
+relative accuracy far into the tails: ``ln B``, the regularised incomplete beta and its
+inverse, the normal quantile (:mod:`.normal`) and the binomial distribution. Pure module.
 
 PYTEST_DONT_REWRITE
 """
@@ -20,19 +9,8 @@ from __future__ import annotations
 
 import math
 
-from .normal import norm_cdf, norm_ppf
-
-__all__ = [
-    "beta_ppf",
-    "betainc",
-    "betaincc",
-    "binom_cdf",
-    "binom_pmf",
-    "binom_sf",
-    "log_beta",
-    "norm_cdf",
-    "norm_ppf",
-]
+from .normal import check_unit, norm_ppf
+from .normal import norm_cdf as norm_cdf  # (the tests read it here)
 
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #: From this argument on the Stirling series (7 terms) is accurate to ~1e-17 absolute.
@@ -44,34 +22,11 @@ _TINY = 1e-300
 _CF_MAX_TERMS = 2_000_000
 
 
-# ---------------------------------------------------------------------------------------------
-# argument checks
-
-
-def _check_shape(name: str, value: float) -> float:
-    value = float(value)
-    if not (value > 0.0 and math.isfinite(value)):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
-
-
-def _check_unit(name: str, value: float) -> float:
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return value
-
-
-def _check_count(name: str, value: int) -> int:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return value.__index__()
-
-
-# ---------------------------------------------------------------------------------------------
-# log gamma helpers
+def _shapes(a: float, b: float) -> tuple[float, float]:
+    for name, value in (("a", a), ("b", b)):
+        if not (float(value) > 0.0 and math.isfinite(float(value))):
+            raise ValueError(f"{name} must be a finite number > 0, got {float(value)!r}")
+    return float(a), float(b)
 
 
 def _stirling_error(z: float) -> float:
@@ -80,18 +35,10 @@ def _stirling_error(z: float) -> float:
         return math.lgamma(z) - ((z - 0.5) * math.log(z) - z + _LN_SQRT_2PI)
     r = 1.0 / z
     r2 = r * r
-    return r * (
-        1.0 / 12.0
-        - r2
-        * (
-            1.0 / 360.0
-            - r2
-            * (
-                1.0 / 1260.0
-                - r2 * (1.0 / 1680.0 - r2 * (1.0 / 1188.0 - r2 * (691.0 / 360360.0 - r2 / 156.0)))
-            )
-        )
-    )
+    inner = r2 / 156.0  # the series' terms, innermost first (Horner's rule in 1/z²)
+    for c in (691.0 / 360360.0, 1.0 / 1188.0, 1.0 / 1680.0, 1.0 / 1260.0, 1.0 / 360.0):
+        inner = r2 * (c - inner)
+    return r * (1.0 / 12.0 - inner)
 
 
 def _lgamma_ratio(a: float, b: float) -> float:
@@ -111,13 +58,10 @@ def log_beta(a: float, b: float) -> float:
     Accurate to a few ulps of the result (or ~1e-15 absolute near zero) for any magnitudes:
     the large parts of the three log-gammas cancel analytically, not numerically.
     """
-    a = _check_shape("a", a)
-    b = _check_shape("b", b)
-    return _log_beta(a, b)
+    return _log_beta(*_shapes(a, b))
 
 
 def _log_beta(a: float, b: float) -> float:
-    """:func:`log_beta` without argument checks."""
     if a > b:
         a, b = b, a
     if b < _STIRLING_MIN:
@@ -134,10 +78,6 @@ def _log_beta(a: float, b: float) -> float:
         + _stirling_error(b)
         - _stirling_error(s)
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# the prefactor x^a y^b / B(a, b)
 
 
 def _two_product(u: float, v: float) -> tuple[float, float]:
@@ -191,8 +131,7 @@ def _rlog1(w: float) -> float:
 
 def _log_front_term(c: float, w: float, ln_z: float, s: float) -> float:
     """``c (ln(1 + w) − w)`` where ``1 + w = z s / c`` and ``ln_z = ln z``."""
-    if w < -0.5:
-        # 1 + w is small and carries the rounding of w: use ln z directly
+    if w < -0.5:  # 1 + w is small and carries the rounding of w: use ln z directly
         return c * (ln_z + math.log(s / c) - w)
     return -c * _rlog1(w)
 
@@ -222,10 +161,6 @@ def _log_front(a: float, b: float, x: float, y: float) -> float:
         - _LN_SQRT_2PI
         - delta
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# incomplete beta
 
 
 def _betacf(a: float, b: float, x: float, y: float) -> float:
@@ -286,25 +221,17 @@ def _log1mexp(v: float) -> float:
 
 
 def _ibeta_log(a: float, b: float, x: float, y: float, upper: bool) -> tuple[float, float]:
-    """``(ln T, ln front)`` with ``T = I_x(a, b)`` (or ``1 − I_x(a, b)`` when ``upper``).
-
-    ``0 < x < 1``, ``y = 1 − x``; ``front = x^a y^b / B(a, b)``.
-    """
+    """``(ln T, ln front)`` with ``T = I_x(a, b)`` (or ``1 − I_x(a, b)`` when ``upper``),
+    ``0 < x < 1``, ``y = 1 − x``, ``front = x^a y^b / B(a, b)``."""
     front = _log_front(a, b, x, y)
-    if x < (a + 1.0) / (a + b + 2.0):
-        direct = front + math.log(_betacf(a, b, x, y)) - math.log(a)
-        direct_is_upper = False
-    else:
+    direct_is_upper = x >= (a + 1.0) / (a + b + 2.0)  # (where the fraction converges fast)
+    if direct_is_upper:
         direct = front + math.log(_betacf(b, a, y, x)) - math.log(b)
-        direct_is_upper = True
+    else:
+        direct = front + math.log(_betacf(a, b, x, y)) - math.log(a)
     if direct_is_upper == upper:
         return min(direct, 0.0), front
     return _log1mexp(direct), front
-
-
-def _exp(v: float) -> float:
-    """``e^v`` with ``e^−inf = 0``."""
-    return 0.0 if v == -math.inf else math.exp(v)
 
 
 def betainc(a: float, b: float, x: float) -> float:
@@ -316,33 +243,21 @@ def betainc(a: float, b: float, x: float) -> float:
     ``1 − (value near 1)`` keeps only ~1e-15 absolute accuracy. Raises :class:`ValueError`
     unless ``a, b > 0`` and ``0 ≤ x ≤ 1``.
     """
-    a = _check_shape("a", a)
-    b = _check_shape("b", b)
-    x = _check_unit("x", x)
-    if x == 0.0:
-        return 0.0
-    if x == 1.0:
-        return 1.0
-    return _exp(_ibeta_log(a, b, x, 1.0 - x, upper=False)[0])
+    return _incomplete(a, b, x, upper=False)
 
 
 def betaincc(a: float, b: float, x: float) -> float:
-    """Complemented incomplete beta ``1 − I_x(a, b)`` without cancellation (``betaincc``).
-
-    Same accuracy and argument checks as :func:`betainc`.
-    """
-    a = _check_shape("a", a)
-    b = _check_shape("b", b)
-    x = _check_unit("x", x)
-    if x == 0.0:
-        return 1.0
-    if x == 1.0:
-        return 0.0
-    return _exp(_ibeta_log(a, b, x, 1.0 - x, upper=True)[0])
+    """Complemented incomplete beta ``1 − I_x(a, b)`` without cancellation (``betaincc``);
+    accuracy and argument checks as :func:`betainc`."""
+    return _incomplete(a, b, x, upper=True)
 
 
-# ---------------------------------------------------------------------------------------------
-# inverse incomplete beta
+def _incomplete(a: float, b: float, x: float, upper: bool) -> float:
+    a, b = _shapes(a, b)
+    x = check_unit("x", x)
+    if x in (0.0, 1.0):
+        return 1.0 if (x == 1.0) != upper else 0.0
+    return math.exp(_ibeta_log(a, b, x, 1.0 - x, upper)[0])
 
 
 def _initial_guess(a: float, b: float, upper: bool, ln_p: float, p: float) -> float:
@@ -428,9 +343,8 @@ def beta_ppf(q: float, a: float, b: float) -> float:
     accurate to ~1e-14 relative (of ``x``, or of ``1 − x`` above ½) where the double format
     can represent it; a root below the smallest double gives 0.
     """
-    q = _check_unit("q", q)
-    a = _check_shape("a", a)
-    b = _check_shape("b", b)
+    q = check_unit("q", q)
+    a, b = _shapes(a, b)
     if q == 0.0:
         return 0.0
     if q == 1.0:
@@ -449,22 +363,20 @@ def beta_ppf(q: float, a: float, b: float) -> float:
     return 1.0 - _solve_tail(b, a, not upper, ln_p, p)
 
 
-# ---------------------------------------------------------------------------------------------
-# normal distribution
-
-
 def _check_binom(n: int, p: float) -> tuple[int, float]:
-    n = _check_count("n", n)
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise ValueError(f"n must be an integer, got {n!r}")
+    n = n.__index__()
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    return n, _check_unit("p", p)
+    return n, check_unit("p", p)
 
 
 def binom_pmf(k: int, n: int, p: float) -> float:
-    """``P[X = k]`` for ``X ~ Binomial(n, p)``, to relative accuracy even far in the tails.
-
-    0 for ``k`` outside ``0..n`` (or not an integer).
-    """
+    """``P[X = k]`` for ``X ~ Binomial(n, p)``, to relative accuracy even far in the tails;
+    0 for ``k`` outside ``0..n`` (or not an integer)."""
     n, p = _check_binom(n, p)
     if isinstance(k, float):
         if not k.is_integer():
@@ -487,21 +399,17 @@ def binom_pmf(k: int, n: int, p: float) -> float:
 
 def binom_cdf(k: int, n: int, p: float) -> float:
     """``P[X ≤ k]`` for ``X ~ Binomial(n, p)`` (``= 1 − I_p(k + 1, n − k)``), no cancellation."""
-    n, p = _check_binom(n, p)
-    k = math.floor(k)
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    return betaincc(k + 1.0, float(n - k), p)
+    return _binom_tail(k, n, p, upper=False)
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
     """``P[X > k]`` for ``X ~ Binomial(n, p)`` (``= I_p(k + 1, n − k)``), no cancellation."""
+    return _binom_tail(k, n, p, upper=True)
+
+
+def _binom_tail(k: int, n: int, p: float, upper: bool) -> float:
     n, p = _check_binom(n, p)
     k = math.floor(k)
-    if k < 0:
-        return 1.0
-    if k >= n:
-        return 0.0
-    return betainc(k + 1.0, float(n - k), p)
+    if k < 0 or k >= n:
+        return 1.0 if (k < 0) == upper else 0.0
+    return _incomplete(k + 1.0, float(n - k), p, upper=not upper)

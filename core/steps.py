@@ -10,6 +10,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -71,8 +72,6 @@ def is_step(value: Any) -> bool:
 
 def steps_from_return(value: Any) -> list[Any]:
     """The steps in a body's return value: one step, a list/tuple of steps, else none."""
-    if value is None:
-        return []
     if is_step(value):
         return [value]
     if isinstance(value, (list, tuple)) and value and all(is_step(v) for v in value):
@@ -80,11 +79,14 @@ def steps_from_return(value: Any) -> list[Any]:
     return []
 
 
-def _failed(step: Any) -> bool:
-    """Whether a yielded step ends the body (a step that cannot be read does: the run
-    becomes an error naming it, see :func:`read_steps`)."""
+def _keep(value: Any, steps: list[Any]) -> bool:
+    """Keep a yielded step; whether it ends the body: a failed step, or one that cannot be
+    read (the run becomes an error naming it, see :func:`read_steps`)."""
+    if not is_step(value):
+        return False
+    steps.append(value)
     try:
-        return bool(step_field(step, "error")) or not bool(step_field(step, "passed"))
+        return bool(step_field(value, "error")) or not bool(step_field(value, "passed"))
     except Exception:
         return True
 
@@ -96,23 +98,14 @@ def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[An
     ``finally`` blocks run). Coroutines and async generators run in a fresh event loop.
     """
     result = func(**kwargs)
-    if result is None:
-        return
     if inspect.isasyncgen(result):
-        _asyncio().run(_consume_async(result, steps))
+        asyncio.run(_consume_async(result, steps))
     elif inspect.isawaitable(result):
-        value = _asyncio().run(_await(result))
-        steps.extend(steps_from_return(value))
+        steps.extend(steps_from_return(asyncio.run(_await(result))))
     elif inspect.isgenerator(result):
         _consume(result, steps)
     else:
         steps.extend(steps_from_return(result))
-
-
-def _asyncio() -> Any:
-    import asyncio  # imported on first use: most sessions have no async bench
-
-    return asyncio
 
 
 async def _await(awaitable: Any) -> Any:
@@ -122,10 +115,8 @@ async def _await(awaitable: Any) -> Any:
 def _consume(generator: Any, steps: list[Any]) -> None:
     try:
         for value in generator:
-            if is_step(value):
-                steps.append(value)
-                if _failed(value):
-                    break
+            if _keep(value, steps):
+                break
     finally:
         generator.close()
 
@@ -133,10 +124,8 @@ def _consume(generator: Any, steps: list[Any]) -> None:
 async def _consume_async(generator: Any, steps: list[Any]) -> None:
     try:
         async for value in generator:
-            if is_step(value):
-                steps.append(value)
-                if _failed(value):
-                    break
+            if _keep(value, steps):
+                break
     finally:
         await generator.aclose()
 
@@ -145,9 +134,7 @@ def raise_for_failed_step(steps: list[dict[str, Any]]) -> None:
     """Raise :class:`StepErrored` or :class:`StepFailed` for the first failed step (steps in
     their JSON form, :func:`read_steps`)."""
     for step in steps:
-        label = step["label"]
-        error = step["error"]
-        message = step["message"]
+        label, error, message = step["label"], step["error"], step["message"]
         if error:
             detail = f"{error}: {message}" if message else error
             raise StepErrored(f"step {label!r} errored: {detail}", error)
@@ -178,13 +165,15 @@ def step_to_json(step: Any) -> dict[str, Any]:
     passed = read_truth(_field(step, "passed"), "its passed value")
     raw_message = _field(step, "message")
     message = None if raw_message is None else read_text(raw_message, "its message")
-    return {
-        "label": label,
-        "passed": passed and error is None,
-        "elapsed": read_seconds(_field(step, "elapsed"), "its elapsed time"),
-        "error": error,
-        "message": truncate(message),
-    }
+    elapsed = read_seconds(_field(step, "elapsed"), "its elapsed time")
+    return step_record(label, passed and error is None, elapsed, error, truncate(message))
+
+
+def step_record(
+    label: str, passed: bool, elapsed: float | None, error: str | None, message: str | None
+) -> dict[str, Any]:
+    """A step in its JSON form (the fields in the report's order)."""
+    return dict(label=label, passed=passed, elapsed=elapsed, error=error, message=message)
 
 
 def read_steps(steps: list[Any]) -> tuple[list[dict[str, Any]], str | None]:
@@ -198,17 +187,11 @@ def read_steps(steps: list[Any]) -> tuple[list[dict[str, Any]], str | None]:
         try:
             read.append(step_to_json(step))
         except UnreadableValue as exc:
-            message = f"{_step_name(step, index)} is invalid: {exc}"
-            problem = problem or message
-            read.append(
-                {
-                    "label": _readable_label(step) or f"step {index}",
-                    "passed": False,
-                    "elapsed": None,
-                    "error": INVALID_STEP,
-                    "message": truncate(message),
-                }
-            )
+            label = _readable_label(step)
+            name = f"step {label!r}" if label is not None else f"step {index}"
+            problem = problem or f"{name} is invalid: {exc}"
+            message = truncate(f"{name} is invalid: {exc}")
+            read.append(step_record(label or f"step {index}", False, None, INVALID_STEP, message))
     return read, problem
 
 
@@ -217,12 +200,6 @@ def _readable_label(step: Any) -> str | None:
         return read_text(step_field(step, "label"), "its label")
     except Exception:
         return None
-
-
-def _step_name(step: Any, index: int) -> str:
-    """``step 'judge'``, or ``step 2`` when the label cannot be read."""
-    label = _readable_label(step)
-    return f"step {label!r}" if label is not None else f"step {index}"
 
 
 def truncate(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:

@@ -1,18 +1,14 @@
 """The stopping hooks' contract: what a stopping rule and the verdicts that read a case's runs
-see (:class:`StopContext`), how such a verdict says when it is settled (:class:`StopReader`,
-answered through ``pytest_prob_stop_readers``), and how the rule sees one case
-(:class:`CaseStopping`, answered through ``pytest_prob_case_stopping``).
-
-The ``stopping`` extension applies them; the ``comparisons`` extension answers with its
-readers, and ``--prob-plan`` models the rule with them. Published through
-:mod:`pytest_probability.api`. Pure module: never imports pytest.
+see (:class:`StopContext`), how such a verdict says it is settled (:class:`StopReader`,
+``pytest_prob_stop_readers``), and how the rule sees one case (:class:`CaseStopping`,
+``pytest_prob_case_stopping``). Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,8 +17,6 @@ from .outcomes import FAIL
 if TYPE_CHECKING:
     from .cases import Case
     from .thresholds import Thresholds
-
-__all__ = ["CANNOT_SAY", "NOT_YET", "CaseStopping", "StopContext", "StopReader", "holding"]
 
 
 @dataclass(frozen=True)
@@ -78,9 +72,7 @@ class StopReader:
     NOT_YET: ClassVar[str] = "is not settled yet"
 
 
-#: what a reader that cannot say when its verdict is settled keeps a case running for
 CANNOT_SAY = StopReader.CANNOT_SAY
-#: what a reader that said its verdict is not settled yet keeps a case running for
 NOT_YET = StopReader.NOT_YET
 
 
@@ -116,24 +108,19 @@ class CaseStopping:
 
     def holding(self, verdict: str, context: Any) -> list[str]:
         """Why the case must keep running although the rule settled its gates on
-        ``verdict``: :func:`holding` over the readers, without the case's own open gates
-        when ``verdict`` is FAIL (the worst of its checks, whatever they do)."""
-        return holding(self.readers[self.own :] if verdict == FAIL else self.readers, context)
-
-
-def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
-    """Why the case must keep running although its gates are settled: one phrase per reader
-    that did not answer ``True`` (``"the margin of c[arm] cannot say when it is settled"``);
-    empty when it may stop."""
-    found = []
-    for reader in readers:
-        answer: bool | None = None
-        if reader.settled is not None:
-            try:
-                answer = reader.settled(context)
-            except Exception as exc:  # a reader's bug keeps the case running, never stops it
-                found.append(f"{reader.name} {CANNOT_SAY} ({type(exc).__name__}: {exc})")
-                continue
-        if answer is not True:
-            found.append(f"{reader.name} {NOT_YET if answer is False else CANNOT_SAY}")
-    return found
+        ``verdict``: one phrase per reader that did not answer ``True`` (``"the margin of
+        c[arm] cannot say when it is settled"``), leaving out the case's own open gates when
+        ``verdict`` is FAIL (the worst of its checks, whatever they do); empty when it may
+        stop."""
+        found = []
+        for reader in self.readers[self.own :] if verdict == FAIL else self.readers:
+            answer: bool | None = None
+            if reader.settled is not None:
+                try:
+                    answer = reader.settled(context)
+                except Exception as exc:  # a reader's bug keeps the case running, never stops it
+                    found.append(f"{reader.name} {CANNOT_SAY} ({type(exc).__name__}: {exc})")
+                    continue
+            if answer is not True:
+                found.append(f"{reader.name} {NOT_YET if answer is False else CANNOT_SAY}")
+        return found

@@ -1,11 +1,7 @@
-"""Token usage values: the ``TokenUsage`` a bench body records and a pricing or normalising
-hook returns, and the checks every count and amount passes before it reaches a report.
-
-A contract between bench code, the ``cost`` extension and third-party extensions (it lives
-in the kernel so that each of them can use it without depending on another). Pure module:
-never imports pytest. Every number that reaches a report passes through :func:`check_cost`
-or :func:`check_tokens`, so a report never holds NaN, a negative amount or 1.9 tokens
-silently truncated to 1.
+"""Token usage values (the ``TokenUsage`` a bench body records and a pricing hook returns) and
+the checks every count and amount passes before it reaches a report, so that a report never
+holds NaN, a negative amount or 1.9 tokens truncated to 1. In the kernel so that bench code,
+the ``cost`` extension and third parties share it. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -14,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -28,6 +25,7 @@ class CostWarning(UserWarning):
 
 UNKNOWN_MODEL = "unknown"
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+_ENTRY_KEYS = ("model", *TOKEN_FIELDS, "cost")
 #: Counts from here on are checked for being too long to write (:func:`check_tokens`).
 BIG_COUNT = 1 << 2000
 
@@ -63,13 +61,7 @@ class TokenUsage:
 
     def to_json(self) -> dict[str, Any]:
         """``{"model", "input_tokens", "output_tokens", "cached_input_tokens", "cost"}``."""
-        return {
-            "model": self.model,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cached_input_tokens": self.cached_input_tokens,
-            "cost": self.cost,
-        }
+        return {key: getattr(self, key) for key in _ENTRY_KEYS}
 
 
 def usage_entry(
@@ -89,13 +81,8 @@ def usage_entry(
         and not model[0].isspace()
         and not model[-1].isspace()
     ):
-        return {
-            "model": model,
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "cached_input_tokens": cached_input_tokens,
-            "cost": cost,
-        }
+        counts = (input_tokens, output_tokens, cached_input_tokens)
+        return dict(zip(_ENTRY_KEYS, (model, *counts, cost), strict=True))
     return {
         "model": check_model(model),
         "input_tokens": check_tokens(input_tokens, "input_tokens"),
@@ -160,8 +147,6 @@ def check_tokens(value: Any, name: str) -> int | str:
 
 def _as_text(count: int, name: str) -> str:
     """A count too long for decimal text, as text, with a ``CostWarning``."""
-    import warnings
-
     text = int_text(count)
     digits = int(count.bit_length() * math.log10(2)) + 1
     warnings.warn(

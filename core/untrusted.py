@@ -1,15 +1,11 @@
 """Reading values that come from user code without trusting them. Pure: never imports pytest.
 
-A run record is built from user objects: an exception's message, a step's ``label``,
-``passed`` and ``elapsed``. Each of ``str()``, ``bool()`` and ``float()`` runs user code
-(``__str__``, ``__bool__``, ``__float__``) that may raise: a numpy array has no truth value,
-``float(10**400)`` overflows. The readers here turn such a failure into
-:class:`UnreadableValue`, whose message names what could not be read and why, so the run
-becomes an error that says so instead of aborting the session.
-
-Text is made safe to write as well: a lone surrogate (from a file name that is not valid
-UTF-8) becomes its escape (``\\udcff``), and an integer too long for Python's decimal
-conversion (``10**5000``, past the 4,300-digit limit) is shown in scientific notation.
+``str()``, ``bool()`` and ``float()`` of a user object (an exception, a step's fields) run
+user code that may raise: a numpy array has no truth value, ``float(10**400)`` overflows.
+The readers here turn such a failure into :class:`UnreadableValue` naming what could not
+be read, so the run becomes an error that says so instead of aborting the session. Text is
+made safe to write too: lone surrogates escaped, integers too long for decimal text in
+scientific notation.
 
 PYTEST_DONT_REWRITE
 """
@@ -21,19 +17,6 @@ import reprlib
 from decimal import Decimal
 from typing import Any
 
-__all__ = [
-    "UnreadableValue",
-    "describe",
-    "escape_surrogates",
-    "int_text",
-    "is_huge_int",
-    "read_seconds",
-    "read_text",
-    "read_truth",
-    "safe_str",
-    "short_repr",
-]
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The longest :func:`short_repr`.
 REPR_LIMIT = 200
@@ -44,7 +27,6 @@ class UnreadableValue(ValueError):
     ValueError: boom"``."""
 
     def __init__(self, what: str, call: str, exc: BaseException) -> None:
-        self.what = what
         super().__init__(f"{what} cannot be read: {call}() raised {describe(exc)}")
 
 
@@ -60,12 +42,9 @@ def read_text(value: Any, what: str) -> str:
     if type(value) is str:
         return value
     try:
-        text = str(value)
+        return str(value)
     except Exception as exc:
         raise UnreadableValue(what, "str", exc) from None
-    if not isinstance(text, str):  # (str() itself refuses this; kept for str subclasses)
-        raise UnreadableValue(what, "str", TypeError("not a string"))
-    return text
 
 
 def read_truth(value: Any, what: str) -> bool:
@@ -98,10 +77,9 @@ def read_seconds(value: Any, what: str) -> float | None:
 def safe_str(value: Any) -> str:
     """``str(value)``, or a short description of the value when that raises."""
     try:
-        text = str(value)
+        return str(value)
     except Exception as exc:
         return f"<{type(value).__name__}: str() raised {type(exc).__name__}>"
-    return text if isinstance(text, str) else f"<{type(value).__name__}>"
 
 
 _REPR = reprlib.Repr()
@@ -142,10 +120,8 @@ def int_text(number: int, grouped: bool = False) -> str:
 
 def is_huge_int(value: Any) -> bool:
     """Whether ``value`` is an ``int`` (not a ``bool``) too long for decimal text."""
-    if type(value) is not int and not (isinstance(value, int) and not isinstance(value, bool)):
-        return False
-    if value.bit_length() < 2_000:  # ~600 digits: below any limit Python allows (640)
-        return False
+    if not isinstance(value, int) or isinstance(value, bool) or value.bit_length() < 2_000:
+        return False  # (2,000 bits is ~600 digits: below any limit Python allows, 640)
     try:
         str(value)
     except ValueError:

@@ -24,25 +24,29 @@ MAX_RUNS = 100_000
 MAX_DELAY = 3600.0
 
 
+def _parsed(value: Any, convert: Callable[[Any], Any], expected: str, valid: Any) -> Any:
+    """``convert(value)`` (text stripped first) when ``valid`` of it, else
+    ``ValueError("expected EXPECTED, got VALUE")``; booleans are refused."""
+    if not isinstance(value, bool):
+        try:
+            number = convert(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError):
+            pass
+        else:
+            if valid(number):
+                return number
+    raise ValueError(f"expected {expected}, got {value!r}")
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer()):
+        return int(value)
+    raise TypeError(value)
+
+
 def parse_positive_int(value: Any) -> int:
     """A whole number ≥ 1 (``10``, ``"10"``); booleans and fractions are refused."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        try:
-            number = int(text)
-        except ValueError:
-            raise ValueError(f"expected a whole number of at least 1, got {value!r}") from None
-    else:
-        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
-    if number < 1:
-        raise ValueError(f"expected a whole number of at least 1, got {value!r}")
-    return number
+    return _parsed(value, _whole, "a whole number of at least 1", lambda n: n >= 1)
 
 
 def parse_runs(value: Any) -> int:
@@ -65,38 +69,19 @@ def parse_delay(value: Any) -> float:
 
 def parse_nonnegative_int(value: Any) -> int:
     """A whole number ≥ 0 (seeds)."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a whole number of at least 0, got {value!r}")
-    try:
-        number = int(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        raise ValueError(f"expected a whole number of at least 0, got {value!r}") from None
-    if number < 0 or (isinstance(value, float) and not value.is_integer()):
-        raise ValueError(f"expected a whole number of at least 0, got {value!r}")
-    return number
+    whole = not isinstance(value, float) or value.is_integer()
+    return _parsed(value, int, "a whole number of at least 0", lambda n: n >= 0 and whole)
 
 
 def parse_probability(value: Any) -> float:
     """A number strictly between 0 and 1 (confidence levels, rates)."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}")
-    try:
-        number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}") from None
-    if not 0.0 < number < 1.0:
-        raise ValueError(f"expected a number between 0 and 1 (exclusive), got {value!r}")
-    return number
+    expected = "a number between 0 and 1 (exclusive)"
+    return _parsed(value, float, expected, lambda n: 0.0 < n < 1.0)
 
 
 def parse_nonnegative_float(value: Any) -> float:
     """A finite number ≥ 0 (seconds, amounts)."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a number of at least 0, got {value!r}")
-    try:
-        number = float(value.strip() if isinstance(value, str) else value)
-    except (TypeError, ValueError):
-        raise ValueError(f"expected a number of at least 0, got {value!r}") from None
+    number: float = _parsed(value, float, "a number of at least 0", lambda n: True)
     if not math.isfinite(number) or number < 0:
         raise ValueError(f"expected a finite number of at least 0, got {value!r}")
     return number

@@ -34,27 +34,18 @@ class VerdictRequest:
     description: str = ""
 
 
-def property_text(value: Any) -> str | None:
-    """A verdict figure as JUnit XML property text: ``true``/``false``, integers as they are,
-    other numbers to 10 significant digits, text as it is; ``None`` for values that are not
-    a scalar (lists, objects) or are missing."""
-    if value is None or isinstance(value, (list, tuple, dict)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return format(value, ".10g")
-    return str(value)
-
-
 def verdict_properties(fields: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     """``(name, text)`` pairs for a verdict item's JUnit XML ``<property>`` entries: every
-    scalar field, named ``prob.<prefix><field>`` (see :func:`property_text`)."""
+    scalar field (missing values, lists and objects are left out), named
+    ``prob.<prefix><field>``: ``true``/``false``, integers as they are, other numbers to 10
+    significant digits, text as it is."""
     out = []
     for name, value in fields.items():
-        text = property_text(value)
-        if text is not None:
-            out.append((f"{PROPERTY_PREFIX}{prefix}{name}", text))
+        if value is None or isinstance(value, (list, tuple, dict)):
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = format(value, ".10g") if isinstance(value, float) else str(value)
+        out.append((f"{PROPERTY_PREFIX}{prefix}{name}", text))
     return out

@@ -1,10 +1,9 @@
 """Text that is safe to print on a terminal: control and escape sequences made visible.
 
-Strings that come from outside the plugin — a judge server's reply or error body, a model
-name given to ``record_usage`` — may hold ``ESC`` sequences that retitle the terminal, clear
-the screen or move the cursor, or bidirectional overrides that reorder what is shown. Before
-such a string is printed, :func:`visible` replaces every such character with its Python
-escape (``\\x1b``, ``\\u202e``), so what was sent can still be read. Pure module.
+Strings from outside the plugin (a judge server's reply, a model name given to
+``record_usage``) may hold ``ESC`` sequences that retitle the terminal or move the cursor,
+or bidirectional overrides that reorder what is shown: :func:`visible` replaces each such
+character with its Python escape (``\\x1b``, ``\\u202e``). Pure module.
 
 PYTEST_DONT_REWRITE
 """
@@ -12,8 +11,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import re
-
-__all__ = ["visible"]
 
 #: C0 controls, DEL, C1 controls, and the Unicode bidirectional and invisible format marks
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")

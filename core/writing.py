@@ -1,35 +1,22 @@
 """Writing the files the plugin writes: one module for every writer. Pure: never imports pytest.
 
-``--prob-json``, ``--prob-html``, ``--prob-markdown``, ``--prob-plan-write`` and
-``--prob-save-baseline`` (and ``python -m pytest_probability html``) all go through here:
+``--prob-json``, ``--prob-html``, ``--prob-markdown``, ``--prob-plan-write``,
+``--prob-save-baseline`` and ``python -m pytest_probability html`` all go through here:
 
-* :func:`resolve` at configure time: the path as given and made absolute (a test may change
-  the working directory later), after :func:`problem` found nothing that stops it taking a
-  file. What can be known before anything runs is checked then, so a mistyped path costs
-  nothing: a directory in place of the file, a read-only file, an existing ancestor that is
-  a file (``README.md/r.json``) or a directory that cannot be written to. A parent directory
-  that does not exist yet is fine: it is created when the file is written, as ``--junitxml``
-  does.
-* :class:`Claims` at configure time too: two writers given the same file
-  (``--prob-json=r.html --prob-html=r.html``) or a Python source file given as a report
-  (``--prob-json=bench_x.py``) are refused before anything runs.
-* :func:`write_atomic` at the end: create missing parent directories, write a temporary file
-  in the target's directory, flush it to disk and rename it over the target, so a reader
-  never sees half a file and an existing file is only ever replaced by a complete one. An
-  existing file keeps its permissions (and, where the system allows, its owner); a new one
-  gets those the umask allows.
-* Some targets are written **in place**, never replaced (their inode, mode, owner and other
-  names stay): a device, pipe or other non-regular file (``/dev/null``, ``/dev/full``, a
-  FIFO); a symbolic link, which is written through to the file it points to (the link
-  stays; a dangling link's file is created); a file with other hard links. The text is made
-  in full first (in memory, or a temporary file past 16 MiB), so a failure while making it
-  leaves the target untouched. ``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N`` and any
-  symbolic link leading to one are written through the process's own open descriptor, at
-  its current position (the rule of bash's redirections): ``--prob-json=/dev/stdout >
-  out.txt`` puts the report in ``out.txt`` among pytest's own output.
-* Text the encoder cannot take is written, never fatal: a lone surrogate (from a file name
-  that is not valid UTF-8) is written as its escape (``\\udcff``, Python's
-  ``backslashreplace``).
+* at configure time, :func:`resolve` makes the path absolute (a test may change the working
+  directory) after :func:`problem` found nothing that stops it taking a file (a directory in
+  its place, a read-only file, an ancestor that is a file or an unwritable directory; a
+  missing parent is fine: it is created, as for ``--junitxml``), and :class:`Claims`
+  refuses two writers of one file and a Python source file given as a report;
+* at the end, :func:`write_atomic` writes a temporary file in the target's directory,
+  flushes it to disk and renames it over the target, so a reader never sees half a file. An
+  existing file keeps its permissions (and, where allowed, its owner). A device, pipe or
+  other non-regular file, a symbolic link (written through: the link stays) and a file
+  with other hard links are written **in place**, from text made in full first (in
+  memory, or a temporary file past 16 MiB); ``/dev/stdout``, ``/dev/fd/N`` and
+  ``/proc/self/fd/N`` (or a link to one) through the process's own open descriptor, at its
+  current position, as bash's redirections do. A lone surrogate is written as its escape
+  (``\\udcff``, Python's ``backslashreplace``).
 
 The callers turn :class:`UnwritablePath` into ``pytest.UsageError`` and any exception from
 :func:`write_atomic` into one error line naming the file (:func:`failure`).
@@ -56,18 +43,6 @@ from typing import IO
 
 from .untrusted import describe
 
-__all__ = [
-    "Claims",
-    "Target",
-    "UnwritablePath",
-    "descriptor_of",
-    "failure",
-    "is_stream",
-    "problem",
-    "resolve",
-    "write_atomic",
-]
-
 #: How text is encoded: UTF-8, with what UTF-8 cannot hold (lone surrogates) escaped.
 ENCODING = "utf-8"
 ERRORS = "backslashreplace"
@@ -86,9 +61,7 @@ class UnwritablePath(ValueError):
     ``"{option}={value}: cannot write {what}: {problem}"``."""
 
     def __init__(self, option: str, value: str, what: str, problem: str) -> None:
-        self.option = option
-        self.value = value
-        self.problem = problem
+        self.option, self.value, self.problem = option, value, problem
         super().__init__(f"{option}={value}: cannot write {what}: {problem}")
 
 
@@ -123,13 +96,8 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
 
 
 def problem(path: str | os.PathLike[str]) -> str | None:
-    """Why ``path`` cannot take a file, or ``None`` when it looks writable.
-
-    Refused: a directory in place of the file; an existing file (or device) that is not
-    writable; a path whose nearest existing ancestor is not a directory (``'README.md' is
-    not a directory``) or is a directory this process cannot write to. Missing directories
-    between that ancestor and the file are not a problem: :func:`write_atomic` creates them.
-    """
+    """Why ``path`` cannot take a file (``'README.md' is not a directory``), or ``None``
+    when it looks writable (the rules are in the module's docstring)."""
     given = Path(path)
     try:
         if given.is_dir():
@@ -207,12 +175,7 @@ def descriptor_of(path: str | os.PathLike[str]) -> int | None:
         except (OSError, ValueError):
             return None
         match = _DESCRIPTOR_PATH.match(os.path.join(parent, os.path.basename(current)))
-        if match is not None and match.group("pid") in (
-            None,
-            "self",
-            "thread-self",
-            str(os.getpid()),
-        ):
+        if match and match.group("pid") in (None, "self", "thread-self", str(os.getpid())):
             return int(match.group("fd"))
         try:
             link = os.readlink(current)
@@ -247,27 +210,22 @@ class Claims:
         identity = _identity(target.path)
         if identity is None:
             return
+        shown = target.shown
         names = {os.path.basename(target.path), os.path.basename(os.path.realpath(target.path))}
         globs = tuple(sources)
         if os.path.isfile(target.path) and any(
             name.endswith(".py") or any(fnmatch.fnmatch(name, glob) for glob in globs)
             for name in names
         ):
-            raise UnwritablePath(
-                option, target.shown, what, f"{target.shown!r} is a Python source file"
-            )
+            raise UnwritablePath(option, shown, what, f"{shown!r} is a Python source file")
         earlier = [(o, t.shown, i) for o, t, i in self._claimed]
         for other_option, other_path in others:
-            shown = os.fspath(other_path)
-            earlier.append((other_option, shown, _identity(Path(os.path.abspath(shown)))))
-        for other_option, shown, other in earlier:
+            given = os.fspath(other_path)
+            earlier.append((other_option, given, _identity(Path(os.path.abspath(given)))))
+        for other_option, given, other in earlier:
             if other == identity:
-                raise UnwritablePath(
-                    option,
-                    target.shown,
-                    what,
-                    f"{other_option}={shown} writes the same file; give each its own path",
-                )
+                clash = f"{other_option}={given} writes the same file; give each its own path"
+                raise UnwritablePath(option, shown, what, clash)
         self._claimed.append((option, target, identity))
 
 
@@ -291,9 +249,8 @@ def make_parents(path: Path) -> None:
     except OSError:
         ancestor = _nearest_existing(path)
         if os.path.lexists(ancestor) and not ancestor.is_dir():
-            raise NotADirectoryError(
-                errno.ENOTDIR, f"{str(ancestor)!r} is not a directory"
-            ) from None
+            why = f"{str(ancestor)!r} is not a directory"
+            raise NotADirectoryError(errno.ENOTDIR, why) from None
         raise
 
 
@@ -322,13 +279,10 @@ def _new_file_mode() -> int:
 def _keep_owner(name: str, existing: os.stat_result) -> None:
     """Give the new file ``name`` the owner and group of the file it replaces, where the
     system allows it (root may; others may keep their own group)."""
-    if not hasattr(os, "chown") or (existing.st_uid, existing.st_gid) == (
-        os.getuid(),
-        os.getgid(),
-    ):
-        return  # (Windows has no owners to keep)
-    with contextlib.suppress(OSError):
-        os.chown(name, existing.st_uid, existing.st_gid)
+    owner = (existing.st_uid, existing.st_gid)
+    if hasattr(os, "chown") and owner != (os.getuid(), os.getgid()):  # (Windows has none)
+        with contextlib.suppress(OSError):
+            os.chown(name, *owner)
 
 
 def _identity(path: Path) -> object:
