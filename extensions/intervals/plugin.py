@@ -13,6 +13,7 @@ import pytest
 from pytest_probability.api import (
     CaseResult,
     OptionRegistry,
+    Reading,
     ReportBuilder,
     Results,
     implemented_outside,
@@ -22,16 +23,17 @@ from pytest_probability.api import (
     parse_nonnegative_int,
     parse_positive_int,
     parse_probability,
+    reading_percent,
 )
 
 from .aggregate import Aggregate, aggregate, render
-from .explain import count, readings
 from .methods import Interval, bayes, clopper_pearson, wilson
 from .service import interval_methods, settings
 
-PRIOR_EXPECTED = "expected two positive numbers 'a,b' such as '1,1', got {value!r}"
 INTERVAL_ORDER = 200
 FUNCTION_LINES_ORDER = 500
+#: ρ below which runs vary enough that more runs help most, and above which inputs do
+LOW_RHO, HIGH_RHO = 0.3, 0.6
 #: Most bootstrap resamples (``--prob-bootstrap``): each function-level, Overall, metric and
 #: comparison interval draws this many, and a million already leaves a Monte Carlo error far
 #: below the printed precision; 10^9 would hang the report phase after every run was made.
@@ -46,7 +48,7 @@ def parse_prior(value: Any) -> tuple[float, float]:
     except (TypeError, ValueError):
         a = b = 0.0
     if not (0 < a < float("inf") and 0 < b < float("inf")):
-        raise ValueError(PRIOR_EXPECTED.format(value=value))
+        raise ValueError(f"expected two positive numbers 'a,b' such as '1,1', got {value!r}")
     return a, b
 
 
@@ -280,16 +282,64 @@ def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
     return sum(known) if known else None
 
 
-def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
-    """Read the function-level and Overall lines. Called once in the aggregating process by
-    the explain extension; returns the readings."""
-    return readings(report)
+def pytest_prob_explain(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> list[Reading]:
+    """Read the function-level and Overall lines, one reading each. Called once in the
+    aggregating process by the explain extension; returns the readings."""
+    found = []
+    for line in report.json.get("aggregates", []):
+        ci = line["ci"]
+        text = (
+            f"The mean pass fraction over its {line['inputs']} inputs is "
+            f"{reading_percent(line['estimate'], 1)}"
+        )
+        if line.get("hidden"):
+            text += f"; its interval is hidden because {line['hidden']}."
+        elif ci["low"] == ci["high"]:
+            text += (
+                ": every input passed (or failed) every run, so the bootstrap has nothing to vary."
+            )
+        else:
+            text += (
+                f", with a {reading_percent(ci['level'])} interval of "
+                f"{reading_percent(ci['low'], 1)} to {reading_percent(ci['high'], 1)} "
+                "from a bootstrap over inputs (it treats these "
+                "inputs as a sample of the ones you care about)."
+            )
+        rho = line.get("icc")
+        runs_x2 = line["width_factor"]["runs_x2"]
+        if rho is not None and runs_x2 is not None and not line.get("hidden"):
+            runs = reading_percent(-runs_x2)
+            inputs = reading_percent(-line["width_factor"]["inputs_x2"])
+            if rho >= HIGH_RHO:
+                advice = (
+                    "each input is mostly right or mostly wrong every time, so add inputs, not "
+                    f"runs (doubling the runs would narrow the interval by {runs}, doubling "
+                    f"the inputs by {inputs})"
+                )
+            elif rho <= LOW_RHO:
+                advice = (
+                    "outputs vary from run to run, so more runs help (doubling them narrows "
+                    f"the interval by {runs}; doubling the inputs by {inputs})"
+                )
+            else:
+                advice = (
+                    f"both help (doubling the runs narrows the interval by {runs}, doubling "
+                    f"the inputs by {inputs})"
+                )
+            text += f" ρ = {rho:.2f}: {advice}."
+        terms = ("interval", "bootstrap") + (("ρ (rho)",) if rho is not None else ())
+        found.append(
+            Reading(line["label"], text, terms, line, order=200, notable=line["estimate"] < 1.0)
+        )
+    return found
 
 
 def pytest_prob_explain_count(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> int:
-    """How many notable readings :func:`pytest_prob_explain` would give, counted without
-    building them. Called once in the aggregating process, only without
+    """How many notable readings (lines below 100%) :func:`pytest_prob_explain` would give,
+    counted without building them. Called once in the aggregating process, only without
     ``--prob-explain``."""
-    return count(report)
+    return sum(1 for line in report.json.get("aggregates", []) if line["estimate"] < 1.0)

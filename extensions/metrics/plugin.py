@@ -13,15 +13,16 @@ from pytest_probability.api import (
     SKIP,
     CaseResult,
     OptionRegistry,
+    Reading,
     ReportBuilder,
     Results,
     call_registrations,
     option_value,
     options_of,
+    reading_percent,
 )
 
 from .estimators import pass_at_k, pass_hat_k
-from .explain import count, readings
 from .registry import ChosenMetric, MetricCase, Metrics
 from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
 
@@ -29,6 +30,11 @@ STATE_KEY = pytest.StashKey[Metrics]()
 SECTION_ORDER = 90
 #: used when the intervals extension (which owns these settings) is disabled
 DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
+#: what the bundled families' values are, and their glossary terms
+MEANINGS = {
+    "pass^": ("the chance that {k} runs of the same input all pass", "pass^k"),
+    "pass@": ("the chance that at least one of {k} runs of an input passes", "pass@k"),
+}
 
 
 class MetricWarning(pytest.PytestWarning):
@@ -164,16 +170,52 @@ def pytest_prob_build_report(
     report.set_json("metrics", {"metrics": labels, "lines": [line.to_json() for line in lines]})
 
 
-def pytest_prob_explain(report: ReportBuilder, results: Results, config: pytest.Config) -> list:
-    """Read the metric lines. Called once in the aggregating process by the explain
-    extension; returns the readings."""
-    return readings(report)
+def _inputs(count: int) -> str:
+    """``1 input``, ``12 inputs``."""
+    return f"{count} input{'' if count == 1 else 's'}"
+
+
+def _read_lines(report: ReportBuilder) -> list[dict]:
+    """The metric lines that get a reading (those with a value)."""
+    return [
+        line
+        for line in (report.json.get("metrics") or {}).get("lines", [])
+        if not line.get("error") and line.get("value") is not None
+    ]
+
+
+def pytest_prob_explain(
+    report: ReportBuilder, results: Results, config: pytest.Config
+) -> list[Reading]:
+    """Read the metric lines, one reading each. Called once in the aggregating process by
+    the explain extension; returns the readings."""
+    found = []
+    for line in _read_lines(report):
+        name = line["metric"]
+        template, term = MEANINGS.get(name[:5], ("the metric {name}", None))
+        meaning = template.format(k=name[5:], name=name)
+        value = reading_percent(line["value"], 1)
+        text = f"{value} is {meaning}, averaged over {_inputs(line['n'])}"
+        if line.get("low") is not None:
+            low, high = reading_percent(line["low"], 1), reading_percent(line["high"], 1)
+            text += f" (interval {low} to {high})"
+        text += "."
+        left_out = line.get("left_out")
+        if left_out:
+            text += (
+                f" {_inputs(left_out)} had fewer than {line['min_runs']} runs and "
+                f"{'is' if left_out == 1 else 'are'} left out."
+            )
+        found.append(
+            Reading(f"{line['scope']} {name}", text, (term,) if term else (), line, order=300)
+        )
+    return found
 
 
 def pytest_prob_explain_count(
     report: ReportBuilder, results: Results, config: pytest.Config
 ) -> int:
-    """How many notable readings :func:`pytest_prob_explain` would give, counted without
-    building them. Called once in the aggregating process, only without
-    ``--prob-explain``."""
-    return count(report)
+    """How many notable readings :func:`pytest_prob_explain` would give (every metric line
+    with a value), counted without building them. Called once in the aggregating process,
+    only without ``--prob-explain``."""
+    return len(_read_lines(report))

@@ -7,7 +7,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_probability.api import case_bootstrap_interval, case_mean, interval_cells, percent1
@@ -38,24 +38,13 @@ class MetricLine:
     low: float | None = None
     high: float | None = None
     left_out: int = 0
-    needs: int = 1
+    #: the runs a case needs to be counted
+    min_runs: int = 1
     error: str | None = None
     hidden: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "metric": self.metric,
-            "n": self.n,
-            "value": self.value,
-            "low": self.low,
-            "high": self.high,
-            "left_out": self.left_out,
-            "min_runs": self.needs,
-            "error": self.error,
-            "hidden": self.hidden,
-        }
+        return asdict(self)
 
 
 def summarize(
@@ -83,7 +72,7 @@ def summarize(
         n=len(counted),
         value=case_mean(counted) if counted else None,
         left_out=len(values) - len(counted),
-        needs=metric.needs(),
+        min_runs=metric.needs(),
     )
     if hidden is not None and len(counted) >= bootstrap.min_inputs:
         line.hidden = hidden
@@ -117,7 +106,7 @@ def render(lines: Sequence[MetricLine]) -> list[str]:
             continue
         notes = []
         if line.left_out:
-            notes.append(f"{line.left_out} left out (fewer than {line.needs} runs)")
+            notes.append(f"{line.left_out} left out (fewer than {line.min_runs} runs)")
         if line.hidden:
             notes.append(f"interval hidden: {line.hidden}")
         value = percent1(line.value) if line.value is not None else "—"

@@ -5,6 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -177,7 +178,7 @@ def pytest_prob_build_report(
     cells: dict[str, str] = {}
     saved = planned = stopped_cases = spread = kept_runs = kept_cases = 0
     avoided: float | None = None
-    kept: dict[str, int] = {}  # why → cases kept running for it
+    kept: Counter[str] = Counter()  # why → cases kept running for it
     for case in results.cases():
         planned += case.planned
         stop = case_stop(case)
@@ -187,8 +188,7 @@ def pytest_prob_build_report(
         if held is not None:
             kept_cases += 1
             kept_runs += held["runs"]
-            for why in held["reasons"]:
-                kept[why] = kept.get(why, 0) + 1
+            kept.update(held["reasons"])
             if stop is None:
                 cells[case.key] = f"kept running after {held['after']}/{held['planned']}"
         if stop is None:
@@ -262,18 +262,3 @@ def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
         )
     made = "run" if runs == 1 else "runs"
     return f"{cases} {word} kept running for {runs} {made} the rule would have skipped: {why}"
-
-
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
-    """Under ``--prob-plan``: replace a gated case's fixed-run chances with those of the
-    stopping rule the runtime would apply (:func:`.planning.model_stopping`), and fill its
-    ``seq E[runs]``. Called once per planned case in the planning process, before the other
-    extensions add their notes; returns nothing."""
-    if row.gate is None:  # (no gate the pass count decides: nothing a rule stops on)
-        return
-    from .planning import model_stopping
-
-    model_stopping(config, case, row, options_of(config).session_value("plan_assume"))
