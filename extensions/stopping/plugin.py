@@ -262,3 +262,16 @@ def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
         )
     made = "run" if runs == 1 else "runs"
     return f"{cases} {word} kept running for {runs} {made} the rule would have skipped: {why}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
+    """Under ``--prob-plan``: replace a gated case's fixed-run chances with those of the
+    stopping rule the runtime would apply (:func:`.planning.model_stopping`), and fill its
+    ``seq E[runs]``. Called once per planned case in the planning process, before the other
+    extensions add their notes; returns nothing."""
+    if row.gate is None:  # (no gate the pass count decides: nothing a rule stops on)
+        return
+    from .planning import model_stopping
+
+    model_stopping(config, case, row, options_of(config).session_value("plan_assume"))
