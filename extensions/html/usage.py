@@ -27,12 +27,6 @@ COST_CASES = 20
 STOPPED_CASES = 200
 
 
-def _token_count(value: Any) -> str:
-    """A token count's cell: ``1,200``; a count too long for decimal text as the report
-    keeps it (``1.000000e+5000``); ``—`` if absent."""
-    return count_text(value) or fmt.MISSING
-
-
 def _token_size(value: Any) -> float:
     """A token count as a float for the bars (a count kept as text is infinite)."""
     number = integer(value)
@@ -60,9 +54,11 @@ def _tokens(usage: Mapping[str, Any]) -> Markup | None:
     rows = [
         [
             name,
-            _token_count(t.get("input_tokens")),
-            _token_count(t.get("output_tokens")),
-            _token_count(t.get("cached_input_tokens")),
+            # a count too long for decimal text as the report keeps it (1.000000e+5000)
+            *(
+                count_text(t.get(f"{k}_tokens")) or fmt.MISSING
+                for k in ("input", "output", "cached_input")
+            ),
             fmt.money(t.get("cost"), ""),
             value_bar(share(total_tokens[name]), "tok"),
         ]
@@ -97,12 +93,12 @@ def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
         )
     caption = "Cost per case" if len(costed) == len(shown) else f"The {len(shown)} costliest cases"
     result = table(["Case", "Cost", "Per run", ""], lines, caption=caption, class_="numbers")
-    if len(costed) > len(shown):
-        result = Markup(
-            result + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
-            "cost; sort the case table by Cost to see them all.</p>"
-        )
-    return result
+    if len(costed) == len(shown):
+        return result
+    return Markup(
+        result + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
+        "cost; sort the case table by Cost to see them all.</p>"
+    )
 
 
 def render_cost(document: Mapping[str, Any]) -> Markup | None:
@@ -118,12 +114,7 @@ def render_cost(document: Mapping[str, Any]) -> Markup | None:
         runs = (integer(totals.get("count")) or 0) + (integer(totals.get("skipped")) or 0)
         per_run = f" ({fmt.money_per_run(cost / runs)} per run over {runs:,} runs)" if runs else ""
         parts.append(f"<p><strong>Cost:</strong> {fmt.money(cost)}{escape(per_run)}</p>")
-    tokens = _tokens(usage)
-    if tokens:
-        parts.append(tokens)
-    cases = _costly_cases(rows)
-    if cases:
-        parts.append(cases)
+    parts += [part for part in (_tokens(usage), _costly_cases(rows)) if part]
     return Markup("".join(parts))
 
 
@@ -148,24 +139,19 @@ def render_stopping(document: Mapping[str, Any]) -> Markup | None:
             f'<p class="muted">{fmt.plural(spread, "case")} ran on several xdist workers and '
             "could only partly stop.</p>"
         )
-    stopped = [
-        (row, obj(row.get("stopped")))
-        for row in objects(document.get("rows"))
-        if obj(row.get("stopped"))
-    ]
-    if stopped:
-        rows = [
-            [
-                text(row.get("case")),
-                text(info.get("verdict")).upper(),
-                f"{info.get('after')}/{info.get('planned')}",
-                fmt.count(info.get("skipped")),
-            ]
-            for row, info in stopped[:STOPPED_CASES]
+    stopped = [(row, obj(row.get("stopped"))) for row in objects(document.get("rows"))]
+    rows = [
+        [
+            text(row.get("case")),
+            text(info.get("verdict")).upper(),
+            f"{info.get('after')}/{info.get('planned')}",
+            fmt.count(info.get("skipped")),
         ]
-        parts.append(
-            table(["Case", "Verdict", "Decided after", "Runs saved"], rows, class_="numbers")
-        )
+        for row, info in [(row, info) for row, info in stopped if info][:STOPPED_CASES]
+    ]
+    if rows:
+        headers = ["Case", "Verdict", "Decided after", "Runs saved"]
+        parts.append(table(headers, rows, class_="numbers"))
     return Markup("".join(parts))
 
 
@@ -217,22 +203,7 @@ def render_plan(document: Mapping[str, Any]) -> Markup | None:
                     notes,
                 ]
             )
-        parts.append(
-            table(
-                [
-                    "Case",
-                    "Runs",
-                    "Gate",
-                    "Min runs",
-                    "Runs for 80% power",
-                    "Pass chance",
-                    "Sequential runs",
-                    f"Catch chance ({flakes})",
-                    "Cost",
-                    "Notes",
-                ],
-                rows,
-                class_="numbers",
-            )
-        )
+        headers = ["Case", "Runs", "Gate", "Min runs", "Runs for 80% power", "Pass chance"]
+        headers += ["Sequential runs", f"Catch chance ({flakes})", "Cost", "Notes"]
+        parts.append(table(headers, rows, class_="numbers"))
     return Markup("".join(parts))
