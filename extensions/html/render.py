@@ -159,7 +159,7 @@ def _runs_bar(totals: Mapping[str, Any]) -> Markup:
         (integer(totals.get("errors")) or 0, "s-error", "errored"),
         (integer(totals.get("skipped")) or 0, "s-skipped", "skipped"),
     ]
-    return stacked_bar([(n, css, f"{n:,} {word}") for n, css, word in parts], width=240)
+    return stacked_bar([(n, css, f"{n:,} {word}") for n, css, word in parts])
 
 
 def _cases_bar(counts: Mapping[str, int]) -> Markup:
@@ -172,7 +172,7 @@ def _cases_bar(counts: Mapping[str, int]) -> Markup:
         for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
         if counts.get(status)
     ]
-    return stacked_bar(parts, width=240)
+    return stacked_bar(parts)
 
 
 def render_totals(document: Mapping[str, Any]) -> Markup:

@@ -94,10 +94,10 @@ class Axis:
         return self.pad + (self.width - 2 * self.pad) * min(1.0, max(0.0, share))
 
 
-def percent_axis(width: int = 320) -> Axis:
+def percent_axis() -> Axis:
     """0 % to 100 % with ticks every 25 %."""
     ticks = [(q / 4, f"{q * 25}%") for q in range(5)]
-    return Axis(0.0, 1.0, ticks, width=width)
+    return Axis(0.0, 1.0, ticks)
 
 
 def _nice(value: float) -> float:
@@ -111,7 +111,7 @@ def _nice(value: float) -> float:
     return 10 * power
 
 
-def difference_axis(values: Iterable[float | None], width: int = 320) -> Axis:
+def difference_axis(values: Iterable[float | None]) -> Axis:
     """A symmetric axis of differences of fractions (−m to +m, m ≤ 1), ticks in points."""
     largest = max((abs(v) for v in values if v is not None), default=0.0)
     reach = min(1.0, _nice(max(largest * 1.1, 0.05)))
@@ -121,25 +121,25 @@ def difference_axis(values: Iterable[float | None], width: int = 320) -> Axis:
         label = f"{abs(points):g}" if points else "0"
         sign = "+" if points > 0 else (MINUS if points < 0 else "")
         ticks.append((q * reach, f"{sign}{label} pp"))
-    return Axis(-reach, reach, ticks, width=width)
+    return Axis(-reach, reach, ticks)
 
 
-def time_axis(values: Iterable[float | None], width: int = 320) -> Axis:
+def time_axis(values: Iterable[float | None]) -> Axis:
     """Seconds from 0 (linear), or on a log scale when the values span over 50×."""
     positive = [v for v in values if v is not None and v > 0]
     if not positive:
-        return Axis(0.0, 1.0, [(0.0, "0s"), (1.0, "1s")], width=width)
+        return Axis(0.0, 1.0, [(0.0, "0s"), (1.0, "1s")])
     smallest, largest = min(positive), max(positive)
     if largest / smallest <= 50:
         top = _nice(largest * 1.1)
         ticks = [(top * q / 4, short_duration(top * q / 4)) for q in range(5)]
-        return Axis(0.0, top, ticks, width=width)
+        return Axis(0.0, top, ticks)
     low = 10 ** math.floor(math.log10(smallest))
     high = 10 ** math.ceil(math.log10(largest))
     exponents = range(round(math.log10(low)), round(math.log10(high)) + 1)
     step = max(1, math.ceil(len(exponents) / 6))
     ticks = [(10.0**e, short_duration(10.0**e)) for e in exponents[::step]]
-    return Axis(low, high, ticks, log=True, width=width)
+    return Axis(low, high, ticks, log=True)
 
 
 @dataclass
@@ -215,7 +215,7 @@ def _axis_row(axis: Axis, refs: Sequence[tuple[float, str]]) -> Markup:
     return _svg("forest axis-row", axis.width, 26, parts)
 
 
-def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 320) -> Markup:
+def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 240) -> Markup:
     """A horizontal bar split in proportion to ``(count, CSS class, label)`` parts; each
     segment carries its label as a tooltip."""
     total = sum(max(0.0, count) for count, _, _ in parts)
@@ -233,7 +233,7 @@ def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 320) -> Ma
     return _svg("stack", width, 14, shapes, ", ".join(label for *_, label in parts))
 
 
-def value_bar(share: float, css: str = "val", width: int = 120) -> Markup:
+def value_bar(share: float, css: str, width: int = 120) -> Markup:
     """A bar filled to ``share`` (0–1) of its width (costs, token counts)."""
     filled = max(1.0, width * min(1.0, max(0.0, share)))
     return _svg(
