@@ -26,10 +26,10 @@ def call_registrations(hook: Any, kwargs: dict[str, Any], what: str) -> None:
     except ValueError as exc:
         raise pytest.UsageError(f"registering {what} failed: {exc}") from None
     except Exception as exc:
-        raise pytest.UsageError(f"registering {what} failed: {_described(exc, hook)}") from None
+        raise pytest.UsageError(f"registering {what} failed: {describe(exc, hook)}") from None
 
 
-def _described(exc: BaseException, hook: Any) -> str:
+def describe(exc: BaseException, hook: Any) -> str:
     """``TypeError: … (raised by PLUGIN's pytest_prob_register_…)``: the exception and the
     plugin whose implementation of ``hook`` is in its traceback, if any."""
     text = f"{type(exc).__name__}: {exc}"
