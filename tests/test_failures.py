@@ -19,12 +19,10 @@ from pytest_probability.extensions.failures.grouping import (
     ShapeKey,
     group_failures,
     merged_text,
-    shape_key,
-    split_values,
-)
-from pytest_probability.extensions.failures.lines import (
     more_line,
     runs_text,
+    shape_key,
+    split_values,
     summary_message,
 )
 

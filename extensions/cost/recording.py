@@ -1,8 +1,6 @@
-"""``record_cost`` and ``record_usage``: what a bench body calls to report spend.
-
-Entries go to a :class:`Ledger` in the current run's context; the extension moves them into
-the run record when the run is reported. Nothing here imports pytest: hooks are reached
-through the session's config that the run context carries.
+"""``record_cost`` and ``record_usage``: what a bench body calls to report spend, kept in a
+:class:`Ledger` in the current run's context until the run is reported. Never imports
+pytest: hooks are reached through the config the run context carries.
 
 PYTEST_DONT_REWRITE
 """

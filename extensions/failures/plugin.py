@@ -26,12 +26,12 @@ from pytest_probability.api import (
 )
 
 from . import hookspecs, terminal
-from .grouping import FailureGroup, group_failures, shape_key
-from .lines import more_line, others_line, summary_message
+from .grouping import group_failures, more_line, others_line, shape_key, summary_message
 
 if TYPE_CHECKING:
     from pytest_probability.api import CaseResult, ReportBuilder, Results
 
+    from .grouping import FailureGroup
     from .terminal import Builder, RunReport
 
 PLUGIN_NAME = "probability.failures"
@@ -239,10 +239,8 @@ def _prepare(
 
 def _narrow_phases(config: pytest.Config, stats: dict[str, list[Any]]) -> None:
     """Leave out of pytest's list of passed setup and teardown reports, while its sections
-    print, every report it would print nothing of. For each shown report pytest looks for
-    its teardown output by scanning that whole list (quadratic in runs: 49 s of a
-    5,000-case session end); it prints only the sections named "teardown" of teardown
-    reports, so the output is the same."""
+    print, every report it would print nothing of (it prints only the "teardown" sections of
+    teardown reports), as it scans that whole list for each shown report: quadratic in runs."""
     phases = stats.get("")
     if phases:
         _state(config).saved[""] = phases

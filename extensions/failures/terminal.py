@@ -1,11 +1,8 @@
-"""One entry per case in pytest's own summary sections, instead of one per run.
-
-pytest's terminal reporter prints its sections and short test summary from the reports in
-``terminalreporter.stats``. :func:`regroup` builds a list holding, in place of a case's run
-reports, what a *builder* makes of them; other reports (tests, verdict items, collection
-errors) stay where they were. The stand-ins are copies (:func:`with_line`, :func:`as_case`):
-the reports that JUnit XML, ``--lf`` and every other plugin saw are never changed. Never
-imports pytest.
+"""One entry per case in pytest's own summary sections (printed from the reports in
+``terminalreporter.stats``), instead of one per run. Other reports (tests, verdict items,
+collection errors) stay where they were. The stand-ins are copies (:func:`with_line`,
+:func:`as_case`): the reports JUnit XML, ``--lf`` and every other plugin saw never change.
+Never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -53,12 +50,9 @@ def locate(report: Any, results: Results, outcomes: tuple[str, ...]) -> RunRepor
 def regroup(
     reports: Sequence[Any], results: Results, build: Builder, outcomes: tuple[str, ...]
 ) -> list[Any] | None:
-    """``reports`` with each case's run reports replaced by what ``build`` makes of them.
-
-    The cases go where the first run report was, in the report's case order (the same with
-    and without pytest-xdist, whatever order the runs finished in); each case's reports
-    reach ``build`` in run order. ``None`` when no report is a bench run's (whose record's
-    outcome is one of ``outcomes``).
+    """``reports`` with each case's run reports (of ``outcomes``) replaced by what ``build``
+    makes of them, in run order; the cases go where the first run report was, in the
+    report's case order (whatever order the runs finished in). ``None`` when there is none.
     """
     found: dict[str, list[RunReport]] = {}
     rest: list[Any] = []
