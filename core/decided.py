@@ -73,11 +73,8 @@ class DecidedRuns:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Turn a failed or errored run of a decided case into an xfail (unless
-        ``--runxfail``).
-
-        Wraps report creation in the executing process, outside the kernel's wrapper (so
-        the run record keeps the real outcome); returns the report.
-        """
+        ``--runxfail``). Wraps report creation in the executing process, outside the
+        kernel's wrapper (so the run record keeps the real outcome); returns the report."""
         report = yield
         if not report.failed or not isinstance(item, BenchRun):
             return report

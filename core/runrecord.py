@@ -26,11 +26,8 @@ def make_run_record(
     kernel: Kernel, item: Any, call: pytest.CallInfo[None], report: pytest.TestReport
 ) -> dict[str, Any]:
     """The record of the run ``item`` (a ``BenchRun``) whose ``call`` made ``report``:
-    classified by ``pytest_prob_classify_outcome`` (an answer that is not an outcome word,
-    or a classifier that raises, makes it an error naming the classifier), then given to
-    every ``pytest_prob_run_finished`` implementation (one that raises adds a warning to
-    the record); made JSON-able when an extension outside the bundled ones may have added
-    to it."""
+    classified, given to every ``pytest_prob_run_finished`` implementation, and made
+    JSON-able when an extension outside the bundled ones may have added to it."""
     unknown_error = records.UNKNOWN_OUTCOME
     try:
         answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR

@@ -108,11 +108,8 @@ def install(
     config: pytest.Config, reportable: Callable[[], bool], session: pytest.Session | None = None
 ) -> None:
     """Register a :class:`TermHandler` for this session if SIGTERM is free to take over.
-
-    Called by the kernel in the aggregating process only, when the session starts using the
-    plugin (the first bench file is collected, or a report is asked for); ``session`` is the
-    session when it started already.
-    """
+    Called by the kernel in the aggregating process when the session starts using the
+    plugin; ``session`` is the session when it started already."""
     if config.pluginmanager.get_plugin(PLUGIN_NAME) is not None:
         return
     handler = TermHandler(reportable)
