@@ -17,11 +17,10 @@ import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
 
 from .axis.arms import ArmInfo
-from .options import PAIRED, registries_of
+from .options import registries_of
 from .registry import Pair, Side, TestSettings
 from .sequential import outcome as sequential
-from .statistics.adjust import benjamini_hochberg, bonferroni, holm
-from .statistics.engine import Comparison, adjust_family, paired_test, run_test
+from .statistics.engine import Comparison, adjust_family, run_test
 
 STATE_KEY = pytest.StashKey["CompareState"]()
 RECORD_FIELD = "compare"
@@ -46,8 +45,7 @@ class MarginWarning(pytest.PytestWarning):
 
 @dataclass(frozen=True)
 class MarginCheck:
-    """What the end of collection needs to count a margin's paired inputs: each case's arm
-    and input (by case key), and the margin as the mark gave it (``margin=0.02``)."""
+    """What the end of collection needs to count a margin's paired inputs."""
 
     arms: dict[str, ArmInfo]
     rule: str
@@ -60,8 +58,6 @@ class CompareState:
     arms: dict[str, ArmInfo] = field(default_factory=dict)
     #: the JSON form of ``arms`` (what run records carry)
     arm_json: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: collecting processes: function key → its case keys and planned runs
-    planned: dict[str, dict[str, int]] = field(default_factory=dict)
     #: aggregating process: the session's comparisons, in report order
     comparisons: list[Comparison] = field(default_factory=list)
     #: compare item node id (without the kind) → how it ended
@@ -81,8 +77,7 @@ class CompareState:
 
 
 def margin_warning(name: str, paired: int, rule: str, min_inputs: int) -> MarginWarning:
-    """The warning for a margin whose comparison will have ``paired`` inputs, too few for
-    an interval (``name``: ``triage[style] chain_of_thought − terse``)."""
+    """``name``: ``triage[style] chain_of_thought − terse``."""
     few = "2 paired inputs" if min_inputs == 3 else f"2 to {min_inputs - 1} paired inputs"
     return MarginWarning(
         f"{name}: the margin cannot pass with {paired} paired inputs: {rule} is judged on an "
@@ -96,15 +91,6 @@ def state_of(config: pytest.Config) -> CompareState:
     if state is None:
         state = config.stash[STATE_KEY] = CompareState(config)
     return state
-
-
-def register_bundled(tests: Any, adjustments: Any) -> None:
-    """The bundled test and adjustments (called through the registration hooks)."""
-    tests(PAIRED, paired_test, description="Newcombe/Fisher, sign-flip, paired bootstrap")
-    adjustments("none", list, description="no adjustment (exploratory)")
-    adjustments("holm", holm, description="Holm step-down")
-    adjustments("bonferroni", bonferroni, description="Bonferroni")
-    adjustments("bh", benjamini_hochberg, description="Benjamini–Hochberg step-up")
 
 
 def setting(config: pytest.Config, name: str, mark: Mapping[str, Any] | None = None) -> Any:
@@ -135,8 +121,7 @@ def runs_made(case: CaseResult) -> int:
 
 
 def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
-    """A case's cost, read through the ``cost`` extension (``pytest_prob_case_cost``), or a
-    reader that always answers ``None`` when that extension is disabled."""
+    """A case's cost through the ``cost`` extension, or ``None`` when it is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
         return lambda case: None
     case_cost = config.hook.pytest_prob_case_cost
@@ -144,9 +129,7 @@ def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
 
 
 def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
-    """Whether a case was stopped early, read through the ``stopping`` extension
-    (``pytest_prob_case_stopped``), or a reader that always answers ``False`` when nothing
-    implements it (no case is stopped then)."""
+    """Whether a case was stopped early, through the ``stopping`` extension."""
     case_stopped = config.hook.pytest_prob_case_stopped
     if not case_stopped.get_hookimpls():
         return lambda case: False
@@ -154,8 +137,7 @@ def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
 
 
 def side_of(case: CaseResult, cost_of: Callable[[Any], float | None]) -> Side:
-    """One side of a pair; its ``runs`` are the runs it made (:func:`runs_made`), so the
-    cost ratio is per run made on each side."""
+    """Its ``runs`` are the runs it made, so the cost ratio is per run made on each side."""
     return Side(case.key, case.passes, case.total, cost_of(case), runs_made(case))
 
 
@@ -167,9 +149,8 @@ def compute(
     comparison: Any,
     *args: Any,
 ) -> None:
-    """``work(comparison, *args)`` (the test, or the sequence): a failure becomes the
-    comparison's error and a :class:`ComparisonWarning` (once per ``key``), never a lost
-    report."""
+    """``work(comparison, *args)``: a failure becomes the comparison's error and a
+    :class:`ComparisonWarning` (once per ``key``), never a lost report."""
     try:
         work(comparison, *args)
     except Exception as exc:
@@ -265,11 +246,10 @@ def build(
 
 
 def hide(comparison: Comparison, stopped: int) -> None:
-    """Hide everything a comparison computes from the fractions of cases stopped early
-    (they lean toward their verdicts): the interval, p and the per-input lines here, the
-    difference where it is printed and written (:meth:`Comparison.to_json`). Its p leaves
-    the adjustment family and its margin is not judged. (A margin keeps the cases it reads
-    running, so a margin's comparison is hidden only when something else stopped them.)"""
+    """Hide what a comparison computes from the fractions of cases stopped early (they lean
+    toward their verdicts): interval, p, per-input lines, and the difference where it is
+    printed and written; its p leaves the family and its margin is not judged. (A margin
+    keeps the cases it reads running, so it is hidden only when something else stopped them.)"""
     assert comparison.outcome is not None
     word = "case was" if stopped == 1 else "cases were"
     comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"

@@ -1,5 +1,4 @@
-"""Comparing the values of a parametrize axis: which arm and which input each case is
-(:mod:`.arms`), and the work at collection and the verdict items (:mod:`.collection`).
+"""Comparing the values of a parametrize axis: arms and inputs, collection, verdict items.
 
 PYTEST_DONT_REWRITE
 """

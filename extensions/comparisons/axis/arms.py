@@ -4,8 +4,7 @@ An *axis* is a parametrize argument (``style``); each of its values is an *arm*;
 is everything else about a case (the case id without the axis part). Pure module: never
 imports pytest.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -20,17 +19,10 @@ from pytest_probability.api import Case, FunctionCases
 
 @dataclass(frozen=True)
 class ArmInfo:
-    """Where one case sits in its function's comparison.
-
-    :ivar function: the function's key (``bench_x.py::bench_triage``).
-    :ivar label: the function label (``triage``).
-    :ivar axis: the compared parametrize argument (``style``).
-    :ivar arm: the case's arm, as its id segment (``chain_of_thought``).
-    :ivar arm_index: the arm's position among the axis values.
-    :ivar input: the input's display id (``refund``).
-    :ivar input_key: a stable key identifying the input (its other parameters' indices).
-    :ivar baseline: the baseline arm every other arm is compared with.
-    """
+    """Where one case sits in its function's comparison: the function's key and label, the
+    axis, the case's arm (its id segment) and the arm's position among the axis values, the
+    input's display id and a stable key for it (its other parameters' indices), and the
+    baseline arm every other arm is compared with."""
 
     function: str
     label: str
@@ -50,10 +42,7 @@ class ArmInfo:
 
 
 class OneValueError(ValueError):
-    """The function has a single value of the axis: there is nothing to compare.
-
-    :ivar values: the axis's values (ids) the function has.
-    """
+    """The function has a single value of the axis (``values``): nothing to compare."""
 
     def __init__(self, message: str, values: list[str]) -> None:
         super().__init__(message)
@@ -62,8 +51,8 @@ class OneValueError(ValueError):
 
 def _axis_position(cases: Sequence[Case], axis: str) -> int | None:
     """The position of the axis's id segment in ``Case.param_ids``: the one whose segment
-    follows the axis value one-to-one across all cases (``None`` when there is none).
-    Values are compared with ``==`` (they need not be hashable)."""
+    follows the axis value one-to-one across all cases (values compared with ``==``: they
+    need not be hashable)."""
     lengths = {len(case.param_ids) for case in cases}
     if len(lengths) != 1 or 0 in lengths:
         return None
@@ -87,14 +76,11 @@ def _axis_position(cases: Sequence[Case], axis: str) -> int | None:
 
 
 def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> dict[str, ArmInfo]:
-    """Each case's :class:`ArmInfo` (keyed by case key) for comparing ``axis`` in ``function``.
-
-    Arms are ordered by first appearance (the parametrize list's order); the baseline is the
-    first arm unless ``baseline`` names a value (or an id) of the axis. Raises
-    :class:`ValueError` with a message naming the function when ``axis`` is not one of its
-    parametrize arguments, has a single value (:class:`OneValueError`), or ``baseline`` is
-    not one of its values.
-    """
+    """Each case's :class:`ArmInfo` (by case key) for comparing ``axis`` in ``function``:
+    arms in the parametrize list's order, the baseline the first unless ``baseline`` names a
+    value (or an id) of the axis. Raises :class:`ValueError` naming the function when
+    ``axis`` is not one of its parametrize arguments, has a single value
+    (:class:`OneValueError`), or ``baseline`` is not one of its values."""
     cases = list(function.cases)
     arguments = list(cases[0].params) if cases else []
     if not cases or any(axis not in case.params for case in cases):

@@ -1,10 +1,8 @@
-"""Collecting a compared function — its arms and inputs, its ``[compare:ARM]`` requests,
-the runs a margin decides, the collection-time warnings, the ``compare`` field of its run
-records — and judging the verdict items of a comparison (``[compare:ARM]`` and
-``[baseline]``) where their function's runs ran.
+"""Collecting a compared function (its arms and inputs, its ``[compare:ARM]`` requests,
+the runs a margin decides, the collection-time warnings, its run records' ``compare``
+field) and judging the verdict items (``[compare:ARM]`` and ``[baseline]``).
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -73,13 +71,10 @@ def _function_mark(function: FunctionCases) -> dict[str, Any]:
 
 
 def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[VerdictRequest]:
-    """Work out each case's arm and input when the function is compared, and ask for a
-    ``[compare:ARM]`` item per arm when it has a ``margin=``. Raises ``OptionError`` (a
-    collection error naming the function) for an axis that is not a parametrize argument, a
-    ``baseline=`` that is not one of its values, ``equivalence`` without ``margin``, or
-    ``margin`` without an axis."""
+    """Remember each case's arm and input, and ask for a ``[compare:ARM]`` item per arm
+    when the function has a ``margin=``. Raises ``OptionError`` (a collection error naming the
+    function) for a bad axis, ``baseline=``, ``equivalence`` or ``margin``."""
     state = state_of(config)
-    state.planned[function.key] = {case.key: case.runs for case in function.cases}
     state.functions += 1
     state.arguments.update(name for case in function.cases for name in case.param_indices)
     mark = _function_mark(function)
@@ -135,9 +130,8 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
 
 def _decide_margin_runs(config: pytest.Config, arms: dict[str, ArmInfo]) -> None:
     """A margin makes the comparison a gate: the failing runs of the cases it judges (an
-    arm's case with its input's baseline-arm case, and that one with any other arm's) are
-    reported as xfailed, like a gated case's, so that the margin verdict decides the exit
-    status — as long as the partner case is selected too."""
+    arm's case with its input's baseline-arm case, and back) are xfailed, like a gated case's,
+    so that the verdict decides the exit status — when the partner case is selected too."""
     by_input: dict[str, dict[str, str]] = {}  # input → arm → case key
     for key, info in arms.items():
         by_input.setdefault(info.input_key, {})[info.arm] = key
@@ -153,10 +147,9 @@ def _decide_margin_runs(config: pytest.Config, arms: dict[str, ArmInfo]) -> None
 
 
 def collection_warnings(session: pytest.Session) -> None:
-    """Warn about a session-wide axis that no collected bench function has (a typo, most
-    likely), and about margins whose comparisons will have too few paired inputs for an
-    interval (at their bench functions; only for selected cases). Under pytest-xdist only
-    the first worker warns."""
+    """Warn about a session-wide axis that no collected bench function has, and, at their
+    bench functions, about margins with too few paired selected inputs for an interval.
+    Under pytest-xdist only the first worker warns."""
     config = session.config
     state = state_of(config)
     checks, state.margin_checks = state.margin_checks, {}
@@ -175,8 +168,8 @@ def collection_warnings(session: pytest.Session) -> None:
 
 
 def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[Warning]:
-    """A :class:`MarginWarning` per arm that will have 2 to ``min_inputs − 1`` paired inputs
-    among the ``selected`` cases (one pair has an interval; none has nothing to judge)."""
+    """A :class:`MarginWarning` per arm with 2 to ``min_inputs − 1`` paired inputs among
+    the ``selected`` cases (one pair has an interval; none has nothing to judge)."""
     arms_of: dict[str, set[str]] = {}
     for key, info in check.arms.items():
         if key in selected:
@@ -194,9 +187,8 @@ def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[
 
 
 def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
-    """Warn when ``--prob-compare`` / ``prob_compare`` names an argument that no collected
-    bench function has, with a did-you-mean over the arguments they do have; the warning
-    points at the ini line that sets it, or at ``<command line>``."""
+    """With a did-you-mean; the warning points at the ini line that sets the axis, or at
+    ``<command line>``."""
     options = options_of(config)
     axis = options.session_value("compare")
     if axis is None or not state.functions or axis in state.arguments:
@@ -220,8 +212,6 @@ def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
 
 
 def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) -> tuple[str, int]:
-    """Where a session setting was given: its line in the ini file, or ``<command line>``
-    (the flag, or ``-o NAME=…``)."""
     overridden = any(
         str(entry).split("=", 1)[0].strip() == ini
         for entry in (config.getoption("override_ini", None) or ())
@@ -239,15 +229,12 @@ def _setting_location(config: pytest.Config, ini: str | None, from_cli: bool) ->
 
 
 def gate_items(config: pytest.Config) -> bool:
-    """Whether verdict items are asked for (not ``--prob-no-gate-items``: the verdicts then
-    still set the exit status)."""
+    """Whether verdict items are asked for (not ``--prob-no-gate-items``)."""
     options = options_of(config)
     return "gate_items" not in options.specs or bool(options.session_value("gate_items"))
 
 
 def tag_record(item: pytest.Item, record: dict[str, Any]) -> None:
-    """Tag the run record of a compared case with its arm and input (``compare``), or with
-    the session-wide axis that does not compare its function (``not_compared``)."""
     data = state_of(item.config).arm_json.get(record["key"])
     if data is not None:
         record[RECORD_FIELD] = data
@@ -259,8 +246,7 @@ def tag_record(item: pytest.Item, record: dict[str, Any]) -> None:
 
 def judged_cases(item: VerdictItem) -> list[CaseResult]:
     """The cases of a verdict item's function, when this process ran all of its selected
-    runs (all, unless ``--deselect``/``-k`` kept only some); else the item skips, to be
-    judged at session end."""
+    runs; else the item skips, to be judged at session end."""
     results = results_of(item.config)
     here, total = item.selected_runs_here(results)
     if here < total:
@@ -272,8 +258,8 @@ def judged_cases(item: VerdictItem) -> list[CaseResult]:
 
 
 def judge_line(item: VerdictItem, comparison: Comparison, name: str, versus: str) -> None:
-    """A verdict item's end: its comparison line as JUnit XML properties, and a failure with
-    that line when the verdict fails the session."""
+    """The comparison line as JUnit XML properties, and a failure with it when the verdict
+    fails the session."""
     line = "  ".join(cell for cell in render.comparison_cells(comparison, name, versus) if cell)
     item.user_properties.extend(render.comparison_properties(comparison, line))
     if failing(comparison, item.config):
@@ -281,7 +267,7 @@ def judge_line(item: VerdictItem, comparison: Comparison, name: str, versus: str
 
 
 def judge_item(item: VerdictItem) -> None:
-    """A ``[compare:ARM]`` item's body: judge the arm from the runs this process ran."""
+    """A ``[compare:ARM]`` item's body."""
     cases = judged_cases(item)
     arm = item.request.kind[len(KIND_PREFIX) :]
     found = [c for c in build(item.config, cases, item.case.key) if c.arm == arm]
@@ -309,23 +295,19 @@ def failing(comparison: Comparison, config: pytest.Config) -> bool:
 
 
 def deferred_items(config: pytest.Config, kind: str) -> int:
-    """How many verdict items of ``kind`` (``[compare:`` or ``[baseline]``) skipped to be
-    judged at session end."""
     outcomes = state_of(config).item_outcomes
     return sum(1 for node, ended in outcomes.items() if kind in node and ended == "deferred")
 
 
 class CompareItemOutcomes:
-    """Remembers how each ``[compare:ARM]`` and ``[baseline]`` item ended
-    (``probability.comparisons.items``), in every aggregating process: the xdist controller
-    learns of them only from their reports."""
+    """How each verdict item ended (``probability.comparisons.items``), in the aggregating
+    process: the xdist controller learns of them only from their reports."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep a verdict item's outcome. Called for every report in the aggregating
-        process."""
+        """Called for every report in the aggregating process."""
         if "[compare:" not in report.nodeid and "[baseline]" not in report.nodeid:
             return
         if report.when == "call" or not report.passed:

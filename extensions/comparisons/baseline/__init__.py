@@ -1,6 +1,4 @@
-"""Regression against a baseline (``--prob-baseline``, ``--prob-margin``,
-``--prob-save-baseline``): reading and writing baseline files (:mod:`.files`) and the
-regression plugin with its section (:mod:`.regression`).
+"""Regression against a baseline report: its files and the regression plugin.
 
 PYTEST_DONT_REWRITE
 """

@@ -3,19 +3,14 @@
 :func:`read_baseline` reads an earlier ``--prob-json`` report or a baseline saved by
 :func:`write_baseline_toml`, told apart by content, never by file name: a first non-blank
 ``{`` means a JSON report, anything else is read as TOML. Cases are keyed by node id (the
-report's ``rows[].nodeid``); a report row without one (a report written by another tool or
-an earlier version, with the fields of the spec's example: ``case``, ``passes``, ``fails``,
-``errors``, ``total``, …) is keyed by its case id, and its ``label`` may be left out (it is
-the case id's part before ``::``). Anything wrong with the file is one :class:`BaselineError` naming
-the file and the first bad field in document order (row indices are 0-based):
-``main.json: rows[3].passes: expected a whole number >= 0, got -1``; the caller adds the
-option name. The TOML form lists ``format``, ``version``, ``[settings]``, then one
-``[cases."<node id>"]`` table per case sorted by node id, so it diffs well when committed.
+report's ``rows[].nodeid``); a report row without one (from another tool or an earlier
+version) is keyed by its case id, and its ``label`` may be left out (the case id's part
+before ``::``). Anything wrong with the file is one :class:`BaselineError` naming the file
+and the first bad field in document order (row indices are 0-based). The TOML form lists
+``format``, ``version``, ``[settings]``, then one ``[cases."<node id>"]`` table per case
+sorted by node id, so it diffs well when committed. Pure module: never imports pytest.
 
-Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -45,9 +40,8 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class BaselineError(ValueError):
-    """A baseline that cannot be used: ``"{path}: {field}: {problem}"``, where ``field`` is
-    the path of the first bad field (``rows[3].passes``, ``cases."a.py::bench_a".cost``), or
-    ``"{path}: {problem}"`` when the file as a whole is at fault (missing, not JSON or TOML)."""
+    """``"{path}: {field}: {problem}"`` (``field`` the path of the first bad field, such as
+    ``rows[3].passes``), or ``"{path}: {problem}"`` when the file as a whole is at fault."""
 
     def __init__(self, path: str, field: str | None, problem: str) -> None:
         self.path = path
@@ -59,11 +53,9 @@ class BaselineError(ValueError):
 
 @dataclass(frozen=True)
 class BaselineCase:
-    """One case of a baseline: ``key`` is its node id (unique in a session), ``case`` its
-    displayed id (``classify::identify_pii``), ``label`` its function label; ``total`` is
-    ``passes + fails + errors``; ``cost`` is ``None`` when no known cost was recorded.
-    ``keyed_by`` is ``"case"`` for a report row without a node id: ``key`` is then its case
-    id, and :attr:`module` is unknown. Inconsistent values raise :class:`ValueError`."""
+    """One case of a baseline: ``key`` is its node id, or its case id when ``keyed_by`` is
+    ``"case"`` (a report row without a node id; :attr:`module` is then unknown); ``cost`` is
+    ``None`` when no known cost was recorded. Inconsistent values raise :class:`ValueError`."""
 
     key: str
     case: str
@@ -89,19 +81,17 @@ class BaselineCase:
 
     @property
     def module(self) -> str | None:
-        """The bench file of a case keyed by node id (``bench_x.py``); ``None`` when the
-        baseline's row had no node id."""
+        """The bench file of a case keyed by node id (``bench_x.py``)."""
         return self.key.split("::", 1)[0] if self.keyed_by == "nodeid" else None
 
 
 @dataclass(frozen=True)
 class Baseline:
-    """A baseline read from ``path``: ``format`` ``"json"`` (a ``--prob-json`` report) or
-    ``"toml"``; ``cases`` by node id (by case id for a row without one), in the file's
-    order; ``settings``, what the file recorded
-    about how it was made: a report's ``schema_version``, ``created``, ``runs``, ``exit_status``
-    (and ``confidence``, ``seed``, ``resamples`` from its ``aggregates``, if any), or a TOML
-    baseline's ``[settings]`` table as written."""
+    """A baseline read from ``path`` (``format`` ``"json"``: a ``--prob-json`` report):
+    ``cases`` by key in the file's order, and ``settings``, what the file recorded about how it
+    was made (a report's ``schema_version``, ``created``, ``runs``, ``exit_status``, and from
+    its ``aggregates`` ``confidence``, ``seed``, ``resamples``; a TOML baseline's
+    ``[settings]``)."""
 
     path: str
     format: Literal["json", "toml"]
@@ -109,8 +99,7 @@ class Baseline:
     settings: dict[str, Any]
 
     def by_case_id(self) -> dict[str, BaselineCase]:
-        """The cases keyed by their displayed case id (``classify::identify_pii``); a read
-        baseline never has two cases with the same id."""
+        """The cases by displayed case id (a read baseline never has two with the same id)."""
         return {case.case: case for case in self.cases.values()}
 
 
@@ -162,8 +151,7 @@ _CHECKS = {"key": _name, "case": _name, "label": _text, **dict.fromkeys(_COUNTS,
 
 
 def read_baseline(path: str | os.PathLike[str]) -> Baseline:
-    """Read a ``--prob-json`` report or a TOML baseline, told apart by content; raises
-    :class:`BaselineError` naming the file and the first bad field."""
+    """Raises :class:`BaselineError` naming the file and the first bad field."""
     name = os.fspath(path)
     text = _read_text(name)
     start = text.lstrip()
@@ -223,7 +211,6 @@ def _check(name: str, field: str, problem: str | None) -> None:
 
 
 def _from_report(name: str, document: dict[str, Any]) -> Baseline:
-    """A ``--prob-json`` report: its rows, and the session settings it recorded."""
     settings: dict[str, Any] = {}
     for field, check in (
         ("schema_version", _positive),
@@ -244,8 +231,7 @@ def _from_report(name: str, document: dict[str, Any]) -> Baseline:
 
 
 def _aggregate_settings(aggregates: Any) -> dict[str, Any]:
-    """The session's confidence, seed and resamples, which every function-level or Overall
-    line repeats (read leniently: ``aggregates`` belongs to the ``intervals`` extension)."""
+    """Read leniently: ``aggregates`` belongs to the ``intervals`` extension."""
     lines = [x for x in aggregates if isinstance(x, dict)] if isinstance(aggregates, list) else []
     if not lines:
         return {}
@@ -258,7 +244,6 @@ def _aggregate_settings(aggregates: Any) -> dict[str, Any]:
 
 
 def _from_toml(name: str, document: dict[str, Any]) -> Baseline:
-    """A baseline written by :func:`write_baseline_toml`."""
     found = _field(name, "", document, "format", lambda _: None, "pytest-probability baseline")
     if found != BASELINE_FORMAT:
         raise BaselineError(name, "format", f'expected "{BASELINE_FORMAT}", got {_show(found)}')
@@ -274,7 +259,7 @@ def _from_toml(name: str, document: dict[str, Any]) -> Baseline:
 
 
 def _toml_key(key: str) -> str:
-    """``key`` as TOML would spell it in a table header: bare when it can be, else quoted."""
+    """``key`` as a TOML table header spells it: bare when it can be, else quoted."""
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
 
 
@@ -282,9 +267,8 @@ def _cases(
     name: str, found: list[tuple[str, str | None, Any]], *, nullable: bool
 ) -> dict[str, BaselineCase]:
     """Check and convert each ``(where, key, raw)`` entry in order: ``key`` is the TOML table
-    name, or ``None`` for a report row (keyed by its ``nodeid``, else by its ``case`` id;
-    such a row may leave out ``label``). ``nullable``: JSON's ``cost`` may be ``null``; TOML
-    has no null."""
+    name, or ``None`` for a report row (keyed by its ``nodeid``, else by its ``case`` id).
+    ``nullable``: JSON's ``cost`` may be ``null``; TOML has no null."""
     cases: dict[str, BaselineCase] = {}
     first: dict[tuple[str, str], str] = {}  # ("key" | "id", value) -> where it was first seen
     kind = "an object" if nullable else "a table"
@@ -333,17 +317,15 @@ def _field(
 
 
 def _kind(kind: type, expected: str) -> Any:
-    """A check that the value is a ``kind`` (``expected`` says so in words)."""
     return lambda value: (
         None if isinstance(value, kind) else f"expected {expected}, got {_show(value)}"
     )
 
 
 def baseline_toml(cases: Iterable[BaselineCase], settings: Mapping[str, Any]) -> str:
-    """The TOML text of a baseline: ``format``, ``version``, ``[settings]`` (keys sorted,
-    ``None`` left out: TOML has no null), then the cases sorted by node id, without ``cost``
-    when it is ``None``. Raises :class:`ValueError` for a repeated node id or case id (the
-    file could not be read back), :class:`TypeError` for a setting TOML cannot hold."""
+    """The TOML text of a baseline: settings sorted (``None`` left out: TOML has no null),
+    cases sorted by node id. Raises :class:`ValueError` for a repeated node id or case id,
+    :class:`TypeError` for a setting TOML cannot hold."""
     table: dict[str, dict[str, Any]] = {}
     ids: set[str] = set()
     for case in sorted(cases, key=lambda case: case.key):
@@ -374,15 +356,9 @@ def _tomlable(settings: Mapping[str, Any]) -> dict[str, Any]:
 def write_baseline_toml(
     path: str | os.PathLike[str], cases: Iterable[BaselineCase], settings: Mapping[str, Any]
 ) -> None:
-    """Write a TOML baseline (:func:`baseline_toml`) to ``path`` with
-    :func:`pytest_probability.api.write_atomic`, the writer of every file the plugin
-    writes: missing parent directories are created; the text goes to a temporary file in the
-    target's directory, is flushed to disk, then renamed over the target, so an existing
-    baseline is only ever replaced by a complete one; an existing file keeps its permissions;
-    a symlink stays a symlink (its target is replaced); a device or pipe (``/dev/stdout``) is
-    written directly. Raises :class:`OSError` naming ``path``; no temporary file is left
-    behind.
-    """
+    """Write :func:`baseline_toml` atomically (:func:`pytest_probability.api.write_atomic`:
+    an existing baseline is only ever replaced by a complete one). Raises :class:`OSError`
+    naming ``path``."""
     name = os.fspath(path)
     text = baseline_toml(cases, settings)
     try:

@@ -2,14 +2,12 @@
 items, the ``probability: baseline`` section and JSON object, and ``--prob-save-baseline``.
 
 Every case is paired with the same case in an earlier report (by node id, else by case id);
-each function is then compared with its baseline exactly like an arm with its baseline
-(``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate. Cases only in
-one of the two are listed, never compared. Under ``--prob-stop=sequential`` a
-``--prob-margin`` of the ``paired`` test is judged on the anytime-valid sequence, and its
-cases stop once it is settled (:mod:`..sequential.outcome`, :mod:`..sequential.runtime`).
+each function is then compared with its baseline like an arm with its baseline arm
+(``now − baseline``), and ``--prob-margin`` makes that a non-inferiority gate, judged under
+``--prob-stop=sequential`` (with the ``paired`` test) on the anytime-valid sequence. Cases
+only in one of the two are listed, never compared.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -65,8 +63,6 @@ SECTION_ORDER = 130
 
 @dataclass
 class FunctionRegression:
-    """One function against the baseline."""
-
     comparison: Comparison
     new: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -76,7 +72,7 @@ class FunctionRegression:
 
 
 class Regression:
-    """The session's baseline comparison (``probability.comparisons.baseline``)."""
+    """Registered as ``probability.comparisons.baseline`` when one of its options is given."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -107,15 +103,12 @@ class Regression:
 
     @property
     def gates(self) -> bool:
-        """Whether ``--prob-margin`` judges against a baseline report."""
         return self.baseline is not None and self.margin is not None
 
     # -- collection -----------------------------------------------------------------------
     def requests(self, function: FunctionCases) -> list[VerdictRequest]:
-        """A ``[baseline]`` item for the function when ``--prob-margin`` makes it a gate;
-        the failing runs of its cases that pair with a case of the baseline are then
-        reported as xfailed, like a gated case's, so that the verdict decides the exit
-        status."""
+        """A ``[baseline]`` item when ``--prob-margin`` makes the function a gate; the failing
+        runs of its cases that pair with a baseline case are then xfailed, like a gated case's."""
         if not self.gates:
             return []
         for case in function.cases:
@@ -128,8 +121,8 @@ class Regression:
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
 
     def old_case(self, case: Case) -> BaselineCase | None:
-        """The baseline's case a collected case pairs with (by node id, else by case id),
-        when it ran; ``None`` otherwise."""
+        """The baseline case a collected case pairs with (by node id, else by case id), when
+        it ran."""
         assert self.baseline is not None
         if self._by_id is None:
             self._by_id = self.baseline.by_case_id()
@@ -141,16 +134,14 @@ class Regression:
         return old if old is not None and old.total > 0 else None
 
     def monitors(self, mark: Any) -> bool:
-        """Whether a function with this mark is judged on the anytime-valid sequence: a
-        ``--prob-margin`` with ``--prob-stop=sequential`` and the ``paired`` test."""
+        """Whether a function with this mark is judged on the anytime-valid sequence."""
         return self.gates and sequential.monitored(self.config, mark)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Warn, at each bench function, when ``--prob-margin`` cannot pass because the
-        function's selected cases pair with 2 to ``prob_min_inputs − 1`` cases of the
-        baseline (no interval: the verdict is always UNDECIDED). Called once after
-        collection (after deselection) in collecting processes; under pytest-xdist only
-        the first worker warns."""
+        """Warn, at each bench function, when ``--prob-margin`` cannot pass because its
+        selected cases pair with 2 to ``prob_min_inputs − 1`` baseline cases (no interval: always
+        UNDECIDED). Called once after collection (after deselection) in collecting processes;
+        under pytest-xdist only the first worker warns."""
         if not self.gates or not first_collector(self.config):
             return
         assert self.baseline is not None
@@ -185,7 +176,7 @@ class Regression:
         warn_at_selected(session, pending, function_key)
 
     def judge_item(self, item: VerdictItem) -> None:
-        """A ``[baseline]`` item's body: judge the function from this process's runs."""
+        """A ``[baseline]`` item's body."""
         found, _ = self.compare(judged_cases(item))
         if not found or found[0].comparison.verdict is None:
             pytest.skip("no case of the function is in the baseline: there is nothing to judge")
@@ -194,8 +185,8 @@ class Regression:
 
     # -- comparing ------------------------------------------------------------------------
     def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:
-        """Each function of ``cases`` against the baseline, and the baseline cases of
-        functions that did not run. A function whose cases are all new is still listed."""
+        """Each function of ``cases`` against the baseline (a function whose cases are all new
+        is still listed), and the baseline cases of functions that did not run."""
         assert self.baseline is not None
         by_key = self.baseline.cases
         by_id = self.baseline.by_case_id()
@@ -262,10 +253,8 @@ class Regression:
     def judge_on_sequence(
         self, comparison: Comparison, olds: list[tuple[CaseResult, BaselineCase, str]]
     ) -> None:
-        """Fill a monitored function's comparison with the baseline from its paired cases
-        ``olds`` — ``(case result, baseline case, shown id)`` — in case-key order (the
-        readers' order, so that the report reads the sequence the stopper watched): the
-        sequence's outcome at the look it settled at, and the cost ratio."""
+        """The sequence's outcome at the look it settled at, over the paired cases ``olds``
+        (``(case, baseline case, shown id)``) in case-key order, the order the stopper read."""
         seed = setting(self.config, "seed")
         inputs = [
             sequential.paired_with_baseline(
@@ -286,8 +275,7 @@ class Regression:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Compare with the baseline and save one; a failing ``--prob-margin`` verdict fails
-        the session. Called once at the end, before the report, in the aggregating process
-        only."""
+        the session. Called once at the end, before the report, in the aggregating process only."""
         if hasattr(self.config, "workerinput"):
             return
         results = results_of(self.config)
@@ -348,8 +336,8 @@ class Regression:
             report.add_section("baseline", lines, order=SECTION_ORDER)
 
     def save(self, results: Results) -> None:
-        """Write ``--prob-save-baseline``'s compact TOML baseline of this session; a failure
-        is an error line naming the file (``save_error``)."""
+        """Write ``--prob-save-baseline``'s TOML baseline; a failure is an error line naming
+        the file."""
         cost_of = cost_reader(self.config)
         cases = [
             BaselineCase(
@@ -402,8 +390,7 @@ def regression_of(config: pytest.Config) -> Regression | None:
 
 
 def configure(config: pytest.Config) -> None:
-    """Register the regression plugin (once) when ``--prob-baseline``, ``--prob-margin`` or
-    ``--prob-save-baseline`` is given, reading the baseline now: a bad one is a usage error
+    """Register the regression (once), reading the baseline now: a bad one is a usage error
     before anything runs."""
     if regression_of(config) is None:
         config.pluginmanager.register(Regression(config), REGRESSION)

@@ -1,6 +1,4 @@
-"""What the comparisons extension prints and writes: the printing rules shared by every
-comparison line (:mod:`.render`), the ``probability: comparisons`` section and its JSON
-(:mod:`.section`), and the plain-language readings of ``--prob-explain`` (:mod:`.explain`).
+"""What the comparisons extension prints and writes: lines, section, ``--prob-explain``.
 
 PYTEST_DONT_REWRITE
 """

@@ -70,6 +70,13 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def _numbers(item: dict[str, Any]) -> tuple[float | None, ...]:
+    """The difference, the interval's ends and p (adjusted when it is) of a JSON item."""
+    p = _number(item.get("p_adjusted"))
+    p = _number(item.get("p")) if p is None else p
+    return _number(item.get("difference")), _number(item.get("low")), _number(item.get("high")), p
+
+
 def _level(item: dict[str, Any]) -> str:
     level = _number(item.get("level"))
     return "its" if level is None else f"a {round(level * 100)}%"
@@ -102,10 +109,7 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
     """The reading of a comparison monitored on its anytime-valid sequence
     (``--prob-stop=sequential``), stopped early or not."""
     detail = item.get("detail") or {}
-    difference = _number(item.get("difference"))
-    low, high = _number(item.get("low")), _number(item.get("high"))
-    p = _number(item.get("p_adjusted"))
-    p = _number(item.get("p")) if p is None else p
+    difference, low, high, p = _numbers(item)
     pairs, inputs = detail.get("pairs") or 0, item.get("paired") or 0
     method = "a mixture" if detail.get("method") == "mixture" else "an empirical-Bernstein"
     text = f"Monitored pair by pair on {method} confidence sequence: over {pairs} pairs"
@@ -154,11 +158,7 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
 
 def _estimate_text(item: dict[str, Any], versus: str, sides: str) -> str:
     """The sentence about the difference, its interval and p (each may be missing)."""
-    difference = _number(item.get("difference"))
-    low, high = _number(item.get("low")), _number(item.get("high"))
-    p = _number(item.get("p_adjusted"))
-    if p is None:
-        p = _number(item.get("p"))
+    difference, low, high, p = _numbers(item)
     shown_p = "" if p is None else f"p = {p_value(p)}"
     paired = item.get("paired") or 0
     if difference is None:

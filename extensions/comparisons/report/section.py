@@ -1,12 +1,9 @@
-"""The ``probability: comparisons`` section and the comparisons' JSON: the aligned lines,
-the family note, the functions a session-wide axis did not compare, and (under
-``--prob-stop=sequential``) what stopping saved: a line under ``Stopped:`` and
-``comparisons_stopped``, counting the monitored ``--prob-margin`` comparisons with a
-baseline report with the axis comparisons (a pair is then one run now against one of the
-baseline's).
+"""The ``probability: comparisons`` section and the comparisons' JSON, and (under
+``--prob-stop=sequential``) what stopping saved, counting the monitored ``--prob-margin``
+comparisons with a baseline report with the axis ones (a pair is then one run now against
+one of the baseline's).
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -29,7 +26,7 @@ SUMMARY_ORDER = 161
 
 
 def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -> None:
-    """Add the section, ``comparisons[]``, ``not_compared``, ``rows[].comparison`` and the
+    """The section, ``comparisons[]``, ``not_compared``, ``rows[].comparison`` and the
     ``Stopped:`` continuation."""
     state = state_of(config)
     for case in results.cases():
@@ -61,8 +58,8 @@ def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -
 
 
 def _not_compared(results: Results) -> list[dict[str, Any]]:
-    """The functions a session-wide axis (``--prob-compare``) did not compare because they
-    have one value of it, in collection order, from their runs' records."""
+    """The functions a session-wide axis did not compare (they have one value of it), in
+    collection order, from their runs' records."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for case in results.cases():
         if (case.module, case.label) in found:
@@ -80,7 +77,6 @@ def _not_compared(results: Results) -> list[dict[str, Any]]:
 
 
 def section_lines(comparisons: list[Comparison], deferred: int) -> list[str]:
-    """The aligned comparison lines, each followed by its details, then the notes."""
     rows = [
         render.comparison_cells(c, f"{c.label}[{c.axis}]", f"{c.arm} − {c.baseline}")
         for c in comparisons
@@ -106,11 +102,11 @@ def section_lines(comparisons: list[Comparison], deferred: int) -> list[str]:
     return lines
 
 
-def saved(
-    comparisons: Sequence[Comparison], results: Results, config: Any
-) -> dict[str, Any] | None:
-    """``{"comparisons", "pairs_saved", "pairs_planned", "cost_avoided"}`` over the
-    sequential comparisons some of whose cases were stopped, or ``None`` when none was."""
+def contribute_saved(
+    report: ReportBuilder, comparisons: Sequence[Comparison], results: Results, config: Any
+) -> None:
+    """The ``Stopped:`` continuation line and ``comparisons_stopped``: what the sequential
+    comparisons some of whose cases were stopped saved (nothing when none was)."""
     is_stopped = stop_reader(config)
 
     def some_stopped(comparison: Comparison) -> bool:
@@ -123,9 +119,10 @@ def saved(
         if c.outcome is not None and c.outcome.regime == REGIME and some_stopped(c)
     ]
     if not stopped:
-        return None
+        return
     planned = sum(int(c.outcome.detail["planned_pairs"]) for c in stopped if c.outcome)
     made = sum(min(p.arm.total, p.base.total) for c in stopped for p in c.pairs)
+    saved = max(0, planned - made)
     cost_of = cost_reader(config)
     avoided: float | None = None
     keys = {side.key for c in stopped for p in c.pairs for side in (p.arm, p.base)}
@@ -137,32 +134,18 @@ def saved(
         spent, runs = cost_of(case), len(case.records) - skipped
         if skipped and spent is not None and runs > 0:
             avoided = (avoided or 0.0) + spent / runs * skipped
-    return {
+    share = f"{ratio_percent(saved, planned)}%" if planned else "0%"
+    text = (
+        f"{len(stopped)} comparison{'' if len(stopped) == 1 else 's'} settled early (seq), "
+        f"saving {saved} of {planned} pairs ({share})"
+    )
+    if avoided is not None and saved:
+        text += f", about {money(avoided)} not spent"
+    report.add_summary("", text, order=SUMMARY_ORDER)
+    found = {
         "comparisons": len(stopped),
-        "pairs_saved": max(0, planned - made),
+        "pairs_saved": saved,
         "pairs_planned": planned,
         "cost_avoided": avoided,
     }
-
-
-def contribute_saved(
-    report: ReportBuilder, comparisons: Sequence[Comparison], results: Results, config: Any
-) -> None:
-    """Add the ``Stopped:`` continuation line and ``comparisons_stopped`` to the JSON."""
-    found = saved(comparisons, results, config)
-    if found is None:
-        return
-    count = found["comparisons"]
-    share = (
-        f"{ratio_percent(found['pairs_saved'], found['pairs_planned'])}%"
-        if found["pairs_planned"]
-        else "0%"
-    )
-    text = (
-        f"{count} comparison{'' if count == 1 else 's'} settled early (seq), saving "
-        f"{found['pairs_saved']} of {found['pairs_planned']} pairs ({share})"
-    )
-    if found["cost_avoided"] is not None and found["pairs_saved"]:
-        text += f", about {money(found['cost_avoided'])} not spent"
-    report.add_summary("", text, order=SUMMARY_ORDER)
     report.set_json("comparisons_stopped", found)

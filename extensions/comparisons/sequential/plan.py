@@ -2,20 +2,18 @@
 average and the chance of each reading, when the arm's runs pass with one assumed rate and
 the baseline's with another.
 
-Seeded simulation of whole sessions through the stopper's own rule (:func:`.rule.settle`
-on the looks of :func:`.rule.look_of`'s sequences): after every pair with one input (the
-decision of a state is remembered, since it depends only on the counts), after every round
-with several. An exact programme, like the one for a gated case, would follow every state
-of every input at once, which grows with the inputs' count as a power. Pure module: never
-imports pytest.
+Seeded simulation of whole sessions through the stopper's own rule (:func:`.rule.settle`):
+after every pair with one input (the decision of a state is remembered, since it depends
+only on the counts), after every round with several. An exact programme, like the one for
+a gated case, would follow every state of every input at once, which grows with the
+inputs' count as a power. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..statistics.bernstein import RoundSequence
 from .rule import DIFFERENCE, FAIL, PASS, UNDECIDED, MixtureLook, RoundsLook, settle
@@ -30,8 +28,7 @@ WRONG_SIDE = "wrong side"
 
 @dataclass(frozen=True)
 class Rule:
-    """How the comparison is read: the level, margin (``None``: exploratory), equivalence
-    and resolution."""
+    """How the comparison is read (``margin`` ``None``: exploratory)."""
 
     level: float
     margin: float | None = None
@@ -41,21 +38,17 @@ class Rule:
 
 @dataclass
 class ComparisonOutcome:
-    """What the rule does to a comparison of ``inputs`` inputs with ``planned`` pairs each.
-
-    :ivar expected_pairs: the pairs it runs on average (each pair: one run of each arm).
-    :ivar chances: reading → its chance (``pass``/``fail``/``undecided`` with a margin;
-        ``difference``, ``wrong side``, ``resolved``, ``none found`` without).
-    :ivar right: the reading the assumed difference makes right.
-    :ivar sessions: the simulated sessions.
-    """
+    """What the rule does to a comparison of ``inputs`` inputs with ``planned`` pairs each:
+    the pairs it runs on average (a pair is one run of each arm), each reading's chance
+    (``pass``/``fail``/``undecided`` with a margin; ``difference``, ``wrong side``,
+    ``resolved``, ``none found`` without) and the reading the assumed difference makes right."""
 
     inputs: int
     planned: int
-    expected_pairs: float = 0.0
-    chances: dict[str, float] = field(default_factory=dict)
-    right: str = ""
-    sessions: int = 0
+    expected_pairs: float
+    chances: dict[str, float]
+    right: str
+    sessions: int
 
     @property
     def planned_pairs(self) -> int:
@@ -92,9 +85,8 @@ def simulate(
     sessions: int = SESSIONS,
     seed: int = 0,
 ) -> ComparisonOutcome:
-    """Simulate ``sessions`` sessions of a comparison whose every input makes at most
-    ``planned`` pairs, each arm run passing with ``arm_rate`` and each baseline run with
-    ``base_rate``, stopped by the runtime's rule."""
+    """``sessions`` sessions of a comparison whose every input makes at most ``planned``
+    pairs, arm runs passing with ``arm_rate`` and baseline runs with ``base_rate``."""
     if inputs < 1 or planned < 0 or sessions < 1:
         raise ValueError(f"need inputs >= 1, planned >= 0, sessions >= 1: {inputs}, {planned}")
     for rate in (arm_rate, base_rate):
@@ -130,8 +122,7 @@ def _side(look: MixtureLook | RoundsLook, reading: str) -> str:
 def _one_input(
     rng: random.Random, inputs: int, planned: int, arm: float, base: float, rule: Rule
 ) -> tuple[int, str]:
-    """One session of a one-input comparison: ``(pairs, reading)`` (a found difference
-    with its side, :func:`_side`)."""
+    """One session of a one-input comparison: ``(pairs, reading)``."""
     xa = xb = 0
     for n in range(1, planned + 1):
         xa += rng.random() < arm
@@ -165,6 +156,6 @@ def _rounds(
 
 
 def _unsettled(rule: Rule) -> str:
-    """The reading of a session that reached its planned pairs unsettled (with a margin the
-    rule always settles at the last look, so only an exploratory comparison gets here)."""
+    """With a margin the rule always settles at the last look, so only an exploratory
+    comparison gets here."""
     return NONE_FOUND if rule.margin is None else UNDECIDED

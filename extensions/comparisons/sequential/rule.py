@@ -1,17 +1,13 @@
-"""When a sequential comparison is settled: the one rule the stopper and ``--prob-plan`` ask.
+"""When a sequential comparison is settled: the one rule the stopper (:mod:`.runtime`),
+the report and ``--prob-plan`` (:mod:`.plan`) ask.
 
-A comparison monitored under ``--prob-stop=sequential`` is looked at after every completed
-pair of runs (arm run against baseline run of one input): with one paired input on the
-mixture sequence of :mod:`..statistics.mixture`, with several at the end of every round on
-the empirical-Bernstein sequence of :mod:`..statistics.bernstein`. :func:`look_of` builds
-the look from each input's judged outcomes in run order, :func:`settle` says whether the
-comparison's reading is settled, and :func:`summary` gives the numbers the report prints.
-The runtime's readers (:mod:`.runtime`) and the plan's simulation (:mod:`.plan`) call these
-same functions.
-Pure module: never imports pytest.
+A comparison is looked at after every completed pair of runs (arm run against baseline run
+of one input): with one paired input on the mixture sequence of
+:mod:`..statistics.mixture`, with several at the end of every round on the
+empirical-Bernstein sequence of :mod:`..statistics.bernstein`. Pure module: never imports
+pytest.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -50,13 +46,12 @@ class PairedRuns:
 
     @property
     def most_pairs(self) -> int:
-        """The pairs this input has once every planned run is made (and judged)."""
+        """The pairs once every planned run is made (and judged)."""
         return min(len(self.arm) + self.arm_left, len(self.base) + self.base_left)
 
 
 def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
-    """A case's judged runs in run order from its records: 1 for a pass, 0 for a failure or
-    an error (skipped runs are left out)."""
+    """A case's judged runs in run order: 1 for a pass, 0 for a failure or an error."""
     return tuple(
         int(records[run]["outcome"] == PASS)
         for run in sorted(records)
@@ -79,8 +74,8 @@ class Look(Protocol):
 
 @dataclass(frozen=True)
 class MixtureLook:
-    """One input: the arm's ``xa`` of ``n`` paired runs against the baseline's ``xb`` of
-    ``n``, with at most ``left`` more pairs to come."""
+    """One input: ``xa`` of ``n`` arm runs against ``xb`` of ``n`` baseline runs, with at
+    most ``left`` more pairs to come."""
 
     xa: int
     xb: int
@@ -111,9 +106,8 @@ class MixtureLook:
         return mixture.difference_sequence(self.xa, self.n, self.xb, self.n, self.level)
 
     def may_rise_above(self, value: float) -> bool:
-        """Along the most favourable path (every arm run passes, every baseline run
-        fails), which gives the highest low end at each later look, from the last look
-        back."""
+        """Along the most favourable path (every arm run passes, every baseline run fails),
+        which gives the highest low end at each later look."""
         return any(
             self._above(self.xa + j, self.xb, self.n + j, value) for j in range(self.left, -1, -1)
         )
@@ -139,8 +133,6 @@ class RoundsLook:
 
     @functools.cached_property
     def ends(self) -> tuple[float, float]:
-        """The interval, worked out once per look (the sequence is not changed while a
-        look is asked)."""
         return self.sequence.interval()
 
     def above(self, value: float) -> bool:
@@ -160,7 +152,7 @@ class RoundsLook:
 
 
 def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:
-    """The complete rounds: round ``k`` has every input's ``k``-th pair difference."""
+    """Round ``k`` has every input's ``k``-th pair difference."""
     count = min(item.pairs for item in inputs) if inputs else 0
     return [[item.arm[k] - item.base[k] for item in inputs] for k in range(count)]
 
@@ -190,8 +182,7 @@ def settle(look: Look, margin: float | None, equivalence: bool, resolution: floa
     * a margin ``M`` (non-inferiority): PASS once the low end is above ``−M``, FAIL once the
       high end is below it, UNDECIDED once no look up to the cap can do either;
     * equivalence within ``±M``: PASS once the interval lies inside ``(−M, M)``, FAIL once it
-      lies wholly beyond one end, UNDECIDED once no later look can do either.
-    """
+      lies wholly beyond one end, UNDECIDED once no later look can do either."""
     if margin is None:
         if look.above(0.0) or look.below(0.0):
             return DIFFERENCE
@@ -216,8 +207,8 @@ def settle(look: Look, margin: float | None, equivalence: bool, resolution: floa
 
 
 def _narrower(look: Look, resolution: float) -> bool:
-    """Whether the interval is narrower than ``resolution`` (the ends are computed only
-    when both points ``resolution`` away from the estimate are outside it)."""
+    """The ends are computed only when both points ``resolution`` away from the estimate are
+    outside the interval."""
     centre = look.estimate
     if not (look.above(centre - resolution) and look.below(centre + resolution)):
         return False
@@ -226,9 +217,9 @@ def _narrower(look: Look, resolution: float) -> bool:
 
 
 def summary(inputs: Sequence[PairedRuns], level: float) -> dict[str, Any]:
-    """What the report prints of a sequential comparison: the estimate over the pairs used,
-    the interval at the last look, the always-valid p-value (``1 / largest e-value`` over
-    every look so far) and the e-value at the last look (for e-BH)."""
+    """What the report prints: the estimate over the pairs used, the interval at the last
+    look, the always-valid p-value (``1 /`` the largest e-value over every look) and the
+    e-value at the last look (for e-BH)."""
     look = look_of(inputs, level)
     low, high = look.interval()
     if isinstance(look, MixtureLook):

@@ -1,19 +1,13 @@
 """Sequential comparisons while the session runs: the run order and the stopper's readers.
 
 Registered as ``probability.comparisons.sequential`` under ``--prob-stop=sequential``, in
-every process. At the end of collection it lays out each monitored function (its selected
-inputs, their arms' cases and planned runs) and interleaves the function's runs pair by
-pair, run-major inside the function, in the places the function's runs already have (so
-``--prob-transpose`` keeps its spread); before a run, its readers tell the stopper whether
-each comparison reading a case is settled, from the runs this process made. Each
-comparison's look is kept up to date as its cases' runs are reported (:mod:`.track`),
-so a reader costs a few dictionary reads and a completed round the inputs once. A function
-whose ``--prob-margin`` comparison with a baseline report is monitored
-(:mod:`.baseline`) is laid out, interleaved (run 1 of each paired case, then run 2, …)
-and read the same way.
+every process. At the end of collection it lays out each monitored function (axis or
+``--prob-margin`` against a baseline report) and interleaves its runs run-major, in the
+places the function's runs already have (so ``--prob-transpose`` keeps its spread); before
+a run, its readers tell the stopper whether each comparison reading a case is settled, from
+the runs this process made, on looks kept up to date as runs are reported (:mod:`.track`).
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -51,8 +45,7 @@ WORKER_KEY = "prob_compare_units"
 
 @dataclass
 class Layout:
-    """One monitored function's selected cases: input key → arm → (case key, planned runs);
-    its baseline arm, margin and level."""
+    """A monitored function's selected cases: input key → arm → (case key, planned runs)."""
 
     label: str
     axis: str
@@ -61,14 +54,13 @@ class Layout:
     equivalence: bool
     level: float
     inputs: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class BaselineLayout:
-    """One function monitored against the baseline report (``--prob-margin``): each
-    selected case that pairs with a baseline case → (planned runs, the baseline's runs in
-    their drawn order, the id shown)."""
+    """A function monitored against the baseline report: each selected case that pairs
+    with a baseline case → (planned runs, the baseline's runs in their drawn order, the id
+    shown)."""
 
     label: str
     margin: float
@@ -79,8 +71,8 @@ class BaselineLayout:
 @dataclass(eq=False)
 class Watched:
     """One monitored comparison as the readers keep it: its look, its cases that ran none
-    of their runs here yet, its rule (margin, and whether that is an equivalence margin),
-    and its last answer with the look's version then."""
+    of their runs here yet, its (margin, equivalence), and its last answer with the look's
+    version then."""
 
     look: RunningLook
     unseen: set[str]
@@ -91,15 +83,13 @@ class Watched:
 
 @dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
 class SequentialComparisons:
-    """Run order and readers of the session's monitored comparisons."""
-
     config: pytest.Config
     layouts: dict[str, Layout] = field(default_factory=dict)
     #: function key → its cases monitored against the baseline report
     baselines: dict[str, BaselineLayout] = field(default_factory=dict)
     _ranks: dict[tuple[str, bool], dict[str, int]] = field(default_factory=dict)
     #: under pytest-xdist: how the workers name the monitored functions to the controller
-    channel: Any = None
+    channel: UnitsChannel = field(init=False)
     #: whether collection finished (the layouts are known)
     laid_out: bool = False
     #: (function, arm or ``None`` for the baseline report) → its comparison as the readers
@@ -112,25 +102,24 @@ class SequentialComparisons:
     _keys: dict[str, str] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        self.channel = UnitsChannel(self.config)
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """Tell a pytest-xdist worker where to name its monitored functions
-        (:mod:`.units`). Called on the controller once per worker; returns nothing."""
-        if self.channel is not None:
-            self.channel.give(node)
+        """Tell a pytest-xdist worker where to name its monitored functions. Called on the
+        controller once per worker."""
+        self.channel.give(node)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Remove the controller's file for the workers. Called once per process at the
-        end; returns nothing."""
-        if self.channel is not None:
-            self.channel.close()
+        """Remove the controller's file for the workers. Called once per process at the end."""
+        self.channel.close()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Lay out the monitored functions and interleave their runs. Called once after
-        collection in collecting processes, before the kernel places verdict items and
-        before pytest-xdist sends the collection to the controller; reorders
-        ``session.items`` in place, returns nothing."""
+        """Lay out the monitored functions and interleave their runs (``session.items`` in
+        place). Called once after collection in collecting processes, before the kernel places
+        verdict items and before pytest-xdist sends the collection to the controller."""
         state = state_of(self.config)
         self.laid_out = True
         cases: dict[str, Case] = {}
@@ -152,17 +141,15 @@ class SequentialComparisons:
                     setting(self.config, "confidence", case.mark),
                 )
             layout.inputs.setdefault(info.input_key, {})[info.arm] = (key, case.runs)
-            layout.names.setdefault(info.input_key, info.input)
         self._lay_out_baselines(list(cases.values()))
-        if self.channel is not None:  # (a pytest-xdist worker tells the controller)
-            self.channel.write([*self.layouts, *self.baselines])
+        self.channel.write([*self.layouts, *self.baselines])  # (a worker tells the controller)
         if self.layouts or self.baselines:
             session.items[:] = verdicts_after_runs(interleaved(session.items, self))
             self._watch(session)
 
     def _lay_out_baselines(self, cases: list[Case]) -> None:
-        """Lay out the functions a ``--prob-margin`` judges on its sequence: their selected
-        cases that pair with a case of the baseline report."""
+        """The functions a ``--prob-margin`` judges on its sequence: their selected cases
+        that pair with a case of the baseline report."""
         regression = regression_of(self.config)
         if regression is None or not regression.gates:
             return
@@ -184,13 +171,11 @@ class SequentialComparisons:
             layout.cases[case.key] = (case.runs, runs, case.case_id)
 
     def monitors(self, function: str, mark: Any) -> bool:
-        """Whether ``function`` (whose cases have ``mark``) is monitored: laid out at the
-        end of collection, or (before that: ``--prob-plan`` plans cases while collecting)
-        compared with the ``paired`` test."""
+        """Whether ``function`` is monitored: laid out at the end of collection, or before
+        that (``--prob-plan`` plans cases while collecting) compared with the ``paired`` test."""
         return function in self.layouts if self.laid_out else monitored(self.config, mark)
 
     def unit_of(self, case: Case) -> str | None:
-        """The monitored function whose runs ``case``'s runs are interleaved with, if any."""
         info = state_of(self.config).arms.get(case.key)
         if info is not None and info.function in self.layouts:
             return info.function
@@ -198,8 +183,7 @@ class SequentialComparisons:
         return function if function in self.baselines else None
 
     def run_order(self, item: Any) -> tuple[int, int, int, int]:
-        """Where a monitored function's run goes inside the function: run-major, then the
-        input (baseline arm first, then the arms in axis order)."""
+        """Run-major, then the input (baseline arm first, then the arms in axis order)."""
         info = state_of(self.config).arms.get(item.case.key)
         if info is not None and info.function in self.layouts:
             layout = self.layouts[info.function]
@@ -217,9 +201,8 @@ class SequentialComparisons:
         return found
 
     def _watch(self, session: pytest.Session) -> None:
-        """Set up the looks the readers keep (:mod:`.track`): one per monitored
-        comparison, over its paired inputs in input-key order (the report's order), and
-        which run items feed which case."""
+        """One look per monitored comparison, over its paired inputs in input-key order (the
+        report's order), and which run items feed which case."""
         for function, layout in self.layouts.items():
             arms = {arm for sides in layout.inputs.values() for arm in sides}
             for arm in sorted(arms - {layout.baseline}):
@@ -247,9 +230,8 @@ class SequentialComparisons:
         level: float,
         rule: tuple[float | None, bool],
     ) -> None:
-        """Keep the look of one comparison at ``level``: ``paired`` holds each input's two
-        sides, a ``(case key, planned runs)`` or a :class:`~.track.Fixed` one; ``rule``
-        is its margin and whether that is an equivalence margin."""
+        """``paired`` holds each input's two sides, each a ``(case key, planned runs)`` or a
+        :class:`~.track.Fixed`."""
         if not paired:
             return  # (no paired input: its reading is never known)
         inputs, feeds = [], []
@@ -270,15 +252,13 @@ class SequentialComparisons:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Note that a monitored case's records may have changed. Called for every report
-        in every process (only the executing process has run items to note); returns
-        nothing. The looks read the records when a reader next asks."""
+        """Note that a monitored case's records may have changed (the looks read them when a
+        reader next asks). Called for every report in every process."""
         key = self._keys.get(report.nodeid)
         if key is not None:
             self._dirty.add(key)
 
     def _catch_up(self) -> None:
-        """Bring the looks up to date with the records of the cases noted since."""
         if not self._dirty:
             return
         results = results_of(self.config)
@@ -293,11 +273,10 @@ class SequentialComparisons:
         self._dirty.clear()
 
     def reading(self, name: tuple[str, str | None]) -> tuple[bool, str | None]:
-        """``(known, reading)`` of one watched comparison — ``(function, arm)``, or
-        ``(function, None)`` for its ``--prob-margin`` comparison with the baseline report —
-        from the runs this process made: ``known`` is false when some of its cases ran none
-        of their runs here yet (their runs may be running elsewhere); ``reading`` is
-        :func:`~.rule.settle`'s at its look, worked out again only when the look changed."""
+        """``(known, reading)`` of ``(function, arm)``'s comparison, or of ``(function, None)``
+        (its ``--prob-margin`` one): ``known`` is false while some of its cases ran none of their
+        runs here (they may be running elsewhere); the reading is :func:`~.rule.settle`'s,
+        worked out again only when the look changed."""
         self._catch_up()
         watched = self._watched.get(name)
         if watched is None or watched.unseen:
@@ -318,8 +297,8 @@ class SequentialComparisons:
         return StopReader(what, settled)
 
     def baseline_readers(self, case: Case) -> list[StopReader]:
-        """Its function's ``--prob-margin`` comparison with the baseline report, when that
-        is monitored and the case pairs with a baseline case (else none)."""
+        """Its function's monitored ``--prob-margin`` comparison, when the case pairs with a
+        baseline case."""
         function = function_key(case)
         layout = self.baselines.get(function)
         if layout is None or case.key not in layout.cases:
@@ -327,9 +306,8 @@ class SequentialComparisons:
         return [self._reader(WHAT.format(label=layout.label), (function, None))]
 
     def arm_readers(self, case: Case) -> list[StopReader]:
-        """The axis comparisons reading ``case``: its arm's against the baseline arm, or
-        every arm's its input has for a baseline-arm case (none for a case of a function
-        not monitored, or whose input has no other side selected)."""
+        """Its arm's comparison with the baseline arm, or every arm's its input has for a
+        baseline-arm case (none when its input is not paired)."""
         info = state_of(self.config).arms.get(case.key)
         if info is None:
             return []
@@ -351,10 +329,9 @@ class SequentialComparisons:
 
 
 def interleaved(items: list[pytest.Item], plugin: SequentialComparisons) -> list[pytest.Item]:
-    """``items`` with each monitored function's runs put, in the places its runs had,
-    in run-major order inside the function: run 1 of each input's arms (baseline first),
-    then run 2, … — so that pairs, and rounds of pairs, complete one after another (for a
-    function monitored against the baseline report: run 1 of each case, then run 2, …)."""
+    """``items`` with each monitored function's runs in run-major order inside the places
+    its runs had: run 1 of each input's arms (baseline first), then run 2, … — so that pairs,
+    and rounds of pairs, complete one after another."""
     slots: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         if isinstance(item, BenchRun):
@@ -377,31 +354,21 @@ def plugin_of(config: pytest.Config) -> SequentialComparisons | None:
 
 
 def configure(config: pytest.Config) -> None:
-    """Register the plugin under ``--prob-stop=sequential`` (in every process)."""
     if sequential_mode(config) and plugin_of(config) is None:
-        plugin = SequentialComparisons(config)
-        plugin.channel = UnitsChannel(config)
-        config.pluginmanager.register(plugin, PLUGIN_NAME)
+        config.pluginmanager.register(SequentialComparisons(config), PLUGIN_NAME)
 
 
 class UnitsChannel:
     """Keeping a monitored function on one pytest-xdist worker without a verdict item.
 
-    A sequential comparison stops its runs only where one process ran every case it reads,
-    so under ``-n`` its function must be one unit of work. A function with a
-    ``[compare:ARM]`` or ``[baseline]`` item already is (the kernel's case-aware scheduler
-    groups a function with function-level items); a comparison without a margin has no
-    item — it has no verdict — and the controller, which never collects, cannot tell which
-    functions are compared. So the workers tell it: the controller hands each worker a file
-    path (``workerinput``), each worker writes the keys of the functions it monitors there
-    at the end of collection — before pytest-xdist sends its collection — and the
-    controller's scheduler reads them when it first splits the collection
-    (:func:`pytest_probability.api.add_function_units`). When the file cannot be shared (a
-    worker on another machine), the function is simply not grouped: its workers see that
-    some of its cases ran elsewhere and run every run, so the verdicts are unchanged.
-
-    This is the controller's side (a temporary directory, removed at the end) or a
-    worker's (the path it was given); neither when pytest-xdist is not running."""
+    A function with a ``[compare:ARM]`` or ``[baseline]`` item already is one unit of work
+    (the kernel's scheduler groups it); a comparison without a margin has no item, and the
+    controller, which never collects, cannot tell which functions are compared. So each
+    worker writes the monitored functions' keys at the end of collection to a file the
+    controller handed it (``workerinput``), and the controller's scheduler reads them when it
+    first splits the collection (:func:`pytest_probability.api.add_function_units`). When the
+    file cannot be shared (a worker on another machine) the function is not grouped: its
+    workers see some of its cases ran elsewhere and run every run, verdicts unchanged."""
 
     def __init__(self, config: Any) -> None:
         self.config = config
@@ -417,13 +384,11 @@ class UnitsChannel:
             add_function_units(config, self.read)
 
     def give(self, node: Any) -> None:
-        """Tell a worker where to write (the controller, per worker)."""
         if self.directory is not None and self.path is not None:
             node.workerinput[WORKER_KEY] = str(self.path)
 
     def write(self, functions: Iterable[str]) -> None:
-        """Write the monitored functions' keys atomically (a worker; every worker writes
-        the same keys, since every worker collects the same items)."""
+        """Write the keys atomically (every worker writes the same keys)."""
         if self.directory is not None or self.path is None:
             return
         try:
@@ -435,7 +400,6 @@ class UnitsChannel:
             return  # (not shared: the function is not grouped, its runs are not stopped)
 
     def read(self) -> list[str]:
-        """The keys the workers wrote (the controller's scheduler asks once)."""
         if self.path is None:
             return []
         try:
@@ -445,7 +409,6 @@ class UnitsChannel:
         return [str(key) for key in found] if isinstance(found, list) else []
 
     def close(self) -> None:
-        """Remove the controller's directory."""
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
             self.directory = None

@@ -1,20 +1,15 @@
 """A monitored comparison's look kept up to date run by run, for the stopper's readers.
 
-Under ``--prob-stop=sequential`` the readers (:mod:`.runtime`) ask before every run of a
-monitored case whether its comparison is settled. Building the look afresh each time
-(:func:`.rule.look_of` on every input's pairs) costs the inputs times the runs made, at
-every run: quadratic in the session. Here each case's judged outcomes are kept as its
-records arrive (:class:`Judged`: one append per run in run order), and each comparison's
-look grows from them (:class:`RunningLook`: the mixture sequence's sums with one input,
-one round added to the empirical-Bernstein sequence at each completed round with several),
-so a run costs a few dictionary reads and a completed round the inputs once. A record that
-changes an outcome already read (a rerun, a teardown that fails after its call passed, runs
-arriving out of run order) makes the look rebuild from the start, so the look always equals
-:func:`.rule.look_of` on the same runs (a test compares them). Pure module: never
-imports pytest.
+The readers (:mod:`.runtime`) ask before every run of a monitored case whether its
+comparison is settled; building the look afresh each time (:func:`.rule.look_of`) would
+be quadratic in the session. So each case's judged outcomes are kept as its records arrive
+(:class:`Judged`), and each comparison's look grows from them (:class:`RunningLook`): a run
+costs a few dictionary reads and a completed round the inputs once. A record that changes
+an outcome already read (a rerun, a teardown that fails after its call passed, runs
+arriving out of run order) makes the look rebuild from the start, so the look always
+equals :func:`.rule.look_of` on the same runs. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -36,8 +31,7 @@ class Runs(Protocol):
 
 @dataclass
 class Judged:
-    """One case's judged outcomes in run order (1 pass, 0 fail or error; skipped runs left
-    out), brought up to date from its records by :meth:`update`."""
+    """One case's judged outcomes in run order (1 pass, 0 fail or error)."""
 
     runs: list[int] = field(default_factory=list)
     #: the records read so far, and the highest run among them
@@ -46,9 +40,7 @@ class Judged:
 
     def update(self, records: Mapping[int, Mapping[str, Any]]) -> int:
         """Read the case's records again; return the first index of :attr:`runs` that may
-        differ from before (``len(runs)`` before the update when runs were only added).
-
-        One new record for a run after every run read is appended; anything else (a
+        differ from before. One new record for a later run is appended; anything else (a
         replaced or altered record, a run before one already read) rereads them all."""
         before = len(self.runs)
         if len(records) == self.seen + 1:
@@ -78,24 +70,20 @@ class Fixed:
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a paired input: where its runs come from and how many are planned
-    (a fixed side plans exactly the runs it has)."""
+    """One side of a paired input: where its runs come from and how many are planned."""
 
     source: Runs
     planned: int
 
     @property
     def most(self) -> int:
-        """The runs this side has once every planned run is judged."""
         return max(len(self.source.runs), self.planned)
 
 
 class RunningLook:
-    """The look of one comparison over its paired inputs (arm side, baseline side), equal
-    at every moment to :func:`.rule.look_of` on the inputs' current pairs.
-
-    Call :meth:`changed` when an input's side changed (with the first index that may
-    differ), then :meth:`look`; :attr:`version` changes whenever the look does."""
+    """The look of one comparison over its paired inputs, equal at every moment to
+    :func:`.rule.look_of` on the inputs' current pairs: call :meth:`changed` when an input's
+    side changed, then :meth:`look`; :attr:`version` changes whenever the look does."""
 
     def __init__(self, inputs: Sequence[tuple[Side, Side]], level: float) -> None:
         if not inputs:
@@ -138,14 +126,12 @@ class RunningLook:
 
     @property
     def version(self) -> tuple[int, int, int]:
-        """What the look depends on: its pairs (or rounds), the most it can reach, and
-        how often it was rebuilt (so a rebuild to the same counts still counts)."""
+        """Its pairs (or rounds), the most it can reach, and how often it was rebuilt."""
         self._catch_up()
         used = self._n if len(self.inputs) == 1 else self._rounds
         return used, self._most_all, self._rebuilds
 
     def look(self) -> Look:
-        """The look after the inputs' complete pairs (one input) or rounds (several)."""
         self._catch_up()
         if len(self.inputs) == 1:
             left = max(0, self._most_all - self._n)

@@ -1,26 +1,15 @@
-"""Multiplicity adjustments of p-values (``--prob-adjust``) over a family of comparisons.
+"""Multiplicity adjustments of p-values (``--prob-adjust``) over a family of comparisons:
+Bonferroni, Holm (step-down) and Benjamini–Hochberg (step-up), as docs/statistics.rst
+states them. Each returns the adjusted p-values in the order given, capped at 1; tied
+p-values get equal adjusted values whatever order the sort leaves them in. Pure module:
+never imports pytest.
 
-STATISTICS.md, "Comparisons": Bonferroni, Holm (step-down) and Benjamini–Hochberg (step-up)
-over all axis comparisons in the session; they change p only. Each function returns the
-adjusted p-values in the order given, capped at 1. With ``p₍₁₎ ≤ … ≤ p₍ₘ₎`` sorted:
-
-* Bonferroni: ``min(1, m·pᵢ)``;
-* Holm: ``p̃₍ᵢ₎ = min(1, max_{j ≤ i} (m − j + 1)·p₍ⱼ₎)``;
-* Benjamini–Hochberg: ``p̃₍ᵢ₎ = min(1, min_{j ≥ i} m·p₍ⱼ₎ / j)``.
-
-Tied p-values get equal adjusted values whatever order the sort leaves them in.
-
-Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-
-__all__ = ["METHODS", "adjust_p", "benjamini_hochberg", "bonferroni", "holm"]
 
 
 def _checked(p_values: Sequence[float]) -> list[float]:
@@ -71,13 +60,9 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     return out
 
 
-def _none(p_values: Sequence[float]) -> list[float]:
-    return _checked(p_values)
-
-
 #: The accepted ``method`` names of :func:`adjust_p`.
 METHODS: dict[str, Callable[[Sequence[float]], list[float]]] = {
-    "none": _none,
+    "none": _checked,
     "bonferroni": bonferroni,
     "holm": holm,
     "bh": benjamini_hochberg,

@@ -1,32 +1,17 @@
-"""The anytime-valid confidence sequence for the mean difference over several paired inputs.
+"""The anytime-valid confidence sequence for the mean difference over ``K ≥ 2`` paired
+inputs: Waudby-Smith and Ramdas's predictable plug-in empirical-Bernstein sequence on
+``X = (D + 1)/2`` (docs/statistics.rst, "Sequential comparisons", gives the derivation).
 
-A sequential comparison (``--prob-stop=sequential``) with ``K ≥ 2`` paired inputs runs the
-arms pair by pair, run-major: in **round** ``k`` every input ``i`` makes its ``k``-th pair,
-arm run against baseline run, with difference ``Dᵢₖ ∈ {−1, 0, 1}`` and mean
-``Δᵢ = p_arm,i − p_base,i``. The target is the comparison's difference, the mean over
-inputs ``Δ = (1/K) Σ Δᵢ``; each input has its own mean, so the pairs are not identically
-distributed.
+In round ``k`` every input makes its ``k``-th pair. The process is linear in the means, so
+with one bet per round it covers the mean over inputs exactly at the end of every round,
+and is read only there (a product of betting factors would not be, which is why it is not
+used). Each round's bet is WSR's ``λ = min(½, √(2 log(2/α) / (σ̂² t log(1 + t))))`` at the
+round's first pair ``t``; each pair's centre is its input's own mean so far, shrunk toward
+the pooled mean (both from earlier rounds only). Two one-sided sequences at ``α/2`` give
+the interval in closed form, and their average at ``Δ = 0`` is the e-process of the
+always-valid p-value. Pure module: never imports pytest.
 
-The sequence is the predictable plug-in empirical-Bernstein sequence of Waudby-Smith and
-Ramdas (2023, JRSS-B, Theorem 2) on ``X = (D + 1)/2 ∈ [0, 1]``, whose supermartingale is
-
-    exp( Σₛ λₛ (Xₛ − mₛ) − Σₛ vₛ ψ(λₛ) ),   vₛ = 4 (Xₛ − μ̂ₛ)²,   ψ(λ) = (−log(1−λ) − λ)/4,
-
-valid for bets ``λₛ ∈ (0, 1)`` and centres ``μ̂ₛ`` fixed before ``Xₛ`` is seen, and for
-time-varying means ``mₛ`` (the Fan–Grama–Liu inequality behind it holds pair by pair; Howard
-et al. 2021 for the time-varying form). It is **linear** in the means, so with one bet per
-round the sum ``Σₛ λₛ mₛ`` over whole rounds is ``K Σₖ λₖ μ``: the sequence covers the mean
-over inputs exactly at the end of every round, and is read only there. A product of betting
-factors (hedged capital) is not linear in the means, which is why it is not used here.
-
-Each round's bet is WSR's ``λ = min(c, √(2 log(2/α) / (σ̂² t log(1 + t))))`` at the round's
-first pair ``t``, ``c = ½``; each pair's centre is its input's own mean so far, shrunk
-toward the pooled mean (both from earlier rounds only). Two one-sided sequences at
-``α/2`` give the interval (closed form, no search), and their average at ``Δ = 0`` is the
-e-process of the always-valid p-value. Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 

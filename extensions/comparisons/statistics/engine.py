@@ -1,12 +1,10 @@
-"""The bundled comparison test and the assembly of a session's comparisons.
-
-STATISTICS.md, "Comparisons": one paired input → Newcombe interval and Fisher's exact p;
-2 … ``min_inputs − 1`` → mean difference and the sign-flip p, no interval, a line per input;
-``≥ min_inputs`` → paired bootstrap interval and sign-flip p. Pure module: never imports
+"""The bundled comparison test and the assembly of a session's comparisons: one paired
+input → Newcombe interval and Fisher's exact p; 2 … ``min_inputs − 1`` → mean difference
+and the sign-flip p, no interval, a line per input; ``≥ min_inputs`` → paired bootstrap
+interval and sign-flip p (docs/statistics.rst, "Comparisons"). Pure module: never imports
 pytest.
 
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -25,18 +23,19 @@ def _difference(pair: Pair) -> Fraction:
     return Fraction(pair.arm.passes, pair.arm.total) - Fraction(pair.base.passes, pair.base.total)
 
 
+def _counts(pair: Pair) -> tuple[int, int, int, int]:
+    return pair.arm.passes, pair.arm.total, pair.base.passes, pair.base.total
+
+
 def paired_test(pairs: Sequence[Pair], settings: TestSettings) -> TestOutcome:
-    """The bundled test (``paired``): the three regimes of STATISTICS.md."""
     if not pairs:
         raise ValueError("a comparison needs at least one paired input")
     differences = [_difference(pair) for pair in pairs]
     mean = sum(differences, Fraction(0)) / len(differences)
     if len(pairs) == 1:
         (pair,) = pairs
-        low, high = newcombe_difference(
-            pair.arm.passes, pair.arm.total, pair.base.passes, pair.base.total, settings.level
-        )
-        p = fisher_two_sided(pair.arm.passes, pair.arm.total, pair.base.passes, pair.base.total)
+        low, high = newcombe_difference(*_counts(pair), settings.level)
+        p = fisher_two_sided(*_counts(pair))
         return TestOutcome(
             float(mean), low, high, p, "one pair", {"interval": "newcombe", "test": "fisher"}
         )
@@ -49,17 +48,7 @@ def paired_test(pairs: Sequence[Pair], settings: TestSettings) -> TestOutcome:
     }
     if len(pairs) < settings.min_inputs:
         lines = tuple(
-            InputLine(
-                pair.input,
-                float(d),
-                *newcombe_difference(
-                    pair.arm.passes,
-                    pair.arm.total,
-                    pair.base.passes,
-                    pair.base.total,
-                    settings.level,
-                ),
-            )
+            InputLine(pair.input, float(d), *newcombe_difference(*_counts(pair), settings.level))
             for pair, d in zip(pairs, differences, strict=True)
         )
         return TestOutcome(float(mean), None, None, flip.p, "few pairs", detail, lines)
@@ -101,9 +90,8 @@ class Comparison:
         return self.p_adjusted if self.p_adjusted is not None else self.outcome.p
 
     def judge(self) -> None:
-        """Set the margin verdict (interval only: adjustments change p, not intervals). A
-        comparison judged on its sequence (regime ``"sequence"``) takes the verdict it
-        settled on, whatever runs its cases made afterwards."""
+        """Set the margin verdict on the interval (adjustments change p, not intervals); a
+        comparison judged on its sequence takes the reading it settled on."""
         if (
             self.margin is None
             or self.outcome is None
@@ -117,9 +105,7 @@ class Comparison:
         if settled in ("pass", "fail", "undecided"):
             self.verdict = settled  # a sequence's margin: the reading it settled on
             return
-        low = outcome.low if outcome is not None else None
-        high = outcome.high if outcome is not None else None
-        self.verdict = margin_verdict(low, high, self.margin, self.equivalence)
+        self.verdict = margin_verdict(outcome.low, outcome.high, self.margin, self.equivalence)
 
     def to_json(self) -> dict[str, Any]:
         outcome = self.outcome
@@ -169,7 +155,7 @@ def _side_json(side: Side) -> dict[str, Any]:
 
 def cost_ratio(pairs: Sequence[Pair]) -> float | None:
     """(arm cost per run) / (baseline cost per run) over the paired inputs; ``None`` when
-    either side recorded no cost or the baseline's cost is zero."""
+    a side recorded no cost or the baseline's is zero."""
     arm_cost = [p.arm.cost for p in pairs]
     base_cost = [p.base.cost for p in pairs]
     if any(c is None for c in arm_cost) or any(c is None for c in base_cost):
@@ -188,17 +174,14 @@ def run_test(
     compute: Callable[[Sequence[Pair], TestSettings], TestOutcome],
     settings: TestSettings,
 ) -> None:
-    """Fill ``comparison.outcome`` (left ``None`` without pairs) and its cost ratio; a test
-    whose answer is not a valid :class:`TestOutcome` raises :class:`ValueError` saying
-    what is wrong with it."""
+    """Fill the outcome (left ``None`` without pairs) and the cost ratio; an answer that is
+    not a valid :class:`TestOutcome` raises :class:`ValueError` saying what is wrong."""
     comparison.cost_ratio = cost_ratio(comparison.pairs)
     if comparison.pairs:
         comparison.outcome = checked(compute(comparison.pairs, settings), comparison.test)
 
 
 def checked(outcome: Any, test: str) -> TestOutcome:
-    """``outcome`` when it is a :class:`TestOutcome` with a finite difference in [−1, 1], an
-    ordered interval (or none) and a p in [0, 1] (or none)."""
     if not isinstance(outcome, TestOutcome):
         raise ValueError(f"comparison test {test!r} returned {outcome!r}; expected a TestOutcome")
     problems = []
@@ -222,16 +205,13 @@ def checked(outcome: Any, test: str) -> TestOutcome:
 def adjust_family(
     comparisons: Sequence[Comparison], name: str, adjust: Callable[[Sequence[float]], list[float]]
 ) -> None:
-    """Adjust the p-values of every comparison that has one, as one family."""
     family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
     for comparison in comparisons:
         comparison.adjust = name
         comparison.p_adjusted = None
     if name == "none" or not family:
         return
-    adjusted = adjust(
-        [c.outcome.p for c in family if c.outcome is not None and c.outcome.p is not None]
-    )
+    adjusted = adjust([c.outcome.p for c in family])  # type: ignore[union-attr]
     if len(adjusted) != len(family):
         raise ValueError(f"p adjustment {name!r} returned {len(adjusted)} values for {len(family)}")
     values = [float(value) for value in adjusted]

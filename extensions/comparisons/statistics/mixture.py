@@ -1,28 +1,14 @@
-"""The anytime-valid confidence sequence for the difference of two pass rates (one input).
+"""The anytime-valid confidence sequence for the difference of two pass rates (one paired
+input of a sequential comparison): ``{δ : M(δ) < 1/α}``, with ``M(δ)`` the runs'
+likelihood averaged over Jeffreys mixtures of both rates over the profile likelihood at
+``pa − pb = δ`` — the sequential likelihood-ratio argument of "universal inference"
+(docs/statistics.rst, "Sequential comparisons", gives the derivation). ``log M`` is convex
+in ``δ`` and smallest at the observed difference, so the set is an interval containing
+it, found by bisection on each side. The profile's constrained maximum has the closed form
+of Miettinen and Nurminen (1985), the root of a cubic; a bisection on the derivative stands
+in where rounding defeats it. Pure module: never imports pytest.
 
-One paired input of a sequential comparison (``--prob-stop=sequential``): the arm passed
-``xa`` of ``na`` runs, the baseline ``xb`` of ``nb``, each run an independent Bernoulli
-trial with rates ``pa`` and ``pb``. For a candidate difference ``δ = pa − pb`` let
-
-    M(δ) = [B(½+xa, ½+na−xa)/B(½,½)] · [B(½+xb, ½+nb−xb)/B(½,½)]
-           / max{ pa^xa (1−pa)^(na−xa) pb^xb (1−pb)^(nb−xb) : pa − pb = δ }
-
-the likelihood of the runs averaged over Jeffreys Beta(½, ½) mixtures of both rates, over
-the largest likelihood of any pair of rates with that difference (the profile likelihood).
-At the true rates the mixture over the likelihood at ``(pa, pb)`` is a nonnegative
-martingale with mean 1 (whatever the order in which the two arms' runs come), and ``M(Δ)``
-is at most it, so by Ville's inequality ``P(M(Δ) ever ≥ 1/α) ≤ α`` (Wasserman, Ramdas and
-Balakrishnan 2020, "universal inference", the sequential likelihood-ratio argument). The
-sequence is ``{δ : M(δ) < 1/α}``: ``log M`` is convex in ``δ`` (the profile of a jointly
-concave log-likelihood is concave), smallest at the observed difference, where ``M ≤ 1``,
-so the set is an interval that always contains the observed difference.
-
-The profile's constrained maximum has the closed form of Miettinen and Nurminen (1985),
-the root of a cubic; a bisection on the derivative stands in where rounding defeats it.
-Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 

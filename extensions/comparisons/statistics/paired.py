@@ -1,28 +1,16 @@
-"""One paired input: the Newcombe interval for a difference of two pass rates, Fisher's exact
-test, and the verdict of a margin (non-inferiority / equivalence) gate.
+"""One paired input: Newcombe's hybrid score interval (method 10, from the two Wilson
+intervals without continuity correction) for a difference of two pass rates, Fisher's exact
+two-sided test, and the verdict of a margin (non-inferiority / equivalence) gate. 10/10
+against 8/10 at 0.95 → ``+20 pp [−11, +51]``, ``p = 0.47``. Pure module: never imports
+pytest.
 
-STATISTICS.md, "Comparisons": with one paired input the difference ``p_arm − p_base`` gets
-Newcombe's hybrid score interval (his method 10, built from the two Wilson score intervals
-without continuity correction) and the p-value of Fisher's exact two-sided test. 10/10 against
-8/10 at 0.95 → ``+20 pp [−11, +51]``, ``p = 0.47``.
-
-Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
 import math
 
 from pytest_probability.api import wilson_interval as wilson
-
-__all__ = [
-    "FISHER_TOLERANCE",
-    "fisher_two_sided",
-    "margin_verdict",
-    "newcombe_difference",
-]
 
 #: A table counts as "as or less likely" than the observed one when its probability is at
 #: most the observed probability times ``1 + FISHER_TOLERANCE`` — scipy's ``fisher_exact``

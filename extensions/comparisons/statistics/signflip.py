@@ -1,14 +1,6 @@
 """Many paired inputs: the two-sided sign-flip (paired permutation) test and the paired
-bootstrap interval for the mean difference of pass rates.
-
-STATISTICS.md, "Comparisons": per input ``dᵢ = p_arm,i − p_base,i`` (each ``p`` a fraction
-``x/n`` of runs). Under the null hypothesis that the arms are exchangeable within each input,
-every ``dᵢ`` is as likely to have come out as ``−dᵢ``, so
-
-    p = P(|Σ sᵢ dᵢ| ≥ |Σ dᵢ|),  sᵢ = ±1 independent and equally likely.
-
-Zero differences do not move the sum and drop out; with none left ``p = 1``. With one run per
-arm the ``dᵢ`` are ``−1, 0, +1`` and the test is McNemar's exact test.
+bootstrap interval for the mean difference of pass rates (docs/statistics.rst,
+"Comparisons", states the test).
 
 **Exact.** The differences are scaled to integers ``aᵢ = |dᵢ|·L/g`` (``L`` the least common
 multiple of the denominators, ``g`` the gcd of the scaled values); flipping a subset of total
@@ -18,26 +10,16 @@ is ``2·#{subsets: F ≤ t} / 2^m`` with ``t = ⌊(A − |T|)/2⌋`` (``T`` the 
 polynomial kept *packed* in one Python integer (``m + 1`` bits per coefficient, enough for
 any count ≤ 2^m) so that multiplying by ``1 + x^a`` is one shift and one add in C, truncated
 to degree ``t``; the sum of the kept coefficients is the packed integer modulo
-``2^(m+1) − 1``. All counts are exact integers, so ties at the observed sum are exact.
-
-**Budget rule.** The exact count touches at most ``m·(t + 1)·(m + 1)`` bits (measured at
-4–9·10⁻¹¹ s per bit); it runs while that is at most ``exact_budget`` (default
-:data:`EXACT_BUDGET` = 10⁹, so under ~0.1 s). 500 inputs with 10 runs per arm (``L = 10``,
-``t ≤ 2500``) need at most 6.3·10⁸ and stay exact (~3 ms typically, ~30 ms when every
-difference is large); so do 1000 inputs with one run per arm, or 60 inputs with mixed run
-counts (``L = 2520``). Many inputs with mixed run counts fall back to Monte Carlo.
+``2^(m+1) − 1``. It runs while the bits it touches, at most ``m·(t + 1)·(m + 1)`` (4–9·10⁻¹¹ s
+per bit), are at most ``exact_budget`` (:data:`EXACT_BUDGET`, so under ~0.1 s).
 
 **Monte Carlo.** Beyond the budget, ``B = resamples`` sign patterns are drawn with
 ``random.Random(seed)``: for a distinct ``|d|`` value occurring ``c ≥ 8`` times the number
-flipped is Binomial(c, ½) (:func:`~pytest_probability.api.binomial_variate`); the remaining
-differences take one random bit each, looked up eight at a time in tables of signed subset
-sums. ``p = (1 + hits)/(1 + B)``, never 0; deterministic for a seed and the multiset of
-differences (their order does not matter).
+flipped is Binomial(c, ½); the remaining differences take one random bit each, looked up
+eight at a time in tables of signed subset sums. ``p = (1 + hits)/(1 + B)``, never 0;
+deterministic for a seed and the multiset of differences. Pure module: never imports pytest.
 
-Pure module: never imports pytest.
-
-PYTEST_DONT_REWRITE
-"""
+PYTEST_DONT_REWRITE"""
 
 from __future__ import annotations
 
@@ -51,13 +33,6 @@ from numbers import Rational
 
 from pytest_probability.api import binomial_variate, bootstrap_mean_interval
 
-__all__ = [
-    "EXACT_BUDGET",
-    "SignFlipResult",
-    "bootstrap_difference",
-    "sign_flip_test",
-]
-
 #: Default largest ``m·(t + 1)·(m + 1)`` (bits of packed polynomial touched) counted exactly.
 EXACT_BUDGET = 1_000_000_000
 #: A distinct ``|d|`` value at least this frequent draws its flips as one binomial variate.
@@ -68,12 +43,9 @@ _CHUNK = 8
 
 @dataclass(frozen=True)
 class SignFlipResult:
-    """Outcome of :func:`sign_flip_test`.
-
-    ``p`` the two-sided p-value; ``exact`` whether it was counted exactly (else Monte Carlo
-    with ``resamples`` draws; ``None`` when exact); ``statistic`` the observed sum ``Σ dᵢ``;
-    ``nonzero`` the number of nonzero differences.
-    """
+    """``p`` the two-sided p-value; ``exact`` whether it was counted exactly (else Monte
+    Carlo with ``resamples`` draws); ``statistic`` the observed ``Σ dᵢ``; ``nonzero`` the
+    number of nonzero differences."""
 
     p: float
     exact: bool
@@ -164,12 +136,9 @@ def sign_flip_test(
     seed: int,
     exact_budget: int = EXACT_BUDGET,
 ) -> SignFlipResult:
-    """Two-sided sign-flip test of the per-input differences (see the module docstring).
-
-    ``differences`` are exact rationals (:class:`~fractions.Fraction` or ``int``); floats
-    raise :class:`ValueError`. ``resamples`` (the Monte Carlo ``B``) and ``seed`` are used only
-    when the exact count would exceed ``exact_budget``.
-    """
+    """Two-sided sign-flip test of the per-input differences, exact rationals (floats raise
+    :class:`ValueError`); ``resamples`` and ``seed`` are used only when the exact count would
+    exceed ``exact_budget``."""
     values = _as_fractions(differences)
     resamples = _check_positive_int("resamples", resamples)
     if isinstance(exact_budget, bool) or not hasattr(exact_budget, "__index__"):
@@ -197,15 +166,11 @@ def sign_flip_test(
 def bootstrap_difference(
     differences: Sequence[float | Fraction], level: float, resamples: int, seed: int
 ) -> tuple[float, float]:
-    """Percentile paired bootstrap interval for the mean of the per-input differences.
-
-    Whole inputs are re-drawn with replacement (each keeps its pair of arms), ``resamples``
-    times with ``random.Random(seed)``; the ends are the type-7 quantiles ``α/2`` and
-    ``1 − α/2`` of the resampled means (:func:`~pytest_probability.api.bootstrap_mean_interval`,
-    the same bootstrap as the function-level lines). Deterministic for a seed and the order
-    of ``differences``. Pass :class:`~fractions.Fraction` values (or floats converted from
-    them): equal differences must be equal floats for the fast grouped resampling.
-    """
+    """Percentile paired bootstrap interval for the mean of the per-input differences:
+    whole inputs re-drawn with replacement, ``resamples`` times with ``random.Random(seed)``
+    (:func:`~pytest_probability.api.bootstrap_mean_interval`, the function-level lines'
+    bootstrap). Pass :class:`~fractions.Fraction` values (or floats converted from them):
+    equal differences must be equal floats for the fast grouped resampling."""
     if len(differences) == 0:
         raise ValueError("bootstrap_difference needs at least one difference")
     values: list[float] = []
