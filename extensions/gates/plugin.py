@@ -149,8 +149,9 @@ def pytest_prob_register_gates(register: Any, config: pytest.Config) -> None:
 
 # -- collection (collecting processes) --------------------------------------------------------
 def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[VerdictRequest]:
-    """A ``[gate]`` item for a gated case; notes the gates that cannot pass with its runs
-    (warned about when collection is finished, if the case is still selected).
+    """A ``[gate]`` item for a gated case; notes a :class:`GateWarning` per gate that cannot
+    pass with its planned runs (warned about when collection is finished, if the case is
+    still selected).
 
     Called once per case at collection in collecting processes; returns the verdict
     requests (none for an ungated case or with ``--prob-no-gate-items``).
@@ -159,7 +160,19 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     gates = state.case_gates(case.key, case.mark)
     if not gates:
         return []
-    infeasible = _infeasible(case, gates, config)
+    infeasible: list[Warning] = []
+    for kind, spec in gates:
+        needed = None if kind.minimum_runs is None else kind.minimum_runs(spec, config)
+        if needed is not None and case.runs < needed:
+            level = getattr(spec, "level", None)  # where the minimum depends on a level
+            at = f" at {rate.bar_percent(level)}" if level is not None else ""
+            infeasible.append(
+                GateWarning(
+                    f"{case.case_id}: the gate cannot pass with {case.runs} "
+                    f"run{'s' if case.runs != 1 else ''}: "
+                    f"{kind.describe(spec)} needs at least {needed}{at}"
+                )
+            )
     if infeasible:
         state.infeasible[case.key] = infeasible
     if case.key in state.deciding:
@@ -183,24 +196,6 @@ def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | N
     """The worst verdict of the case's gates as the report judged them (``None`` when it has
     none). Called in the aggregating process from the report on (by the budget extension)."""
     return getattr(state_of(config).verdicts.get(case.key), "verdict", None)
-
-
-def _infeasible(case: Case, gates: list[Any], config: pytest.Config) -> list[Warning]:
-    """A :class:`GateWarning` per gate of ``case`` that cannot pass with its planned runs."""
-    found: list[Warning] = []
-    for kind, spec in gates:
-        needed = None if kind.minimum_runs is None else kind.minimum_runs(spec, config)
-        if needed is not None and case.runs < needed:
-            level = getattr(spec, "level", None)  # where the minimum depends on a level
-            at = f" at {rate.bar_percent(level)}" if level is not None else ""
-            found.append(
-                GateWarning(
-                    f"{case.case_id}: the gate cannot pass with {case.runs} "
-                    f"run{'s' if case.runs != 1 else ''}: "
-                    f"{kind.describe(spec)} needs at least {needed}{at}"
-                )
-            )
-    return found
 
 
 @pytest.hookimpl(trylast=True)

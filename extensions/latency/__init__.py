@@ -30,10 +30,9 @@ def record_latency(seconds: float) -> None:
     the run an error naming the value).
     """
     context = current_run("record_latency()")
-    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
-        raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
-    value = float(seconds)
-    if not math.isfinite(value) or value < 0:
+    real = isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
+    value = float(seconds) if real else math.nan
+    if not (math.isfinite(value) and value >= 0):
         raise ValueError(f"record_latency(): seconds must be a finite number >= 0, got {seconds!r}")
     context.data[RECORDED] = value
 

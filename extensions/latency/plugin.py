@@ -44,7 +44,6 @@ from .service import (
 )
 
 LATENCY_SECTION_ORDER = 300
-GATES_PLUGIN = "probability.gates"
 #: the per-config watcher of plugins registered after start-up (:class:`LateMethods`)
 LATE_METHODS = "probability.latency.late-methods"
 
@@ -185,9 +184,8 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Any]
     """Refuse a ``max_latency=`` gate when the gates extension is disabled. Called once per
     case at collection in collecting processes; returns no verdict requests (the gates
     extension adds the ``[gate]`` item)."""
-    if case.mark.get("max_latency") is not None and (
-        config.pluginmanager.get_plugin(GATES_PLUGIN) is None
-    ):
+    gates = config.pluginmanager.get_plugin("probability.gates")
+    if case.mark.get("max_latency") is not None and gates is None:
         raise OptionError(
             "max_latency= needs the bundled gates extension: remove -p no:probability.gates"
         )
@@ -317,12 +315,8 @@ def _read(report: ReportBuilder, results: Results, config: pytest.Config) -> lis
     """The rows that get a reading, with their latency data: every gated latency row (and
     every timed row with ``--prob-latency``)."""
     show_all = option_value(config, "latency")
-    found = []
-    for case in results.rows():
-        data = report.row_json.get(case.key, {}).get("latency")
-        if data and (data.get("max_latency") is not None or show_all):
-            found.append((case, data))
-    return found
+    rows = [(case, report.row_json.get(case.key, {}).get("latency")) for case in results.rows()]
+    return [(case, data) for case, data in rows if data and (show_all or data["max_latency"])]
 
 
 def pytest_prob_explain(
