@@ -126,8 +126,7 @@ def allowed_for_extension(name: str, target: str) -> bool:
 
 #: Imports that break the extension rule, left from before the public API; each one goes when
 #: its extension reaches the other through a hook or the API (issue 34).
-TRANSITIONAL: set[tuple[str, str]] = {
-}
+TRANSITIONAL: set[tuple[str, str]] = set()
 
 #: Circular imports left (through function-level imports); each one goes when its modules are
 #: regrouped (issue 34).

@@ -1,16 +1,19 @@
 """Services of the ``intervals`` extension for other extensions (no hook call per number).
 
-``interval(config, passes, total, ...)`` resolves a case's method, level and prior with the
-kernel's precedence (mark > CLI > ini > default) and computes through the registry; the
-statistics functions are re-exported (the special functions and the resampling tools from the
-public API, where other extensions take them).
+``IntervalMethods`` is the registry of row interval methods (one per config, filled through
+the historic hook by ``interval_methods``); ``interval(config, passes, total, ...)``
+resolves a case's method, level and prior with the kernel's precedence (mark > CLI > ini >
+default) and computes through the registry. The statistics functions are re-exported (the
+special functions and the resampling tools from the public API, where other extensions take
+them).
 
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +37,6 @@ from pytest_probability.api import (
 )
 
 from .methods import Interval, bayes, clopper_pearson, wilson
-from .registry import IntervalMethods
 
 __all__ = [
     "Interval",
@@ -60,6 +62,73 @@ __all__ = [
     "settings",
     "wilson",
 ]
+
+Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+@dataclass(frozen=True)
+class IntervalMethod:
+    """A registered method: ``compute(passes, total, level, prior) -> (low, high)``."""
+
+    name: str
+    compute: Compute
+    description: str = ""
+    uses_prior: bool = False
+    #: a short word printed after the method's row intervals (``seq``), or ``""``
+    tag: str = ""
+
+
+class IntervalMethods:
+    """Interval methods by name, in registration order."""
+
+    def __init__(self) -> None:
+        self._methods: dict[str, IntervalMethod] = {}
+
+    def register(
+        self,
+        name: str,
+        compute: Compute,
+        *,
+        description: str = "",
+        uses_prior: bool = False,
+        tag: str = "",
+    ) -> None:
+        """Add a method (the ``register`` callback of the registration hook)."""
+        if not name or not set(name) <= NAME_CHARS:
+            raise ValueError(
+                f"interval method name {name!r} must be lowercase letters, digits, '-' or '_'"
+            )
+        if name in self._methods:
+            raise ValueError(f"interval method {name!r} is registered twice")
+        self._methods[name] = IntervalMethod(name, compute, description, uses_prior, tag)
+
+    def check(self, name: object) -> str:
+        """``name`` when registered, else :class:`ValueError` listing the registered names."""
+        text = str(name).strip()
+        if text not in self._methods:
+            raise ValueError(
+                f"unknown interval method {text!r}; registered: {', '.join(self._methods)}"
+            )
+        return text
+
+    def get(self, name: str) -> IntervalMethod:
+        return self._methods[self.check(name)]
+
+    def compute(
+        self, name: str, passes: int, total: int, level: float, prior: Sequence[float]
+    ) -> Interval:
+        """The method's interval, checked: finite, ordered, inside [0, 1]."""
+        method = self.get(name)
+        low, high = method.compute(passes, total, level, (float(prior[0]), float(prior[1])))
+        low, high = float(low), float(high)
+        if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low <= high <= 1.0):
+            raise ValueError(
+                f"interval method {name!r} returned ({low!r}, {high!r}) for {passes}/{total}; "
+                "expected 0 ≤ low ≤ high ≤ 1"
+            )
+        return Interval(low, high)
+
 
 METHODS_KEY = pytest.StashKey[IntervalMethods]()
 
