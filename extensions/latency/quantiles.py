@@ -188,21 +188,10 @@ def latency_quantile(times: Iterable[float], q: float, level: float) -> LatencyQ
     ordered = sorted(_check_time(t) for t in times)
     n = len(ordered)
     low_rank, high_rank, rank, covered = _ranks(n, q, float(level))
-
-    def at(k: int | None) -> float | None:
-        return None if k is None else ordered[k - 1]
-
+    ends = (None if k is None else ordered[k - 1] for k in (rank, low_rank, high_rank))
+    estimate, low, high = ends
     return LatencyQuantile(
-        q=q,
-        level=float(level),
-        n=n,
-        estimate=at(rank),
-        low=at(low_rank),
-        high=at(high_rank),
-        rank=rank,
-        low_rank=low_rank,
-        high_rank=high_rank,
-        coverage=covered,
+        q, float(level), n, estimate, low, high, rank, low_rank, high_rank, covered
     )
 
 
