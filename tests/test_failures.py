@@ -607,16 +607,16 @@ def test_only_printed_output_is_regrouped(
     FAILURES/ERRORS section and ``-rN`` no short summary, so nothing is grouped for them
     (the bench's 9 failing runs are all "failed" reports: its errors are raised in the
     body)."""
-    from pytest_probability.extensions.failures import terminal
+    from pytest_probability.extensions.failures import plugin
 
     asked: list[int] = []
-    original = terminal.regroup
+    original = plugin.regroup
 
     def counting(reports: list[Any], *args: Any) -> Any:
         asked.append(len(reports))
         return original(reports, *args)
 
-    monkeypatch.setattr(terminal, "regroup", counting)
+    monkeypatch.setattr(plugin, "regroup", counting)
     pytester.makepyfile(bench_fails=BENCH)
     result = pytester.inline_run("--prob-runs=10", "-p", "no:randomly", *flags)
     assert result.ret == 1

@@ -9,7 +9,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import copy
+import re
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,21 +20,22 @@ from pytest_probability.api import (
     ERROR,
     FAIL,
     PASS,
+    CaseResult,
     OptionRegistry,
+    Results,
     is_active,
     option_value,
     recorded_runs,
     results_of,
 )
 
-from . import hookspecs, terminal
+from . import hookspecs
 from .grouping import group_failures, more_line, others_line, shape_key, summary_message
 
 if TYPE_CHECKING:
-    from pytest_probability.api import CaseResult, ReportBuilder, Results
+    from pytest_probability.api import ReportBuilder
 
     from .grouping import FailureGroup
-    from .terminal import Builder, RunReport
 
 PLUGIN_NAME = "probability.failures"
 KEY_HOOK = "pytest_prob_failure_key"
@@ -161,7 +164,132 @@ def pytest_prob_build_report(
         report.warn(f"{KEY_HOOK} failed ({error}); failing runs grouped by the bundled rule")
 
 
-# -- the terminal ----------------------------------------------------------------------------
+# -- the terminal: one entry per case in pytest's own summary sections (printed from the
+# reports in ``terminalreporter.stats``), instead of one per run. Other reports (tests, verdict
+# items, collection errors) stay where they were. The stand-ins are copies (with_line,
+# as_case): the reports JUnit XML, ``--lf`` and every other plugin saw never change.
+RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
+
+
+@dataclass
+class RunReport:
+    """A bench run's report with what the session knows about the run."""
+
+    report: Any
+    case: CaseResult
+    run: int
+    record: dict[str, Any]
+
+
+Builder = Callable[[CaseResult, list[RunReport]], list[Any]]
+
+
+def locate(report: Any, results: Results, outcomes: tuple[str, ...]) -> RunReport | None:
+    """The run behind a report of its phase whose record's outcome is one of ``outcomes``
+    (``None`` for anything else: a test, a verdict item, a teardown failure after a failed
+    call, a strict xfail's passing run)."""
+    nodeid = str(getattr(report, "nodeid", ""))
+    match = RUN_SUFFIX.search(nodeid)
+    key, run = (nodeid[: match.start()], int(match.group(1))) if match else (nodeid, 1)
+    case = results.get(key)
+    record = None if case is None else case.records.get(run)
+    if record is None or record.get("phase") != getattr(report, "when", None):
+        return None
+    return RunReport(report, case, run, record) if record.get("outcome") in outcomes else None
+
+
+def regroup(
+    reports: Sequence[Any], results: Results, build: Builder, outcomes: tuple[str, ...]
+) -> list[Any] | None:
+    """``reports`` with each case's run reports (of ``outcomes``) replaced by what ``build``
+    makes of them, in run order; the cases go where the first run report was, in the
+    report's case order (whatever order the runs finished in). ``None`` when there is none.
+    """
+    found: dict[str, list[RunReport]] = {}
+    rest: list[Any] = []
+    at: int | None = None
+    for report in reports:
+        located = locate(report, results, outcomes)
+        if located is None:
+            rest.append(report)
+            continue
+        if at is None:
+            at = len(rest)
+        found.setdefault(located.case.key, []).append(located)
+    if at is None:
+        return None
+    built: list[Any] = []
+    for runs in sorted(found.values(), key=lambda runs: (runs[0].case.order, runs[0].case.key)):
+        runs.sort(key=lambda located: located.run)
+        built += build(runs[0].case, runs)
+    return rest[:at] + built + rest[at:]
+
+
+def write_sections(out: Any, sections: Sequence[tuple[str, str]], showcapture: str) -> None:
+    """Print a report's captured sections (``Captured stdout call`` …) as pytest's terminal
+    reporter does after a report's text, honouring ``--show-capture``."""
+    if showcapture == "no":
+        return
+    for title, content in sections:
+        if showcapture != "all" and showcapture not in title:
+            continue
+        out.sep("-", title)
+        out.line(content[:-1] if content[-1:] == "\n" else content)
+
+
+class PrintedSections(tuple):  # type: ignore[type-arg]
+    """The captured sections of a stand-in that prints them itself: true when there are
+    some (pytest's ``PASSES`` section shows a report only then), but iterating them gives
+    nothing, so that pytest does not print them a second time."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+
+def with_line(report: Any, line: str, showcapture: str = "all") -> Any:
+    """A copy of ``report`` that prints ``line`` last: after the report's own text and its
+    captured sections, which the copy prints itself (as pytest would, with
+    ``--show-capture=showcapture``) instead of leaving them to pytest."""
+    stand_in = copy.copy(report)
+    original = report.toterminal
+    sections = list(getattr(report, "sections", None) or ())
+    stand_in.sections = PrintedSections(sections)
+
+    def toterminal(out: Any) -> None:
+        original(out)
+        write_sections(out, sections, showcapture)
+        out.line(line)
+
+    stand_in.toterminal = toterminal
+    return stand_in
+
+
+@dataclass(frozen=True)
+class CaseMessage:
+    """Stands for a case's ``longrepr`` in the short summary: pytest prints
+    ``longrepr.reprcrash.message`` after the node id."""
+
+    message: str
+
+    @property
+    def reprcrash(self) -> CaseMessage:
+        return self
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def as_case(report: Any, nodeid: str, message: str) -> Any:
+    """A copy of a run's ``report`` that the short summary shows as the case ``nodeid``
+    with ``message``."""
+    stand_in = copy.copy(report)
+    stand_in.nodeid = nodeid
+    stand_in.longrepr = CaseMessage(message)
+    return stand_in
+
+
 def _groups_of(config: pytest.Config, runs: list[RunReport]) -> list[FailureGroup]:
     return case_groups(config, [(located.run, located.record) for located in runs])
 
@@ -183,7 +311,7 @@ def _section_builder(config: pytest.Config, verb: str, grouped: bool) -> Builder
             line = more_line(case.display, _groups_of(config, others), verb=verb)
         else:
             line = others_line(case.display, [located.run for located in others], verb)
-        return [terminal.with_line(shown.report, line, showcapture)]
+        return [with_line(shown.report, line, showcapture)]
 
     return build
 
@@ -201,7 +329,7 @@ def _summary_builder(config: pytest.Config, verb: str, grouped: bool, failing: s
             return [runs[0].report]  # a single-run case: pytest's own line
         groups = _groups_of(config, runs) if grouped and verb != "passed" else []
         message = summary_message(len(runs), case.total, case.planned, groups, verb=verb)
-        return [terminal.as_case(runs[0].report, case.key, message)]
+        return [as_case(runs[0].report, case.key, message)]
 
     return build
 
@@ -220,7 +348,7 @@ def _prepare(
             continue  # pytest prints no short-summary line for it (-rN, -rs, ...)
         build = _summary_builder(config, verb, grouped, failing)
         outcomes = (PASS,) if stat == "passed" else FAILING
-        shown = terminal.regroup(stats.get(stat) or [], results, build, outcomes)
+        shown = regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
             state.summary[stat] = shown
     sections = [stat for stat in SECTIONS if stat != "passed" or "P" in chars]
@@ -229,7 +357,7 @@ def _prepare(
     for stat in sections:
         build = _section_builder(config, SECTIONS[stat], grouped)
         outcomes = (PASS,) if stat == "passed" else FAILING
-        shown = terminal.regroup(stats.get(stat) or [], results, build, outcomes)
+        shown = regroup(stats.get(stat) or [], results, build, outcomes)
         if shown is not None:
             state.saved[stat] = stats[stat]
             stats[stat] = shown
