@@ -7,7 +7,8 @@ that it is settled: the cases it reads run every run (the ``pytest_prob_stop_rea
 contract). Under ``--prob-stop=sequential`` a function compared with the ``paired`` test is
 judged on an anytime-valid sequence instead, whose readers can say (:mod:`.sequential.runtime`).
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -31,7 +32,14 @@ from pytest_probability.api import (
 from . import service
 from .axis import collection
 from .baseline import regression as baseline
-from .options import FUNCTION_KEYS, PAIRED, add_options, registries_of
+from .options import (
+    FUNCTION_KEYS,
+    PAIRED,
+    REGRESSION,
+    add_options,
+    registries_of,
+    sequential_mode,
+)
 from .report import explain, section
 from .sequential import runtime
 from .sequential.outcome import WHAT
@@ -86,11 +94,14 @@ def pytest_configure(config: pytest.Config) -> None:
         options.session_value(name) is not None
         for name in ("baseline_report", "baseline_margin", "save_baseline")
     ):
-        baseline.configure(config)
+        # (reading the baseline now: a bad one is a usage error before anything runs)
+        config.pluginmanager.register(baseline.Regression(config), REGRESSION)
     if not hasattr(config, "workerinput"):
         items = collection.CompareItemOutcomes(config)
         config.pluginmanager.register(items, "probability.comparisons.items")
-    runtime.configure(config)
+    if sequential_mode(config):
+        sequential = runtime.SequentialComparisons(config)
+        config.pluginmanager.register(sequential, runtime.PLUGIN_NAME)
 
 
 # tryfirst: its own entries lead its registry, however late it registers (on use)

@@ -4,7 +4,8 @@ An *axis* is a parametrize argument (``style``); each of its values is an *arm*;
 is everything else about a case (the case id without the axis part). Pure module: never
 imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

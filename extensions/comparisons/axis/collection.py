@@ -2,7 +2,8 @@
 the runs a margin decides, the collection-time warnings, its run records' ``compare``
 field) and judging the verdict items (``[compare:ARM]`` and ``[baseline]``).
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ and the first bad field in document order (row indices are 0-based). The TOML fo
 ``format``, ``version``, ``[settings]``, then one ``[cases."<node id>"]`` table per case
 sorted by node id, so it diffs well when committed. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

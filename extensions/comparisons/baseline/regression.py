@@ -7,7 +7,8 @@ each function is then compared with its baseline like an arm with its baseline a
 ``--prob-stop=sequential`` (with the ``paired`` test) on the anytime-valid sequence. Cases
 only in one of the two are listed, never compared.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -387,10 +388,3 @@ def _owner(
 def regression_of(config: pytest.Config) -> Regression | None:
     found = config.pluginmanager.get_plugin(REGRESSION)
     return found if isinstance(found, Regression) else None
-
-
-def configure(config: pytest.Config) -> None:
-    """Register the regression (once), reading the baseline now: a bad one is a usage error
-    before anything runs."""
-    if regression_of(config) is None:
-        config.pluginmanager.register(Regression(config), REGRESSION)

@@ -3,7 +3,8 @@
 comparisons with a baseline report with the axis ones (a pair is then one run now against
 one of the baseline's).
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

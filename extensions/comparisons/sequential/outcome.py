@@ -11,7 +11,8 @@ uniformly random order have exactly the distribution of the runs as they came
 (exchangeability), and the sequence keeps its guarantee. The order is drawn per case from
 ``--prob-seed`` and the case's key, the same in every process (:func:`baseline_runs`).
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ only on the counts), after every round with several. An exact programme, like th
 a gated case, would follow every state of every input at once, which grows with the
 inputs' count as a power. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ of one input): with one paired input on the mixture sequence of
 empirical-Bernstein sequence of :mod:`..statistics.bernstein`. Pure module: never imports
 pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

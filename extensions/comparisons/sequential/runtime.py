@@ -7,7 +7,8 @@ places the function's runs already have (so ``--prob-transpose`` keeps its sprea
 a run, its readers tell the stopper whether each comparison reading a case is settled, from
 the runs this process made, on looks kept up to date as runs are reported (:mod:`.track`).
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ from pytest_probability.api import (
 )
 
 from ..baseline.regression import regression_of
-from ..options import sequential_mode
 from ..session import setting, state_of
 from .outcome import WHAT, baseline_runs, monitored, resolution
 from .rule import settle
@@ -351,11 +351,6 @@ def interleaved(items: list[pytest.Item], plugin: SequentialComparisons) -> list
 def plugin_of(config: pytest.Config) -> SequentialComparisons | None:
     found = config.pluginmanager.get_plugin(PLUGIN_NAME)
     return found if isinstance(found, SequentialComparisons) else None
-
-
-def configure(config: pytest.Config) -> None:
-    if sequential_mode(config) and plugin_of(config) is None:
-        config.pluginmanager.register(SequentialComparisons(config), PLUGIN_NAME)
 
 
 class UnitsChannel:

@@ -9,7 +9,8 @@ an outcome already read (a rerun, a teardown that fails after its call passed, r
 arriving out of run order) makes the look rebuild from the start, so the look always
 equals :func:`.rule.look_of` on the same runs. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

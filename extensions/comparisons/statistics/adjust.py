@@ -4,7 +4,8 @@ states them. Each returns the adjusted p-values in the order given, capped at 1;
 p-values get equal adjusted values whatever order the sort leaves them in. Pure module:
 never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ the pooled mean (both from earlier rounds only). Two one-sided sequences at ``α
 the interval in closed form, and their average at ``Δ = 0`` is the e-process of the
 always-valid p-value. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

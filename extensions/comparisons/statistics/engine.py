@@ -4,7 +4,8 @@ and the sign-flip p, no interval, a line per input; ``≥ min_inputs`` → paire
 interval and sign-flip p (docs/statistics.rst, "Comparisons"). Pure module: never imports
 pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 

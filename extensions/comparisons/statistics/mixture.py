@@ -8,7 +8,8 @@ it, found by bisection on each side. The profile's constrained maximum has the c
 of Miettinen and Nurminen (1985), the root of a cubic; a bisection on the derivative stands
 in where rounding defeats it. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -31,15 +32,14 @@ def _check(xa: int, na: int, xb: int, nb: int) -> None:
 
 
 def log_mixture(xa: int, na: int, xb: int, nb: int) -> float:
-    """``log`` of the two Jeffreys mixtures' probability of the observed runs (in order)."""
+    """The two Jeffreys mixtures' log probability of the observed runs (in order)."""
     return (
         log_beta(0.5 + xa, 0.5 + na - xa) - _LOG_PRIOR + log_beta(0.5 + xb, 0.5 + nb - xb)
     ) - _LOG_PRIOR
 
 
 def log_likelihood(pa: float, pb: float, xa: int, na: int, xb: int, nb: int) -> float:
-    """``log[pa^xa (1−pa)^(na−xa) pb^xb (1−pb)^(nb−xb)]`` with ``0·log 0 = 0``
-    (``-inf`` where a rate with a count is 0 or 1)."""
+    """With ``0·log 0 = 0`` (``-inf`` where a rate with a count is 0 or 1)."""
     total = 0.0
     for p, passes, fails in ((pa, xa, na - xa), (pb, xb, nb - xb)):
         for chance, count in ((p, passes), (1.0 - p, fails)):
@@ -72,7 +72,7 @@ def restricted_rates(delta: float, xa: int, na: int, xb: int, nb: int) -> tuple[
 
 
 def _slope(pb: float, delta: float, xa: int, na: int, xb: int, nb: int) -> float:
-    """The derivative in ``pb`` of the log-likelihood along ``pa = pb + δ`` (decreasing)."""
+    """The derivative in ``pb`` along ``pa = pb + δ`` (decreasing)."""
     pa = pb + delta
     value = 0.0
     for p, passes, fails in ((pa, xa, na - xa), (pb, xb, nb - xb)):
@@ -84,8 +84,8 @@ def _slope(pb: float, delta: float, xa: int, na: int, xb: int, nb: int) -> float
 
 
 def _cubic(delta: float, xa: int, na: int, xb: int, nb: int) -> float | None:
-    """Miettinen and Nurminen's closed form of the restricted maximum (``pb``), or ``None``
-    when rounding leaves the cubic's trigonometric solution undefined."""
+    """Miettinen and Nurminen's closed form (``pb``), or ``None`` when rounding leaves the
+    cubic's trigonometric solution undefined."""
     theta = nb / na
     pa_hat, pb_hat = xa / na, xb / nb
     a = 1.0 + theta
@@ -108,7 +108,6 @@ def _cubic(delta: float, xa: int, na: int, xb: int, nb: int) -> float | None:
 def _bisect_slope(
     delta: float, xa: int, na: int, xb: int, nb: int, low: float, high: float
 ) -> float:
-    """The maximum by bisection on the (decreasing) derivative over ``[low, high]``."""
     if _slope(low, delta, xa, na, xb, nb) <= 0.0:
         return low
     if _slope(high, delta, xa, na, xb, nb) >= 0.0:
@@ -125,22 +124,19 @@ def _bisect_slope(
 
 
 def log_ratio(delta: float, xa: int, na: int, xb: int, nb: int) -> float:
-    """``log M(δ)``: the mixture over the profile likelihood at ``δ`` (``inf`` where no pair
-    of rates with that difference can give the runs)."""
+    """``log M(δ)`` (``inf`` where no pair of rates with that difference can give the runs)."""
     pa, pb = restricted_rates(delta, xa, na, xb, nb)
     best = log_likelihood(pa, pb, xa, na, xb, nb)
     return math.inf if best == -math.inf else log_mixture(xa, na, xb, nb) - best
 
 
 def excludes(delta: float, xa: int, na: int, xb: int, nb: int, level: float) -> bool:
-    """Whether the sequence at ``level`` leaves ``δ`` out after these runs."""
     return log_ratio(delta, xa, na, xb, nb) >= math.log(1.0 / (1.0 - level))
 
 
 def difference_sequence(xa: int, na: int, xb: int, nb: int, level: float) -> tuple[float, float]:
-    """The sequence's interval for ``pa − pb`` (``[−1, 1]`` before any run). Each end is the
-    float next to the boundary on the inside, found by bisection between the observed
-    difference (always inside) and the edge."""
+    """The sequence's interval for ``pa − pb`` (``[−1, 1]`` before any run): each end the
+    float next to the boundary on the inside."""
     _check(xa, na, xb, nb)
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
@@ -171,8 +167,7 @@ def _end(inside: Callable[[float], bool], centre: float, edge: float) -> float:
 
 
 def log_e_value(xa: int, na: int, xb: int, nb: int) -> float:
-    """``log M(0)``: the e-value against "the arms are equally good" (at ``δ = 0`` the
-    profile's rates are the pooled rate)."""
+    """``log M(0)``: the e-value against "the arms are equally good"."""
     if na + nb == 0:
         return 0.0
     pooled = (xa + xb) / (na + nb)

@@ -4,7 +4,8 @@ two-sided test, and the verdict of a margin (non-inferiority / equivalence) gate
 against 8/10 at 0.95 → ``+20 pp [−11, +51]``, ``p = 0.47``. Pure module: never imports
 pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ FISHER_TOLERANCE = (1, 10**14)
 
 
 def _check_counts(x: int, n: int, name: str) -> int:
-    """Validate ``x`` passes of ``n`` runs for one arm; return ``n``."""
     for label, value in ((f"x_{name}", x), (f"n_{name}", n)):
         if isinstance(value, bool) or not hasattr(value, "__index__"):
             raise ValueError(f"{label} must be an integer, got {value!r}")
@@ -34,16 +34,9 @@ def _check_counts(x: int, n: int, name: str) -> int:
 def newcombe_difference(
     x_arm: int, n_arm: int, x_base: int, n_base: int, level: float
 ) -> tuple[float, float]:
-    """Newcombe's hybrid score interval (method 10) for ``p_arm − p_base``.
-
-    With ``(l₁, u₁)`` and ``(l₂, u₂)`` the Wilson intervals of the two arms at ``level``
-    and ``d = p̂_arm − p̂_base``::
-
-        low  = d − √((p̂_arm − l₁)² + (u₂ − p̂_base)²)
-        high = d + √((u₁ − p̂_arm)² + (p̂_base − l₂)²)
-
-    Both ends lie in ``[−1, 1]``. 10/10 vs 8/10 at 0.95 → (−0.1124, 0.5098).
-    """
+    """Newcombe's hybrid score interval (method 10) for ``p_arm − p_base``, from the two
+    arms' Wilson intervals at ``level``; both ends in ``[−1, 1]``. 10/10 vs 8/10 at 0.95 →
+    (−0.1124, 0.5098)."""
     _check_counts(x_arm, n_arm, "arm")
     _check_counts(x_base, n_base, "base")
     if not 0.0 < level < 1.0:
@@ -59,15 +52,11 @@ def newcombe_difference(
 
 
 def fisher_two_sided(x_arm: int, n_arm: int, x_base: int, n_base: int) -> float:
-    """Fisher's exact two-sided p-value of the table ``[[x_arm, n_arm − x_arm],
-    [x_base, n_base − x_base]]``: the probability, given both margins, of a table at most as
-    likely as the observed one (within :data:`FISHER_TOLERANCE`, as scipy).
-
-    The hypergeometric weights ``C(n_arm, a)·C(n_base, s − a)`` (``s = x_arm + x_base``) are
-    exact integers walked by their ratio recurrence, so ties and tiny tails are exact; the
-    result is the correctly rounded quotient of two integers. Thousands of runs per arm take
-    milliseconds. 10/10 vs 8/10 → 0.4737.
-    """
+    """Fisher's exact two-sided p-value of the table ``[[x_arm, n_arm − x_arm], [x_base,
+    n_base − x_base]]``: the probability, given both margins, of a table at most as likely as
+    the observed one (within :data:`FISHER_TOLERANCE`, as scipy). The hypergeometric weights
+    are exact integers walked by their ratio recurrence, so ties and tiny tails are exact.
+    10/10 vs 8/10 → 0.4737."""
     _check_counts(x_arm, n_arm, "arm")
     _check_counts(x_base, n_base, "base")
     successes = x_arm + x_base
@@ -90,13 +79,10 @@ def fisher_two_sided(x_arm: int, n_arm: int, x_base: int, n_base: int) -> float:
 
 
 def margin_verdict(low: float | None, high: float | None, margin: float, equivalence: bool) -> str:
-    """The verdict of a margin gate on the interval ``[low, high]`` for ``p_arm − p_base``.
-
-    Non-inferiority: ``"pass"`` iff ``low > −margin``; ``"fail"`` iff ``high < −margin``.
-    Equivalence: ``"pass"`` iff ``−margin < low`` and ``high < margin``; ``"fail"`` iff
-    ``high < −margin`` or ``low > margin``. Otherwise, or when either end is missing
-    (``None``), ``"undecided"``. ``margin`` is a difference of rates, ``0 ≤ margin ≤ 1``.
-    """
+    """The verdict of a margin gate on the interval ``[low, high]`` for ``p_arm − p_base``
+    (``"undecided"`` when either end is missing): non-inferiority passes when ``low > −margin``
+    and fails when ``high < −margin``; equivalence passes inside ``(−margin, margin)`` and
+    fails wholly beyond either end."""
     if isinstance(margin, bool) or not isinstance(margin, int | float):
         raise ValueError(f"margin must be a number, got {margin!r}")
     if not 0.0 <= margin <= 1.0:

@@ -19,7 +19,8 @@ flipped is Binomial(c, ½); the remaining differences take one random bit each, 
 eight at a time in tables of signed subset sums. ``p = (1 + hits)/(1 + B)``, never 0;
 deterministic for a seed and the multiset of differences. Pure module: never imports pytest.
 
-PYTEST_DONT_REWRITE"""
+PYTEST_DONT_REWRITE
+"""
 
 from __future__ import annotations
 
