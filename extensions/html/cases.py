@@ -146,7 +146,6 @@ def _row(
     estimate = None if rate_value is None else min(1.0, max(0.0, rate_value / 100))
     latency = obj(row.get("latency"))
     verdict, gate_cell = _gate_cell(row)
-    case = text(row.get("case"))
     data = {
         "fn": text(row.get("label")),
         "status": status,
@@ -166,7 +165,7 @@ def _row(
     if planned is not None and total is not None and planned != total:
         runs += f" <small>of {planned}</small>"
     cells = [
-        f'<th scope="row" class="case">{case_id(case)}</th>',
+        f'<th scope="row" class="case">{case_id(text(row.get("case")))}</th>',
         f"<td>{runs}</td>",
         f"<td>{fmt.rate(row.get('pass_rate'))}</td>",
         f'<td class="plot">{interval_bar(low, high, estimate, gate=rate_gate(row), status=status)}'
@@ -184,9 +183,7 @@ def _row(
     if columns.cost:
         cells.append(f"<td>{fmt.money(row.get('cost'), '')}</td>")
     cells += [f"<td>{'' if value is None else fmt.percent1(value)}</td>" for value in metrics]
-    readings = [text(row.get("explanation"))] if row.get("explanation") else []
-    if latency.get("explanation"):
-        readings.append(text(latency.get("explanation")))
+    readings = [text(said) for said in (row.get("explanation"), latency.get("explanation")) if said]
     details = case_details(row, records, readings, limit)
     return (
         f'<tbody id="c{index}" data-i="{index}"{attributes}><tr>{"".join(cells)}</tr>'
