@@ -121,25 +121,3 @@ class MarkdownSection:
 
     title: str
     body: str
-
-
-def plain_text(text: str) -> Markdown:
-    """Plain text as Markdown: every line escaped, lines kept (hard line breaks),
-    blank lines separating paragraphs."""
-    paragraphs = []
-    for paragraph in re.split(r"\n[ \t]*\n", str(text).replace("\r\n", "\n")):
-        lines = [escape(line) for line in paragraph.split("\n")]
-        shown = "\\\n".join(line for line in lines if line)
-        if shown:
-            paragraphs.append(shown)
-    return Markdown("\n\n".join(paragraphs))
-
-
-def render_section(section: MarkdownSection) -> Markdown:
-    """``### title``, a blank line and the body (a body that is not :class:`Markdown` is
-    shown as plain text)."""
-    body = section.body
-    shown = body.strip("\n") if isinstance(body, Markdown) else plain_text(str(body))
-    # a heading's closing ``#`` run would be dropped: escape it
-    title = re.sub(r"(^|\s)(#+)$", r"\1\\\2", escape(section.title)) or "(untitled)"
-    return Markdown(f"### {title}\n\n{shown}" if shown else f"### {title}")

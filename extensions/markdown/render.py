@@ -15,6 +15,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -36,7 +37,7 @@ from pytest_probability.api import percent as _percent
 from pytest_probability.api import percent1 as _percent1
 from pytest_probability.api import quantile_label as _quantile_label
 
-from .markup import Markdown, MarkdownSection, escape, render_section, table
+from .markup import Markdown, MarkdownSection, escape, table
 
 #: The summary's heading (level 2: a job summary page holds several steps' summaries).
 TITLE = "pytest-probability"
@@ -503,6 +504,20 @@ def _warnings(document: Mapping[str, Any]) -> Markdown | None:
     return _part("Warnings", "\n".join(f"- {escape(shorten(message))}" for message in shown))
 
 
+def _section(section: MarkdownSection) -> Markdown:
+    """An extension's section: a :class:`Markdown` body as it is, any other as plain text
+    (every line escaped, lines kept as hard line breaks, blank lines between paragraphs)."""
+    if isinstance(section.body, Markdown):
+        shown = section.body.strip("\n")
+    else:
+        paragraphs = re.split(r"\n[ \t]*\n", str(section.body).replace("\r\n", "\n"))
+        lines = [[escape(line) for line in paragraph.split("\n")] for paragraph in paragraphs]
+        shown = "\n\n".join(filter(None, ("\\\n".join(filter(None, found)) for found in lines)))
+    # a heading's closing ``#`` run would be dropped: escape it
+    title = re.sub(r"(^|\s)(#+)$", r"\1\\\2", escape(section.title)) or "(untitled)"
+    return _part(title, shown)
+
+
 def render_markdown(
     document: Mapping[str, Any],
     sections: Sequence[MarkdownSection] = (),
@@ -526,6 +541,6 @@ def render_markdown(
         _failures(document),
     ]
     # a section with nothing in it is not shown, as in the terminal (docs/hooks.rst)
-    parts += [render_section(section) for section in sections if str(section.body).strip()]
+    parts += [_section(section) for section in sections if str(section.body).strip()]
     parts.append(_warnings(document))
     return "\n\n".join(part for part in parts if part) + "\n"
