@@ -78,32 +78,25 @@ def rate_gate(row: Mapping[str, Any]) -> float | None:
     return None
 
 
-class Columns:
-    """Which optional columns the table has (a column shows when any row fills it)."""
-
-    def __init__(self, rows: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> None:
-        self.gate = any(obj(row.get("gate")) for row in rows)
-        self.latency = any(num(obj(row.get("latency")).get("estimate")) is not None for row in rows)
-        self.cost = any(num(row.get("cost")) is not None for row in rows)
-        self.metrics = list(metrics)
-
-    def headers(self) -> list[tuple[str, str, str]]:
-        """``(sort key, label, CSS class)`` of every column."""
-        heads = [
-            ("case", "Case", "case"),
-            ("runs", "Runs", "num"),
-            ("fraction", "Pass rate", "num"),
-            ("low", "Interval (0–100%)", "plot"),
-            ("status", "Status", ""),
-        ]
-        if self.gate:
-            heads.append(("gate", "Gate", ""))
-        if self.latency:
-            heads.append(("latency", "Latency", "num"))
-        if self.cost:
-            heads.append(("cost", "Cost", "num"))
-        heads += [(f"m{i + 1}", name, "num") for i, name in enumerate(self.metrics)]
-        return heads
+def _columns(rows: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> list[tuple[str, ...]]:
+    """``(sort key, label, CSS class)`` of every column; an optional one (gate, latency,
+    cost) shows when some row fills it."""
+    optional = {
+        ("gate", "Gate", ""): any(obj(row.get("gate")) for row in rows),
+        ("latency", "Latency", "num"): any(
+            num(obj(row.get("latency")).get("estimate")) is not None for row in rows
+        ),
+        ("cost", "Cost", "num"): any(num(row.get("cost")) is not None for row in rows),
+    }
+    return [
+        ("case", "Case", "case"),
+        ("runs", "Runs", "num"),
+        ("fraction", "Pass rate", "num"),
+        ("low", "Interval (0–100%)", "plot"),
+        ("status", "Status", ""),
+        *(column for column, shown in optional.items() if shown),
+        *((f"m{i + 1}", name, "num") for i, name in enumerate(metrics)),
+    ]
 
 
 def _status_cell(row: Mapping[str, Any], status: str) -> str:
@@ -135,7 +128,8 @@ def _row(
     index: int,
     row: Mapping[str, Any],
     records: Sequence[Mapping[str, Any]],
-    columns: Columns,
+    keys: set[str],
+    metric_names: Sequence[str],
     limit: int,
 ) -> str:
     status = status_of(row)
@@ -157,7 +151,7 @@ def _row(
         "lat": _number(num(latency.get("estimate"))),
         "cost": _number(num(row.get("cost"))),
     }
-    metrics = [fraction(obj(row.get("metrics")).get(name)) for name in columns.metrics]
+    metrics = [fraction(obj(row.get("metrics")).get(name)) for name in metric_names]
     data.update((f"m{i + 1}", _number(value)) for i, value in enumerate(metrics))
     attributes = "".join(f' data-{key}="{escape(value)}"' for key, value in data.items() if value)
     runs = MISSING if passes is None or total is None else f"{passes}/{total}"
@@ -172,15 +166,15 @@ def _row(
         f" <span>{fmt.interval(low, high)}</span></td>",
         f'<td class="l">{_status_cell(row, status)}</td>',
     ]
-    if columns.gate:
+    if "gate" in keys:
         cells.append(f'<td class="l">{gate_cell}</td>')
-    if columns.latency:
+    if "latency" in keys:
         shown = ""
         if num(latency.get("estimate")) is not None:
             label = fmt.quantile(latency.get("quantile"))
             shown = f"{fmt.duration(latency.get('estimate'))} <small>{label}</small>"
         cells.append(f"<td>{shown}</td>")
-    if columns.cost:
+    if "cost" in keys:
         cells.append(f"<td>{fmt.money(row.get('cost'), '')}</td>")
     cells += [f"<td>{'' if value is None else fmt.percent1(value)}</td>" for value in metrics]
     readings = [text(said) for said in (row.get("explanation"), latency.get("explanation")) if said]
@@ -191,7 +185,7 @@ def _row(
     )
 
 
-def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
+def _filters(rows: Sequence[Mapping[str, Any]], gated: bool) -> str:
     statuses = Counter(status_of(row) for row in rows)
     functions = Counter(text(row.get("label")) for row in rows)
     verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
@@ -215,7 +209,7 @@ def _filters(rows: Sequence[Mapping[str, Any]], columns: Columns) -> str:
         ),
         select("fn", "Function", [(f, f"{f} ({n})") for f, n in functions.items()]),
     ]
-    if columns.gate:
+    if gated:
         words = [(v, f"{v.upper()} ({n})") for v, n in verdicts.items() if v]
         parts.append(select("gate", "Gate", words))
     parts.append(
@@ -237,14 +231,15 @@ def render_cases(document: Mapping[str, Any]) -> Markup | None:
         by_case.setdefault(text(record.get("case")), []).append(record)
     limit = message_limit([len(r["message"]) for r in records if isinstance(r.get("message"), str)])
     metrics = [text(name) for name in json_array(obj(document.get("metrics")).get("metrics"))]
-    columns = Columns(rows, metrics)
+    columns = _columns(rows, metrics)
+    keys = {key for key, _, _ in columns}
     head = [
         f'<th scope="col" class="{css}" aria-sort="none">'
         f'<button type="button" data-sort="{escape(key)}">{escape(label)}</button></th>'
-        for key, label, css in columns.headers()
+        for key, label, css in columns
     ]
     bodies = [
-        _row(index, row, by_case.get(text(row.get("case")), []), columns, limit)
+        _row(index, row, by_case.get(text(row.get("case")), []), keys, metrics, limit)
         for index, row in enumerate(rows)
     ]
     hint = (
@@ -253,7 +248,7 @@ def render_cases(document: Mapping[str, Any]) -> Markup | None:
         "</p>"
     )
     return Markup(
-        f"{hint}{_filters(rows, columns)}"
+        f"{hint}{_filters(rows, 'gate' in keys)}"
         f'<div class="scroll"><table id="cases" class="cases"><thead><tr>{"".join(head)}</tr>'
         f"</thead>{''.join(bodies)}</table></div>"
     )
