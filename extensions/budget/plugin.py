@@ -76,7 +76,6 @@ def pytest_configure(config: pytest.Config) -> None:
     """Start keeping the tally when a budget is set (registering :class:`.session.Budget`).
     Called once per process."""
     options = options_of(config)
-    if options.session_value("budget") is None and options.session_value("budget_runs") is None:
-        return
-    if config.pluginmanager.get_plugin(SESSION) is None:
+    limits = (options.session_value("budget"), options.session_value("budget_runs"))
+    if limits != (None, None) and config.pluginmanager.get_plugin(SESSION) is None:
         config.pluginmanager.register(Budget(config), SESSION)

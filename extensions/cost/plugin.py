@@ -37,9 +37,8 @@ TOKENS_SUMMARY_ORDER = 300
 @pytest.hookimpl(trylast=True)
 def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | None:
     """The bundled usage reader (our names, OpenAI, Anthropic). Called in the executing
-    process for usage values passed to ``record_usage`` when another plugin also implements
-    the hook (otherwise the reader is called directly); returns a ``TokenUsage`` or ``None``
-    for a shape it does not know."""
+    process, only when another plugin also implements the hook (else the reader is called
+    directly); returns a ``TokenUsage``, or ``None`` for a shape it does not know."""
     return read_usage(obj)
 
 

@@ -1,6 +1,5 @@
-"""Token usage and cost values: reading duck-typed usage, summing amounts, merging per model.
-Pure module: never imports pytest. (The values were checked when recorded: ``check_cost``
-and ``check_tokens`` of the public API.)
+"""Token usage and cost values (checked when recorded): reading duck-typed usage, summing
+amounts, merging per model. Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
