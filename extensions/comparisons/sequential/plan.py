@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass
 
 from ..statistics.bernstein import RoundSequence
-from .rule import DIFFERENCE, FAIL, PASS, UNDECIDED, MixtureLook, RoundsLook, settle
+from .rule import DIFFERENCE, FAIL, PASS, UNDECIDED, Look, MixtureLook, RoundsLook, settle
 
 #: simulated sessions per comparison
 SESSIONS = 1000
@@ -112,7 +112,7 @@ def simulate(
 _DECIDED: dict[tuple[object, ...], str | None] = {}
 
 
-def _side(look: MixtureLook | RoundsLook, reading: str) -> str:
+def _side(look: Look, reading: str) -> str:
     """A found difference with its side: ``difference+`` (the arm better) or
     ``difference-``."""
     if reading != DIFFERENCE:

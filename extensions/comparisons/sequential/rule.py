@@ -16,7 +16,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pytest_probability.api import FAIL, PASS, SKIP, UNDECIDED
 
@@ -58,19 +58,6 @@ def outcomes(records: Mapping[int, Mapping[str, Any]]) -> tuple[int, ...]:
         for run in sorted(records)
         if records[run]["outcome"] != SKIP
     )
-
-
-class Look(Protocol):
-    """The sequence at one look, as :func:`settle` asks it."""
-
-    method: str
-    estimate: float
-
-    def above(self, value: float) -> bool: ...  # the low end is above value now
-    def below(self, value: float) -> bool: ...  # the high end is below value now
-    def interval(self) -> tuple[float, float]: ...
-    def may_rise_above(self, value: float) -> bool: ...  # at some look up to the cap
-    def may_fall_below(self, value: float) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -150,6 +137,10 @@ class RoundsLook:
 
     def may_fall_below(self, value: float) -> bool:
         return self.sequence.lowest_high(self.left) < value
+
+
+#: the sequence at one look, as :func:`settle` asks it
+Look = MixtureLook | RoundsLook
 
 
 def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:

@@ -16,18 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pytest_probability.api import PASS, SKIP
 
 from ..statistics.bernstein import RoundSequence
 from .rule import Look, MixtureLook, RoundsLook, outcomes
-
-
-class Runs(Protocol):
-    """One side of a paired input: its judged outcomes in run order so far."""
-
-    runs: list[int] | tuple[int, ...]
 
 
 @dataclass
@@ -73,7 +67,7 @@ class Fixed:
 class Side:
     """One side of a paired input: where its runs come from and how many are planned."""
 
-    source: Runs
+    source: Judged | Fixed
     planned: int
 
     @property
