@@ -137,9 +137,7 @@ class Results:
             record["error"] = record.get("error") or "TeardownError"
             record["message"] = message
             for step in record.get("steps", []):
-                step["passed"] = False
-                step["error"] = record["error"]
-                step["message"] = message
+                step.update(passed=False, error=record["error"], message=message)
         return record
 
     def __len__(self) -> int:

@@ -9,6 +9,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from typing import Any
@@ -143,10 +144,6 @@ def parse_points(value: Any, *, expected: str) -> float:
     """A difference in points written as a fraction, at least 0 and below 1 (a margin, a
     resolution): :func:`parse_fraction` that also takes ``0``, and gives ``2`` a did-you-mean
     for ``0.02`` (2 points)."""
-    if not isinstance(value, bool):
-        try:
-            if float(value.strip() if isinstance(value, str) else value) == 0.0:
-                return 0.0
-        except (TypeError, ValueError):
-            pass
+    with contextlib.suppress(ValueError):
+        return abs(_parsed(value, float, expected, lambda n: n == 0.0))  # (0.0 for -0.0)
     return parse_fraction(value, expected=expected, percent_hint=lambda n: f"{n:g} points")
