@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-FIRST = {"pytest_probability.lazy", "pytest_probability.rewriting"}
+FIRST = {"pytest_probability.rewriting"}
 
 code = pytest.main(["-q", "-p", "no:cacheprovider", "--prob-runs=2"])
 ours = {

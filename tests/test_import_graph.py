@@ -10,10 +10,6 @@ function, except under ``if TYPE_CHECKING:``), and from the public API's table o
 * the kernel (``core/``) imports no extension, except its façades: the public API, the
   package itself (bench helpers), ``pytest_probability.texts`` and the command line;
 * no circular import anywhere, through function-level imports too.
-
-The step of issue 34 that moves every extension onto the API is not finished: the imports
-that still break a rule are listed below (``TRANSITIONAL``, ``KNOWN_CYCLES``) and the tests
-fail when one is added, and when one listed is gone (so the lists only shrink).
 """
 
 from __future__ import annotations
@@ -124,15 +120,6 @@ def allowed_for_extension(name: str, target: str) -> bool:
     return target == API or extension_of(target) == extension_of(name) is not None
 
 
-#: Imports that break the extension rule, left from before the public API; each one goes when
-#: its extension reaches the other through a hook or the API (issue 34).
-TRANSITIONAL: set[tuple[str, str]] = set()
-
-#: Circular imports left (through function-level imports); each one goes when its modules are
-#: regrouped (issue 34).
-KNOWN_CYCLES: list[list[str]] = []
-
-
 def test_the_graph_is_read_from_every_module() -> None:
     assert len(MODULES) > 150
     assert ("pytest_probability.kernel", False) in GRAPH["pytest_probability.plugin"] or (
@@ -155,9 +142,7 @@ def violations() -> set[tuple[str, str]]:
 
 
 def test_extensions_import_only_the_public_api_and_their_own_package() -> None:
-    found = violations()
-    assert sorted(found - TRANSITIONAL) == [], "new imports past the public API"
-    assert sorted(TRANSITIONAL - found) == [], "gone: take them off TRANSITIONAL"
+    assert sorted(violations()) == [], "imports past the public API"
 
 
 def test_contrib_packages_import_only_the_public_api() -> None:
@@ -191,9 +176,7 @@ def cycles() -> list[list[str]]:
 
 
 def test_no_circular_imports_even_through_function_level_imports() -> None:
-    found = cycles()
-    assert [cycle for cycle in found if cycle not in KNOWN_CYCLES] == []
-    assert [cycle for cycle in KNOWN_CYCLES if cycle not in found] == []
+    assert cycles() == []
 
 
 def test_a_private_import_would_be_found() -> None:
