@@ -3,7 +3,7 @@
     python benchmarks/private_api.py [--cases 100] [--runs 20] [--body-ms 1] [--rounds 5]
     python benchmarks/private_api.py --instructions [--cases 50] [--runs 10]
 
-Two shortcuts in ``core/collect.py`` read pytest's private API to save work per run item:
+Two shortcuts in ``core/collector.py`` read pytest's private API to save work per run item:
 ``RunCopier`` copies a case's first run item for the other runs (``_initrequest``,
 ``keywords._markers``) instead of building each through ``from_parent``, and
 ``direct_arguments`` hands directly parametrized values to the body without pytest's fixture
@@ -50,11 +50,11 @@ def bench_case(i):
 RUNNER = """
 import sys
 import pytest
-from pytest_probability import collect
+from pytest_probability.collection import collector
 
 variant = sys.argv[1]
 if variant in ("no-copies", "neither"):
-    def run(self, run, _from_parent=collect.BenchRun.from_parent):
+    def run(self, run, _from_parent=collector.BenchRun.from_parent):
         first = self.first
         return _from_parent(
             first.parent,
@@ -69,9 +69,9 @@ if variant in ("no-copies", "neither"):
             hooks=first.ihook,
             direct_arguments=first._direct_arguments,
         )
-    collect.RunCopier.run = run
+    collector.RunCopier.run = run
 if variant in ("no-direct", "neither"):
-    collect.direct_arguments = lambda generated: None
+    collector.direct_arguments = lambda generated: None
 sys.exit(pytest.main(sys.argv[2:]))
 """
 

@@ -18,22 +18,22 @@ keep_plugin_out_of_rewriting()  # before any other module of the package loads
 if TYPE_CHECKING:
     import pytest
 
-    from .context import RunContext, current_run
+    from .execution.context import RunContext, current_run
+    from .execution.steps import Step
     from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
     from .extensions.latency import record_latency
-    from .steps import Step
 
 #: Where each public name lives; imported on first use (PEP 562), so importing the package
 #: (which pytest does at start-up) loads none of them.
 _PUBLIC: dict[str, str] = {
-    "RunContext": ".context",
-    "current_run": ".context",
+    "RunContext": ".execution.context",
+    "current_run": ".execution.context",
     "CostWarning": ".extensions.cost",
     "TokenUsage": ".extensions.cost",
     "record_cost": ".extensions.cost",
     "record_usage": ".extensions.cost",
     "record_latency": ".extensions.latency",
-    "Step": ".steps",
+    "Step": ".execution.steps",
 }
 
 

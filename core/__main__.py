@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .untrusted import describe
-from .writing import problem
+from .execution.user_values import describe
+from .report.writing import problem
 
 PROG = "python -m pytest_probability"
 

@@ -24,13 +24,31 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import __version__ as plugin_version
-    from .cases import Case, FunctionCases
-    from .collect import BenchRun, VerdictItem
-    from .context import RunContext, current_run, current_run_or_none
-    from .decided import decide_runs
-    from .distribution import add_function_units
-    from .document import count_text, fraction, integer, items, num, obj, objects, text
-    from .durations import MISSING, duration, limit, quantile_label
+    from .collection.cases import Case, FunctionCases
+    from .collection.collector import BenchRun, VerdictItem
+    from .collection.decided_runs import decide_runs
+    from .collection.distribution import add_function_units
+    from .collection.ordering import verdicts_after_runs
+    from .collection.verdict_items import VerdictRequest, verdict_properties
+    from .collection.warnings import first_collector, function_key, warn_at_selected
+    from .contracts.latencies import LatencyQuantile, RegisterLatencyMethod
+    from .contracts.outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
+    from .contracts.registering import call_registrations
+    from .contracts.stops import CaseStopping, StopContext, StopReader
+    from .contracts.tokens import (
+        BIG_COUNT,
+        UNKNOWN_MODEL,
+        CostWarning,
+        TokenUsage,
+        check_cost,
+        check_model,
+        check_tokens,
+        usage_entry,
+    )
+    from .execution.context import RunContext, current_run, current_run_or_none
+    from .execution.steps import Step, step_field
+    from .execution.user_values import describe as describe_exception
+    from .execution.user_values import escape_surrogates, int_text, is_huge_int
     from .extensions.comparisons.registry import (
         InputLine,
         Pair,
@@ -49,40 +67,38 @@ if TYPE_CHECKING:
     from .extensions.markdown.markup import table as markdown_table
     from .extensions.metrics.registry import MetricCase, RegisterMetric
     from .extensions.texts.settings import RegisterLlmBackend, TextsConfigError, TextsSettings
-    from .fraction_text import fraction as fraction_text
-    from .fraction_text import whole_percent
+    from .formatting.durations import MISSING, duration, limit, quantile_label
+    from .formatting.fractions import fraction as fraction_text
+    from .formatting.fractions import whole_percent
+    from .formatting.money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
+    from .formatting.percentages import interval_cells, percent, percent1, signed_percent
+    from .formatting.readings import Reading, glossary_for
+    from .formatting.readings import percent as reading_percent
+    from .formatting.readings import render as render_readings
+    from .formatting.rounding import percent_of, ratio_percent
+    from .formatting.run_numbers import runs_text
+    from .formatting.terminal_text import visible
     from .hookspecs import hookspec
-    from .jsonreport import SCHEMA_VERSION
-    from .jsonreport import dumps as dump_report
-    from .latencies import LatencyQuantile, RegisterLatencyMethod
     from .loader import implemented_outside
-    from .located import first_collector, function_key, warn_at_selected
-    from .money import OVERFLOW, OVERFLOW_REASON, is_overflow, money, overflow_note
     from .options import OptionError, OptionRegistry, OptionSpec
-    from .ordering import verdicts_after_runs
-    from .outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
-    from .outputs import claim_output
-    from .percentages import interval_cells, percent, percent1, signed_percent
-    from .rate_intervals import Interval, RegisterIntervalMethod
-    from .rate_intervals import bayes as bayes_interval
-    from .rate_intervals import clopper_pearson as clopper_pearson_interval
-    from .rate_intervals import wilson as wilson_interval
-    from .readings import Reading, glossary_for
-    from .readings import percent as reading_percent
-    from .readings import render as render_readings
-    from .registering import call_registrations
-    from .report import ReportBuilder
-    from .results import CaseResult, Results, row_status
-    from .rounding import percent_of, ratio_percent
-    from .run_numbers import runs_text
-    from .sampling import (
-        binomial_variate,
-        bootstrap_mean_interval,
-        bootstrap_means,
-        case_bootstrap_interval,
-        case_mean,
-        quantile_type7,
+    from .parsers import (
+        parse_bool,
+        parse_fraction,
+        parse_nonnegative_float,
+        parse_nonnegative_int,
+        parse_points,
+        parse_positive_int,
+        parse_probability,
+        parse_text,
     )
+    from .report.builder import ReportBuilder
+    from .report.document import count_text, fraction, integer, items, num, obj, objects, text
+    from .report.json_report import SCHEMA_VERSION
+    from .report.json_report import dumps as dump_report
+    from .report.output_claims import claim_output
+    from .report.results import CaseResult, Results, row_status
+    from .report.writing import failure as write_failure
+    from .report.writing import is_stream, write_atomic
     from .sessionviews import (
         is_active,
         option_value,
@@ -95,7 +111,19 @@ if TYPE_CHECKING:
         selected_cases,
         stopped_early,
     )
-    from .special import (
+    from .stats.rate_intervals import Interval, RegisterIntervalMethod
+    from .stats.rate_intervals import bayes as bayes_interval
+    from .stats.rate_intervals import clopper_pearson as clopper_pearson_interval
+    from .stats.rate_intervals import wilson as wilson_interval
+    from .stats.resampling import (
+        binomial_variate,
+        bootstrap_mean_interval,
+        bootstrap_means,
+        case_bootstrap_interval,
+        case_mean,
+        quantile_type7,
+    )
+    from .stats.special_functions import (
         beta_ppf,
         betainc,
         betaincc,
@@ -105,35 +133,7 @@ if TYPE_CHECKING:
         log_beta,
         norm_ppf,
     )
-    from .steps import Step, step_field
-    from .stops import CaseStopping, StopContext, StopReader
-    from .thresholds import Thresholds, worst_verdict
-    from .tokens import (
-        BIG_COUNT,
-        UNKNOWN_MODEL,
-        CostWarning,
-        TokenUsage,
-        check_cost,
-        check_model,
-        check_tokens,
-        usage_entry,
-    )
-    from .untrusted import describe as describe_exception
-    from .untrusted import escape_surrogates, int_text, is_huge_int
-    from .values import (
-        parse_bool,
-        parse_fraction,
-        parse_nonnegative_float,
-        parse_nonnegative_int,
-        parse_points,
-        parse_positive_int,
-        parse_probability,
-        parse_text,
-    )
-    from .verdicts import VerdictRequest, verdict_properties
-    from .visible import visible
-    from .writing import failure as write_failure
-    from .writing import is_stream, write_atomic
+    from .stats.thresholds import Thresholds, worst_verdict
 
     hookimpl: Any
 
@@ -153,11 +153,20 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "hookimpl": ("pytest", "hookimpl"),
     "hookspec": (".hookspecs", "hookspec"),
     # -- outcome and verdict words ------------------------------------------------------------
-    **_names(".outcomes", "PASS", "FAIL", "ERROR", "SKIP", "UNDECIDED", "RUN_OUTCOMES", "VERDICTS"),
+    **_names(
+        ".contracts.outcomes",
+        "PASS",
+        "FAIL",
+        "ERROR",
+        "SKIP",
+        "UNDECIDED",
+        "RUN_OUTCOMES",
+        "VERDICTS",
+    ),
     # -- settings: declaring (pytest_prob_addoption) and reading ----------------------------
     **_names(".options", "OptionRegistry", "OptionSpec", "OptionError"),
     **_names(
-        ".values",
+        ".parsers",
         "parse_bool",
         "parse_fraction",
         "parse_nonnegative_float",
@@ -180,61 +189,73 @@ PUBLIC: dict[str, tuple[str, str]] = {
         "selected_cases",
         "stopped_early",
     ),
-    **_names(".results", "Results", "CaseResult", "row_status"),
-    **_names(".cases", "Case", "FunctionCases"),
-    **_names(".collect", "BenchRun", "VerdictItem"),
-    **_names(".context", "RunContext", "current_run", "current_run_or_none"),
+    **_names(".report.results", "Results", "CaseResult", "row_status"),
+    **_names(".collection.cases", "Case", "FunctionCases"),
+    **_names(".collection.collector", "BenchRun", "VerdictItem"),
+    **_names(".execution.context", "RunContext", "current_run", "current_run_or_none"),
     "run_context_of": (".sessionviews", "run_context_of"),
-    **_names(".steps", "Step", "step_field"),
+    **_names(".execution.steps", "Step", "step_field"),
     # -- collection: verdict items and the runs they decide ----------------------------------
-    **_names(".verdicts", "VerdictRequest", "verdict_properties"),
-    "decide_runs": (".decided", "decide_runs"),
-    **_names(".located", "warn_at_selected", "first_collector", "function_key"),
-    "verdicts_after_runs": (".ordering", "verdicts_after_runs"),
-    "add_function_units": (".distribution", "add_function_units"),
+    **_names(".collection.verdict_items", "VerdictRequest", "verdict_properties"),
+    "decide_runs": (".collection.decided_runs", "decide_runs"),
+    **_names(".collection.warnings", "warn_at_selected", "first_collector", "function_key"),
+    "verdicts_after_runs": (".collection.ordering", "verdicts_after_runs"),
+    "add_function_units": (".collection.distribution", "add_function_units"),
     # -- the report: terminal, readings, JSON, files -----------------------------------------
-    "ReportBuilder": (".report", "ReportBuilder"),
-    **_names(".readings", "Reading", "glossary_for"),
-    "render_readings": (".readings", "render"),
-    "reading_percent": (".readings", "percent"),
-    "SCHEMA_VERSION": (".jsonreport", "SCHEMA_VERSION"),
-    "dump_report": (".jsonreport", "dumps"),
+    "ReportBuilder": (".report.builder", "ReportBuilder"),
+    **_names(".formatting.readings", "Reading", "glossary_for"),
+    "render_readings": (".formatting.readings", "render"),
+    "reading_percent": (".formatting.readings", "percent"),
+    "SCHEMA_VERSION": (".report.json_report", "SCHEMA_VERSION"),
+    "dump_report": (".report.json_report", "dumps"),
     "plugin_version": (".", "__version__"),
-    "claim_output": (".outputs", "claim_output"),
-    **_names(".writing", "write_atomic", "is_stream"),
-    "write_failure": (".writing", "failure"),
-    "call_registrations": (".registering", "call_registrations"),
+    "claim_output": (".report.output_claims", "claim_output"),
+    **_names(".report.writing", "write_atomic", "is_stream"),
+    "write_failure": (".report.writing", "failure"),
+    "call_registrations": (".contracts.registering", "call_registrations"),
     "implemented_outside": (".loader", "implemented_outside"),
     # -- reading a report document defensively (renderers) ----------------------------------
-    **_names(".document", "count_text", "fraction", "integer", "items", "num", "obj", "objects"),
-    "text": (".document", "text"),
+    **_names(
+        ".report.document", "count_text", "fraction", "integer", "items", "num", "obj", "objects"
+    ),
+    "text": (".report.document", "text"),
     # -- formatting --------------------------------------------------------------------------
-    **_names(".percentages", "percent", "percent1", "signed_percent", "interval_cells"),
-    "fraction_text": (".fraction_text", "fraction"),
-    "whole_percent": (".fraction_text", "whole_percent"),
-    **_names(".durations", "duration", "limit", "quantile_label", "MISSING"),
-    **_names(".money", "money", "is_overflow", "overflow_note", "OVERFLOW", "OVERFLOW_REASON"),
-    **_names(".rounding", "percent_of", "ratio_percent"),
-    "runs_text": (".run_numbers", "runs_text"),
-    "visible": (".visible", "visible"),
-    **_names(".untrusted", "escape_surrogates", "int_text", "is_huge_int"),
-    "describe_exception": (".untrusted", "describe"),
+    **_names(".formatting.percentages", "percent", "percent1", "signed_percent", "interval_cells"),
+    "fraction_text": (".formatting.fractions", "fraction"),
+    "whole_percent": (".formatting.fractions", "whole_percent"),
+    **_names(".formatting.durations", "duration", "limit", "quantile_label", "MISSING"),
+    **_names(
+        ".formatting.money", "money", "is_overflow", "overflow_note", "OVERFLOW", "OVERFLOW_REASON"
+    ),
+    **_names(".formatting.rounding", "percent_of", "ratio_percent"),
+    "runs_text": (".formatting.run_numbers", "runs_text"),
+    "visible": (".formatting.terminal_text", "visible"),
+    **_names(".execution.user_values", "escape_surrogates", "int_text", "is_huge_int"),
+    "describe_exception": (".execution.user_values", "describe"),
     # -- distributions (pure Python, checked against scipy) ----------------------------------
-    **_names(".special", "norm_ppf", "beta_ppf", "betainc", "betaincc", "binom_cdf", "binom_pmf"),
-    **_names(".special", "binom_sf", "log_beta"),
+    **_names(
+        ".stats.special_functions",
+        "norm_ppf",
+        "beta_ppf",
+        "betainc",
+        "betaincc",
+        "binom_cdf",
+        "binom_pmf",
+    ),
+    **_names(".stats.special_functions", "binom_sf", "log_beta"),
     # -- verdicts as functions of the pass count (gates, stopping rules, plans) -------------
-    **_names(".thresholds", "Thresholds", "worst_verdict"),
+    **_names(".stats.thresholds", "Thresholds", "worst_verdict"),
     # -- early stopping: the stopping hooks' values ------------------------------------------
-    **_names(".stops", "CaseStopping", "StopContext", "StopReader"),
+    **_names(".contracts.stops", "CaseStopping", "StopContext", "StopReader"),
     # -- intervals for a pass rate (the row methods' math) ------------------------------------
-    "Interval": (".rate_intervals", "Interval"),
-    "bayes_interval": (".rate_intervals", "bayes"),
-    "RegisterIntervalMethod": (".rate_intervals", "RegisterIntervalMethod"),
-    "clopper_pearson_interval": (".rate_intervals", "clopper_pearson"),
-    "wilson_interval": (".rate_intervals", "wilson"),
+    "Interval": (".stats.rate_intervals", "Interval"),
+    "bayes_interval": (".stats.rate_intervals", "bayes"),
+    "RegisterIntervalMethod": (".stats.rate_intervals", "RegisterIntervalMethod"),
+    "clopper_pearson_interval": (".stats.rate_intervals", "clopper_pearson"),
+    "wilson_interval": (".stats.rate_intervals", "wilson"),
     # -- resampling: the case bootstrap of every interval over cases ---------------------------
     **_names(
-        ".sampling",
+        ".stats.resampling",
         "binomial_variate",
         "bootstrap_mean_interval",
         "bootstrap_means",
@@ -255,13 +276,13 @@ PUBLIC: dict[str, tuple[str, str]] = {
     ),
     **_names(".extensions.gates.registry", "GateResult", "RegisterGate"),
     **_names(".extensions.metrics.registry", "MetricCase", "RegisterMetric"),
-    **_names(".latencies", "LatencyQuantile", "RegisterLatencyMethod"),
+    **_names(".contracts.latencies", "LatencyQuantile", "RegisterLatencyMethod"),
     **_names(
         ".extensions.texts.settings", "TextsSettings", "TextsConfigError", "RegisterLlmBackend"
     ),
     # -- token usage and cost (the cost hooks' values) ----------------------------------------
     **_names(
-        ".tokens",
+        ".contracts.tokens",
         "CostWarning",
         "TokenUsage",
         "UNKNOWN_MODEL",

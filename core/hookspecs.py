@@ -26,11 +26,11 @@ import pluggy
 if TYPE_CHECKING:
     import pytest
 
-    from .cases import Case, FunctionCases
+    from .collection.cases import Case, FunctionCases
+    from .collection.verdict_items import VerdictRequest
     from .options import OptionRegistry
-    from .report import ReportBuilder
-    from .results import Results
-    from .verdicts import VerdictRequest
+    from .report.builder import ReportBuilder
+    from .report.results import Results
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -64,11 +64,11 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     Called at collection time in every collecting process (the only process, or each xdist
     worker; never the controller), once per case, after its run items were created.
 
-    :param case: the collected :class:`~pytest_probability.cases.Case` (ids, planned runs,
-        merged ``probability`` mark arguments).
+    :param case: the collected :class:`~pytest_probability.collection.cases.Case` (ids,
+        planned runs, merged ``probability`` mark arguments).
     :param config: the pytest config.
-    :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
-        named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
+    :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
+        (one item each, named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
 
     The bundled ``gates`` extension adds ``[gate]`` items through it. Items that judge a
     whole function come from :func:`pytest_prob_collect_function_verdicts`.
@@ -85,12 +85,13 @@ def pytest_prob_collect_function_verdicts(
     once per bench function, after every case's items (and case verdict items) were
     created; an ``OptionError`` raised here becomes a collection error naming the function.
 
-    :param function: the :class:`~pytest_probability.cases.FunctionCases` (the function and
-        all of its collected cases, with their parameter ids and indices).
+    :param function: the :class:`~pytest_probability.collection.cases.FunctionCases` (the
+        function and all of its collected cases, with their parameter ids and indices).
     :param config: the pytest config.
-    :return: a list of :class:`~pytest_probability.verdicts.VerdictRequest` (one item each,
-        named ``<function>[<kind>]``, e.g. ``bench_triage[compare:chain_of_thought]``, whose
-        runs are all of the function's runs), or ``None``.
+    :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
+        (one item each, named ``<function>[<kind>]``, e.g.
+        ``bench_triage[compare:chain_of_thought]``, whose runs are all of the function's
+        runs), or ``None``.
 
     The bundled ``comparisons`` extension adds ``[compare:ARM]`` and ``[baseline]`` items
     through it.
@@ -124,7 +125,7 @@ def pytest_prob_skip_run(item: pytest.Item, case: Case) -> str | None:
     Called in the executing process at the start of every bench run's setup phase.
 
     :param item: the run item about to run.
-    :param case: its :class:`~pytest_probability.cases.Case`.
+    :param case: its :class:`~pytest_probability.collection.cases.Case`.
     :return: a skip reason (the run becomes a pytest skip, not a sample), or ``None`` to run
         it. The first non-``None`` answer wins.
 
@@ -181,8 +182,8 @@ def pytest_prob_build_report(
     called on its own: one that raises becomes a warning and a marked section, and the rest
     of the report is still produced.
 
-    :param report: the :class:`~pytest_probability.report.ReportBuilder` to contribute to.
-    :param results: the session's :class:`~pytest_probability.results.Results`.
+    :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` to contribute to.
+    :param results: the session's :class:`~pytest_probability.report.results.Results`.
     :param config: the pytest config.
     :return: nothing.
 

@@ -19,7 +19,7 @@ import pytest
 
 from . import loader
 from .options import OptionRegistry
-from .values import (
+from .parsers import (
     parse_bool,
     parse_delay,
     parse_patterns,
@@ -28,9 +28,9 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .report import ReportBuilder
-    from .results import Results
-    from .safecall import FailureLog, HookPlans
+    from .report.builder import ReportBuilder
+    from .report.results import Results
+    from .report.safe_calls import FailureLog, HookPlans
 
 KERNEL_NAME = loader.KERNEL_NAME
 COLLECT_MODULE = loader.COLLECT_MODULE
@@ -105,8 +105,10 @@ class Kernel:
         """Forget the cached hook implementation lists (a conftest or an extension arrived),
         and give the plugin the bundled extensions whose hooks it implements: their
         hookspecs are added (pytest checks after collection that every hook implemented has
-        one), and a plugin that is not bundled (a conftest, an installed extension) extends
-        them, so they register (unless ``-p no:`` blocked them).
+        one); one whose registry a plugin that is not bundled (a conftest, an installed
+        extension) fills registers now (unless ``-p no:`` blocked it), so that a broken
+        registration stops the session before anything runs. The others register when the
+        session needs them: a third-party report panel does not load the page at start-up.
 
         Called for every plugin registered, in every process (historic: also for those
         registered before the kernel); returns nothing.
@@ -114,12 +116,16 @@ class Kernel:
         if self.plans is not None:
             self.plans.clear()
         self.foreign_run_data = None
-        extensions = loader.implemented_extensions(manager, plugin)
+        extensions, registries = loader.implemented_extensions(manager, plugin)
         if not extensions:
             return
         bundled = loader.is_bundled(manager.get_name(plugin))
         for name in extensions:
-            if bundled or not loader.register_bundled(manager, name, self.options):
+            if (
+                bundled
+                or name not in registries
+                or not loader.register_bundled(manager, name, self.options)
+            ):
                 loader.add_hookspecs(manager, name)
 
     # -- options ---------------------------------------------------------------------------
@@ -166,17 +172,17 @@ class Kernel:
     def activate(self, config: pytest.Config, session: pytest.Session | None = None) -> None:
         """The session uses the plugin: register every bundled extension not blocked (in
         ``BUNDLED`` order) and, in the aggregating process, take over SIGTERM so that the
-        report is still made (:mod:`pytest_probability.signals`). Once per session."""
+        report is still made (:mod:`pytest_probability.execution.signals`). Once per session."""
         if self.active:
             return
         self.active = True
-        from .results import Results
-        from .safecall import FailureLog, HookPlans
+        from .report.results import Results
+        from .report.safe_calls import FailureLog, HookPlans
 
         self.results, self.failures, self.plans = Results(), FailureLog(), HookPlans()
         loader.register_all(config.pluginmanager, self.options)
         if not _is_worker(config):
-            from . import signals
+            from .execution import signals
 
             signals.install(config, self.has_report, session)
 
@@ -232,7 +238,7 @@ class Kernel:
 
         Called once per process before collection; raises :class:`pytest.UsageError` for a
         bad CLI or ini value, or an unwritable ``--prob-json`` path. In the aggregating
-        process it also installs the SIGTERM handler (:mod:`pytest_probability.signals`).
+        process it also installs the SIGTERM handler (:mod:`pytest_probability.execution.signals`).
         Returns nothing.
         """
         self.config = config
@@ -244,7 +250,7 @@ class Kernel:
             config.addinivalue_line("python_files", pattern)
         path = self.options.session_value("json")
         if path is not None and not _is_worker(config):
-            from .outputs import claim_output
+            from .report.output_claims import claim_output
 
             target = claim_output(config, "--prob-json", path)
             self.json_path = (Path(target.shown), target.path)
@@ -265,7 +271,7 @@ class Kernel:
         if any(module_path.match(pattern) for pattern in self.patterns):
             # every extension may read the file's marks: all register before its items exist
             self.activate(parent.config, parent.session)
-            from .collect import BenchModule
+            from .collection.collector import BenchModule
 
             return BenchModule.from_parent(parent, path=module_path)
         return None
@@ -285,7 +291,7 @@ class Kernel:
         for item in items:
             if isinstance(item, bench):
                 self.case_order.setdefault(item.case.key, len(self.case_order))
-        from .ordering import transposed, verdicts_after_runs
+        from .collection.ordering import transposed, verdicts_after_runs
 
         if self.options.session_value("transpose"):
             items[:] = transposed(items, self.case_order)
@@ -306,8 +312,8 @@ class Kernel:
         bench = _bench_item_types()
         if not bench:
             return  # no bench file was collected
-        from .collect import BenchRun
-        from .ordering import verdicts_after_runs, with_verdict_runs
+        from .collection.collector import BenchRun
+        from .collection.ordering import verdicts_after_runs, with_verdict_runs
 
         # after every plugin's reordering (--ff, --nf, pytest-randomly wrap or follow
         # pytest_collection_modifyitems): a verdict item always runs after its runs
@@ -339,7 +345,7 @@ class Kernel:
         collect = sys.modules.get(COLLECT_MODULE)
         if collect is None or not isinstance(item, collect.BenchRun):
             return
-        from .context import RunContext, enter_run
+        from .execution.context import RunContext, enter_run
 
         context_key = collect.CONTEXT_KEY
         item.stash[context_key] = RunContext(
@@ -370,7 +376,7 @@ class Kernel:
             if collect is not None:
                 token = item.stash.get(TOKEN_KEY, None)
                 if token is not None:
-                    from .context import leave_run
+                    from .execution.context import leave_run
 
                     del item.stash[TOKEN_KEY]
                     leave_run(token)
@@ -393,8 +399,8 @@ class Kernel:
             and isinstance(item, collect.BenchRun)
             and (call.when == "call" or (call.when == "setup" and not report.passed))
         ):
-            from . import bus
-            from .runrecord import make_run_record
+            from .execution import bus
+            from .execution.run_record import make_run_record
 
             record = make_run_record(self, item, call, report)
             bus.attach(report, record)
@@ -409,7 +415,7 @@ class Kernel:
 
         Called in the executing process after each bench run phase; returns the outcome word.
         """
-        from .records import default_classify
+        from .execution.records import default_classify
 
         return default_classify(call)
 
@@ -420,7 +426,7 @@ class Kernel:
         worker: called once by pytest-xdist on the controller; returns the case-aware
         scheduler for ``--dist load`` (the default), ``loadgroup`` and ``worksteal``, else
         ``None`` (xdist's own scheduler)."""
-        from .distribution import REPLACED, make_scheduler
+        from .collection.distribution import REPLACED, make_scheduler
 
         dist = config.getvalue("dist")
         if dist not in REPLACED:
@@ -459,7 +465,7 @@ class Kernel:
             return
         record = None
         if report.user_properties:  # (a record travels in the report's user properties)
-            from . import bus
+            from .execution import bus
 
             record = bus.extract(report)
         if record is not None:
@@ -470,7 +476,7 @@ class Kernel:
                 return
             # the results hold it now: one copy per session, freed with the results
             bus.detach(report)
-            from .safecall import call_each
+            from .report.safe_calls import call_each
 
             failures = call_each(
                 self.config,
@@ -485,7 +491,7 @@ class Kernel:
             return  # not a bench session: nothing below concerns it
         elif report.when == "???" and report.failed and not _is_worker(self.config):
             # pytest-xdist: the worker running this item died before reporting it
-            from .records import crash_record
+            from .execution.records import crash_record
 
             key = report.nodeid
             found = crash_record(
@@ -500,7 +506,7 @@ class Kernel:
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
-            from .steps import truncate
+            from .execution.steps import truncate
 
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
 
@@ -528,7 +534,7 @@ class Kernel:
             return
         if not self.has_report():
             return  # nothing collected and no --prob-json: no report
-        from .safecall import build_report
+        from .report.safe_calls import build_report
 
         self.stopped_early = bool(
             session.shouldstop or session.shouldfail or exitstatus == pytest.ExitCode.INTERRUPTED
@@ -543,16 +549,16 @@ class Kernel:
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None and self.results is not None
-        from . import jsonreport, writing
+        from .report import json_report, writing
 
         try:
-            document = jsonreport.build_document(
+            document = json_report.build_document(
                 results=self.results,
                 builder=self.builder,
                 runs=self.options.session_value("runs"),
                 exit_status=int(session.exitstatus),
             )
-            writing.write_atomic(path, jsonreport.iter_dumps(document, where=str(shown)))
+            writing.write_atomic(path, json_report.iter_dumps(document, where=str(shown)))
         except Exception as exc:  # any failure is one error line naming the file
             self.json_error = writing.failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
@@ -598,7 +604,7 @@ class Kernel:
         """
         if self.builder is None:
             return
-        from .report import render_main
+        from .report.builder import render_main
 
         main = render_main(self.builder)
         if main:  # (nothing ran, e.g. --prob-plan: only the extensions' sections)

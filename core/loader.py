@@ -191,16 +191,24 @@ def is_bundled(plugin_name: str | None) -> bool:
     return first in KERNEL_NAMES or PREFIX + first in BUNDLED_NAMES
 
 
-def implemented_extensions(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
+#: The prefix of the hooks that fill an extension's registry (``pytest_prob_register_gates``)
+REGISTRATION_PREFIX = "pytest_prob_register_"
+
+
+def implemented_extensions(
+    pluginmanager: pytest.PytestPluginManager, plugin: object
+) -> tuple[list[str], set[str]]:
     """The bundled extensions (in registration order) declaring a hook ``plugin``
-    implements."""
+    implements, and those of them whose registry it fills (a ``pytest_prob_register_*``
+    hook)."""
     owners = hook_owners()
-    found = {
-        owners[caller.name]
-        for caller in pluginmanager.get_hookcallers(plugin) or ()
-        if caller.name in owners
-    }
-    return [name for name, _ in BUNDLED if name in found]
+    found, registries = set(), set()
+    for caller in pluginmanager.get_hookcallers(plugin) or ():
+        if caller.name in owners:
+            found.add(owners[caller.name])
+            if caller.name.startswith(REGISTRATION_PREFIX):
+                registries.add(owners[caller.name])
+    return [name for name, _ in BUNDLED if name in found], registries
 
 
 def register_third_party(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -282,7 +290,7 @@ def _normalized(dist: importlib_metadata.Distribution) -> str:
 #: the plugin name the kernel registers under
 KERNEL_NAME = "probability.kernel"
 #: the collection module: while it is not imported, no item is a bench run
-COLLECT_MODULE = "pytest_probability.collect"
+COLLECT_MODULE = "pytest_probability.collection.collector"
 
 #: Names under ``probability.`` the kernel registers itself (besides the bundled extensions).
 KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})

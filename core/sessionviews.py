@@ -18,11 +18,11 @@ from .loader import COLLECT_MODULE, KERNEL_NAME
 if TYPE_CHECKING:
     import pytest
 
-    from .context import RunContext
+    from .execution.context import RunContext
     from .kernel import Kernel
     from .options import OptionRegistry
-    from .report import ReportBuilder
-    from .results import Results
+    from .report.builder import ReportBuilder
+    from .report.results import Results
 
 
 def _kernel(config: pytest.Config) -> Kernel:
@@ -58,7 +58,7 @@ def results_of(config: pytest.Config) -> Results:
     not change it."""
     found = _kernel(config).results
     if found is None:
-        from .results import Results
+        from .report.results import Results
 
         return Results()
     return found
@@ -96,7 +96,7 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
     kernel = _kernel(config)
     if kernel.builder is None:
         return None
-    from .jsonreport import build_document
+    from .report.json_report import build_document
 
     assert kernel.results is not None  # (made with the report's session)
     return build_document(

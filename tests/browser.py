@@ -333,7 +333,7 @@ def bench_triage(text, style):
 
 #: A conftest with three panel implementations: a good one, a raising one, a wrong one.
 PANELS = """
-from pytest_probability.extensions.html import HtmlPanel, element, table
+from pytest_probability.extensions.html.markup import HtmlPanel, element, table
 
 class Good:
     def pytest_prob_html_panels(self, report, config):

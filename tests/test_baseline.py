@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 from helpers import load_json, section
-from pytest_probability import writing
+from pytest_probability.report import writing
 from scipy import stats
 from test_gates import record_warnings, recorded
 

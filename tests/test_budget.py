@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 import pytest_probability.extensions.budget as package
 from helpers import load_json, section
-from pytest_probability.distribution import make_scheduler
+from pytest_probability.collection.distribution import make_scheduler
 from pytest_probability.extensions.budget.scheduling import AT_A_TIME, Dealing, run_case, wrap
 from xdist.scheduler import LoadScheduling
 from xdist.scheduler.protocol import Scheduling

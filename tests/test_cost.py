@@ -658,9 +658,9 @@ def test_fast_and_checked_paths_keep_the_same_ledger() -> None:
     unpriced usage, float and int amounts, the int ones on the checked path) leave the
     ledger a plain reference computes: every entry as the checked path builds it, the
     per-model totals, the amounts and the run cost, each a float sum in call order."""
-    from pytest_probability.context import RunContext, enter_run, leave_run
+    from pytest_probability.contracts.tokens import usage_entry
+    from pytest_probability.execution.context import RunContext, enter_run, leave_run
     from pytest_probability.extensions.cost.recording import LEDGER
-    from pytest_probability.tokens import usage_entry
 
     rng = random.Random(7)
     for _ in range(300):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from helpers import load_json, section
-from pytest_probability.distribution import case_scope, function_scoped, make_scheduler
+from pytest_probability.collection.distribution import case_scope, function_scoped, make_scheduler
 from test_stopping import SEQ_BENCH, STOP_BENCH
 
 

@@ -354,7 +354,7 @@ import json
 
 import pytest
 import pytest_probability.extensions.gates.explain as gates_explain
-from pytest_probability.readings import Reading
+from pytest_probability.formatting.readings import Reading
 
 BUILT = {"readings": 0, "runs_to_settle": 0}
 _settle = gates_explain.runs_to_settle

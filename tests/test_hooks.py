@@ -9,7 +9,7 @@ from helpers import load_json, section
 
 VERDICT_CONFTEST = """
 import pytest
-from pytest_probability.verdicts import VerdictRequest
+from pytest_probability.collection.verdict_items import VerdictRequest
 
 SEEN = []
 
@@ -126,7 +126,7 @@ def test_classify_outcome_can_be_overridden(pytester: pytest.Pytester) -> None:
 def test_run_finished_sees_the_item_and_the_record(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         """
-        from pytest_probability.collect import CONTEXT_KEY
+        from pytest_probability.collection.collector import CONTEXT_KEY
 
         def pytest_prob_run_finished(item, record):
             record["seen_by_conftest"] = item.stash[CONTEXT_KEY].data.get("note")

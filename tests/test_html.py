@@ -29,13 +29,14 @@ from browser import (
     text_of,
 )
 from helpers import count_work, load_json
-from pytest_probability import writing
 from pytest_probability.__main__ import main
-from pytest_probability.extensions.html import HtmlPanel, Markup, element, escape, render_report
 from pytest_probability.extensions.html import render as render_module
 from pytest_probability.extensions.html.fmt import money_per_run
+from pytest_probability.extensions.html.markup import HtmlPanel, Markup, element, escape
+from pytest_probability.extensions.html.render import render_report
 from pytest_probability.extensions.html.style import CSS
 from pytest_probability.loader import BUNDLED
+from pytest_probability.report import writing
 
 #: Before the extension is registered in the loader, sessions load it explicitly.
 EXPLICIT = ("-p", "pytest_probability.extensions.html.plugin")

@@ -25,8 +25,8 @@ from urllib.parse import quote
 import pytest
 from browser import BENCH, Element, Page, dump_dom, text_of
 from pytest_probability.__main__ import main
-from pytest_probability.extensions.html import HtmlPanel, Markup, escape, render_report
-from pytest_probability.extensions.html.render import TITLE
+from pytest_probability.extensions.html.markup import HtmlPanel, Markup, escape
+from pytest_probability.extensions.html.render import TITLE, render_report
 
 HTML_SOURCES = Path(__file__).resolve().parents[1] / "extensions" / "html"
 #: A latency-gated function besides the BENCH's gated and compared ones.
@@ -329,7 +329,7 @@ def test_nesting_within_the_limit_renders(tmp_path: Path) -> None:
 
 
 def test_class_tokens_and_names_from_text() -> None:
-    from pytest_probability.extensions.html import class_list, css_token, element
+    from pytest_probability.extensions.html.markup import class_list, css_token, element
 
     assert css_token('flaky x"><meta') == "flaky-x-meta"
     assert css_token(None) == "" and css_token("pass") == "pass" and len(css_token("a" * 99)) == 64

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers import load_json, section
 from pytest_probability.extensions.intervals import aggregate
-from pytest_probability.percentages import (
+from pytest_probability.formatting.percentages import (
     interval_cells,
     percent,
     percent1,
@@ -466,9 +466,9 @@ def test_every_percent_and_point_formatter_rounds_the_same_way() -> None:
     from pytest_probability.extensions.html import fmt as html
     from pytest_probability.extensions.markdown import render as markdown
     from pytest_probability.extensions.plan.rows import percent as chance
-    from pytest_probability.fraction_text import whole_percent
-    from pytest_probability.readings import percent as said
-    from pytest_probability.rounding import ratio_percent
+    from pytest_probability.formatting.fractions import whole_percent
+    from pytest_probability.formatting.readings import percent as said
+    from pytest_probability.formatting.rounding import ratio_percent
 
     assert [said(0.4125, 1), html.percent1(0.4125), markdown.percent1(0.4125)] == ["41.3%"] * 3
     assert [said(0.045), html.percent(0.045), markdown.percent(0.045), chance(0.045)] == (

@@ -8,9 +8,9 @@ from datetime import datetime
 
 import pytest
 from helpers import load_json, section
-from pytest_probability import jsonreport, writing
-from pytest_probability.report import ReportBuilder
-from pytest_probability.results import Results
+from pytest_probability.report import json_report, writing
+from pytest_probability.report.builder import ReportBuilder
+from pytest_probability.report.results import Results
 
 pytestmark = pytest.mark.usefixtures("kernel_only")
 
@@ -96,12 +96,12 @@ def test_passing_session_reports_exit_status_zero(pytester: pytest.Pytester) -> 
 
 
 def test_non_finite_numbers_become_null() -> None:
-    text = jsonreport.dumps({"a": float("nan"), "b": [float("inf"), -float("inf")], "c": 1.5})
+    text = json_report.dumps({"a": float("nan"), "b": [float("inf"), -float("inf")], "c": 1.5})
     assert json.loads(text) == {"a": None, "b": [None, None], "c": 1.5}
 
 
 def test_non_json_values_become_strings() -> None:
-    assert json.loads(jsonreport.dumps({"x": {1: (1, 2)}, "y": object}))["x"] == {"1": [1, 2]}
+    assert json.loads(json_report.dumps({"x": {1: (1, 2)}, "y": object}))["x"] == {"1": [1, 2]}
 
 
 def test_report_lands_in_a_created_directory(pytester: pytest.Pytester) -> None:
@@ -134,12 +134,12 @@ def test_write_failure_on_a_full_disk(
 
 
 def test_document_from_an_empty_results_model() -> None:
-    document = jsonreport.build_document(
+    document = json_report.build_document(
         results=Results(), builder=ReportBuilder(rows=[]), runs=3, exit_status=5
     )
     assert document["totals"]["pass_rate"] is None
     assert document["rows"] == [] and list(document["records"]) == []
-    json.loads(jsonreport.dumps(document))
+    json.loads(json_report.dumps(document))
 
 
 def test_extension_keys_and_row_fields(spec_bench: pytest.Pytester) -> None:
@@ -173,10 +173,10 @@ def test_jsonable_keeps_plain_values_and_converts_the_rest() -> None:
         pass
 
     flat = {"a": 1, "b": 1.5, "e": True, "n": None}
-    assert jsonreport.jsonable(flat) is flat
+    assert json_report.jsonable(flat) is flat
     nested = {"a": 1, "b": [1.5, None, {"c": "d"}], "e": True}
-    assert jsonreport.jsonable(nested) == nested
-    converted = jsonreport.jsonable({1: (1, 2), "x": [object], "c": Colour.RED, "n": Count(3)})
+    assert json_report.jsonable(nested) == nested
+    converted = json_report.jsonable({1: (1, 2), "x": [object], "c": Colour.RED, "n": Count(3)})
     assert converted == {"1": [1, 2], "x": ["<class 'object'>"], "c": "Colour.RED", "n": 3}
     assert type(converted["n"]) is int and type(converted["c"]) is str
 

@@ -9,7 +9,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from helpers import count_work
-from pytest_probability.durations import duration, limit, quantile_label
 from pytest_probability.extensions.latency.quantiles import (
     TAIL_TOLERANCE,
     LatencyQuantile,
@@ -21,6 +20,7 @@ from pytest_probability.extensions.latency.quantiles import (
     min_runs_for_lower,
     min_runs_for_upper,
 )
+from pytest_probability.formatting.durations import duration, limit, quantile_label
 from scipy import stats
 
 # -- reference implementations ---------------------------------------------------------------

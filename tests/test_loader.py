@@ -21,7 +21,7 @@ def install_fake_extension(root: Path, name: str, module: str, source: str) -> N
 
 
 GOOD_EXTENSION = """
-from pytest_probability.values import parse_bool
+from pytest_probability.parsers import parse_bool
 
 def pytest_prob_addoption(options):
     options.add("hello", parse=parse_bool, default=False, cli="--prob-hello",

@@ -11,16 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_probability import writing
-from pytest_probability.extensions.markdown import (
-    Markdown,
-    MarkdownSection,
-    escape,
-    render_markdown,
-    table,
-)
 from pytest_probability.extensions.markdown import render as render_module
+from pytest_probability.extensions.markdown.markup import Markdown, MarkdownSection, escape, table
+from pytest_probability.extensions.markdown.render import render_markdown
 from pytest_probability.loader import BUNDLED
+from pytest_probability.report import writing
 
 #: Before the extension is registered in the loader, sessions load it explicitly.
 EXPLICIT = ("-p", "pytest_probability.extensions.markdown.plugin")
@@ -300,7 +295,7 @@ def test_a_renderer_bug_is_one_line(
 
 
 SECTIONS = """
-from pytest_probability.extensions.markdown import Markdown, MarkdownSection, table
+from pytest_probability.extensions.markdown.markup import Markdown, MarkdownSection, table
 
 class Good:
     def pytest_prob_markdown_sections(self, report, config):

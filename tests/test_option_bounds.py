@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from pytest_probability.extensions.intervals.plugin import MAX_RESAMPLES, parse_resamples
-from pytest_probability.values import MAX_DELAY, MAX_RUNS, parse_delay, parse_runs
+from pytest_probability.parsers import MAX_DELAY, MAX_RUNS, parse_delay, parse_runs
 
 
 @pytest.mark.parametrize(

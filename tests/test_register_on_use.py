@@ -121,18 +121,38 @@ def test_a_conftest_implementing_hooks_of_unregistered_extensions(
     pytester: pytest.Pytester,
 ) -> None:
     """The conftest's hooks get their specs (pytest would abort after collection on a hook
-    without one), also for a blocked extension; it extends the extensions that are not
-    blocked, so they register."""
+    without one), also for a blocked extension; a hook that fills no registry (a report
+    panel) registers nothing: the extension registers when the session needs it."""
     pytester.makeconftest(CONFTEST_OF_A_BLOCKED_EXTENSION)
     pytester.makepyfile(test_a="def test_a():\n    pass\n")
     result, registered = _registered(pytester, "-p", "no:probability.fractions")
     result.assert_outcomes(passed=1)
-    assert registered == ["html"]
+    assert registered == []
     result, registered = _registered(
         pytester, "-p", "no:probability.fractions", "-p", "no:probability.html"
     )
     result.assert_outcomes(passed=1)
     assert registered == []
+
+
+def test_a_conftest_filling_a_registry_registers_that_extension_only(
+    pytester: pytest.Pytester,
+) -> None:
+    """A registration hook registers its extension at once (a broken registration must stop
+    even an unrelated session); the conftest's panel hook beside it registers nothing."""
+    pytester.makeconftest(
+        """
+        def pytest_prob_register_metrics(register, config):
+            register("mine", lambda case, parameter: 0.5, description="mine")
+
+        def pytest_prob_html_panels(report, config):
+            return []
+        """
+    )
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    result, registered = _registered(pytester)
+    result.assert_outcomes(passed=1)
+    assert registered == ["metrics"]
 
 
 def test_help_lists_every_setting_of_every_extension(pytester: pytest.Pytester) -> None:

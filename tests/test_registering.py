@@ -75,7 +75,7 @@ def test_a_plugins_own_usage_error_passes_through(pytester: pytest.Pytester, hoo
 
 
 def test_the_plugin_is_found_in_the_traceback_of_a_deeper_failure() -> None:
-    from pytest_probability.registering import describe
+    from pytest_probability.contracts.registering import describe
 
     class Impl:
         def __init__(self, function: object) -> None:

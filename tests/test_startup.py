@@ -41,7 +41,7 @@ HEAVY = (
     "pytest_probability.extensions.texts.transport",
     "pytest_probability.extensions.texts.evaluate",
     "pytest_probability.extensions.intervals.sampling",
-    "pytest_probability.sampling",
+    "pytest_probability.stats.resampling",
     "pytest_probability.extensions.comparisons.statistics.engine",
     "pytest_probability.extensions.comparisons.statistics.paired",
     "pytest_probability.extensions.comparisons.statistics.signflip",
@@ -67,7 +67,7 @@ AT_START = sorted(
         ".kernel",
         ".hookspecs",
         ".options",
-        ".values",
+        ".parsers",
         ".loader",
     )
 )
@@ -77,22 +77,22 @@ AT_START = sorted(
 KERNEL_ON_FIRST_USE = tuple(
     f"pytest_probability.{name}"
     for name in (
-        "bus",
-        "cases",
-        "collect",
-        "context",
-        "jsonreport",
-        "ordering",
-        "outputs",
-        "records",
-        "report",
-        "results",
-        "runrecord",
-        "safecall",
-        "steps",
-        "untrusted",
-        "verdicts",
-        "writing",
+        "execution.bus",
+        "collection.cases",
+        "collection.collector",
+        "execution.context",
+        "report.json_report",
+        "collection.ordering",
+        "report.output_claims",
+        "execution.records",
+        "report.builder",
+        "report.results",
+        "execution.run_record",
+        "report.safe_calls",
+        "execution.steps",
+        "execution.user_values",
+        "collection.verdict_items",
+        "report.writing",
     )
 )
 
@@ -391,6 +391,8 @@ def test_a_bench_session_that_compares_nothing_reports_no_comparison(
     done = _plugin_only(["-c", LOOP_MODULES, *args, *flags], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     modules = set(json.loads((tmp_path / "loop_modules.json").read_text()))
-    assert "pytest_probability.collect" in modules  # (the bench file was collected and run)
+    assert (
+        "pytest_probability.collection.collector" in modules
+    )  # (the bench file was collected and run)
     assert f"{COMPARISONS}.session" in modules
     assert ("probability: comparisons" in done.stdout) is loaded, done.stdout

@@ -26,7 +26,7 @@ from pytest_probability.extensions.intervals.methods import (
     clopper_pearson,
     wilson,
 )
-from pytest_probability.special import (
+from pytest_probability.stats.special_functions import (
     beta_ppf,
     betainc,
     betaincc,

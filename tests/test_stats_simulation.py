@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 from pytest_probability.extensions.intervals.methods import Interval, clopper_pearson, wilson
-from pytest_probability.sampling import (
+from pytest_probability.stats.resampling import (
     binomial_variate,
     bootstrap_mean_interval,
     bootstrap_means,

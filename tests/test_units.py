@@ -3,32 +3,32 @@
 from __future__ import annotations
 
 import pytest
-from pytest_probability import values
-from pytest_probability.fraction_text import whole_percent
-from pytest_probability.report import ReportBuilder, Summary, render_main, render_summaries
-from pytest_probability.results import Results, row_status
-from pytest_probability.steps import Step, is_step, steps_from_return, truncate
+from pytest_probability import parsers
+from pytest_probability.execution.steps import Step, is_step, steps_from_return, truncate
+from pytest_probability.formatting.fractions import whole_percent
+from pytest_probability.report.builder import ReportBuilder, Summary, render_main, render_summaries
+from pytest_probability.report.results import Results, row_status
 
 
 @pytest.mark.parametrize(("raw", "value"), [(1, 1), ("10", 10), (" 3 ", 3), (4.0, 4)])
 def test_positive_int_accepts(raw: object, value: int) -> None:
-    assert values.parse_positive_int(raw) == value
+    assert parsers.parse_positive_int(raw) == value
 
 
 @pytest.mark.parametrize("raw", [0, -1, "0", "2.5", 2.5, True, "x", None, [3]])
 def test_positive_int_refuses(raw: object) -> None:
     with pytest.raises(ValueError, match="expected a whole number of at least 1"):
-        values.parse_positive_int(raw)
+        parsers.parse_positive_int(raw)
 
 
 @pytest.mark.parametrize("raw", ["-0.1", "nan", "inf", "x", True])
 def test_nonnegative_float_refuses(raw: object) -> None:
     with pytest.raises(ValueError):
-        values.parse_nonnegative_float(raw)
+        parsers.parse_nonnegative_float(raw)
 
 
 def test_bool_and_patterns() -> None:
-    assert [values.parse_bool(v) for v in ("true", "No", "1", "off", True)] == [
+    assert [parsers.parse_bool(v) for v in ("true", "No", "1", "off", True)] == [
         True,
         False,
         True,
@@ -36,8 +36,8 @@ def test_bool_and_patterns() -> None:
         True,
     ]
     with pytest.raises(ValueError, match="expected true or false, got 'maybe'"):
-        values.parse_bool("maybe")
-    assert values.parse_patterns("bench_*.py, eval_*.py") == ("bench_*.py", "eval_*.py")
+        parsers.parse_bool("maybe")
+    assert parsers.parse_patterns("bench_*.py, eval_*.py") == ("bench_*.py", "eval_*.py")
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_a_change_that_rounds_to_nothing_has_no_sign(
     fraction: float, whole: str, one_decimal: str
 ) -> None:
     """The explain reading of an input-only ρ = 1 said "narrow the interval by -0%"."""
-    from pytest_probability.percentages import percent, percent1
+    from pytest_probability.formatting.percentages import percent, percent1
 
     assert (percent(fraction), percent1(fraction)) == (whole, one_decimal)
 

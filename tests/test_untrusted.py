@@ -20,13 +20,14 @@ from typing import Any
 
 import pytest
 from helpers import load_json, section
-from pytest_probability import jsonreport, untrusted
-from pytest_probability.document import count_text
+from pytest_probability.contracts.tokens import check_tokens
+from pytest_probability.execution import user_values
+from pytest_probability.execution.steps import Step, read_steps, step_to_json
 from pytest_probability.extensions.cost.format import tokens
 from pytest_probability.extensions.cost.usage import add_counts, total_cost
-from pytest_probability.money import money
-from pytest_probability.steps import Step, read_steps, step_to_json
-from pytest_probability.tokens import check_tokens
+from pytest_probability.formatting.money import money
+from pytest_probability.report import json_report
+from pytest_probability.report.document import count_text
 
 NO_CACHE = ("-p", "no:cacheprovider")
 
@@ -45,7 +46,7 @@ def _strings(value: Any) -> list[str]:
 def strict_report(path: Path) -> dict[str, Any]:
     """A report read as strict JSON, holding no lone surrogate (I-JSON)."""
     report = load_json(path)
-    assert not [s for s in _strings(report) if untrusted.escape_surrogates(s) != s]
+    assert not [s for s in _strings(report) if user_values.escape_surrogates(s) != s]
     return report
 
 
@@ -246,16 +247,16 @@ def test_untrusted_readers() -> None:
         def __str__(self) -> str:
             raise RuntimeError("x")
 
-    with pytest.raises(untrusted.UnreadableValue) as info:
-        untrusted.read_text(NoStr(), "its label")
+    with pytest.raises(user_values.UnreadableValue) as info:
+        user_values.read_text(NoStr(), "its label")
     assert str(info.value) == "its label cannot be read: str() raised RuntimeError: x"
-    assert untrusted.safe_str(NoStr()) == "<NoStr: str() raised RuntimeError>"
-    assert untrusted.read_seconds(None, "t") is None
-    assert untrusted.read_seconds("1.5", "t") == 1.5
+    assert user_values.safe_str(NoStr()) == "<NoStr: str() raised RuntimeError>"
+    assert user_values.read_seconds(None, "t") is None
+    assert user_values.read_seconds("1.5", "t") == 1.5
     loop: list[Any] = [1]
     loop.append(loop)
-    assert untrusted.short_repr(loop) == "[1, [1, [1, [...]]]]"
-    assert untrusted.short_repr("x" * 500, limit=10) == "'xxxxxxxx…"
+    assert user_values.short_repr(loop) == "[1, [1, [1, [...]]]]"
+    assert user_values.short_repr("x" * 500, limit=10) == "'xxxxxxxx…"
 
 
 # -- §2: an outcome word nobody knows ---------------------------------------------------------
@@ -356,16 +357,16 @@ def test_cyclic_extension_data_is_cut_to_a_short_repr(
 def test_jsonable_is_bounded() -> None:
     loop: dict[str, Any] = {}
     loop["again"] = loop
-    assert jsonreport.jsonable(loop) == {"again": "{'again': {'again': {'again': {...}}}}"}
+    assert json_report.jsonable(loop) == {"again": "{'again': {'again': {'again': {...}}}}"}
     shared = {"x": 1}
-    assert jsonreport.jsonable({"a": shared, "b": shared}) == {"a": {"x": 1}, "b": {"x": 1}}
+    assert json_report.jsonable({"a": shared, "b": shared}) == {"a": {"x": 1}, "b": {"x": 1}}
     deep: Any = "bottom"
     for _ in range(200):
         deep = [deep]
-    flat = json.dumps(jsonreport.jsonable(deep))  # (a RecursionError before)
-    assert flat.count("[") == jsonreport.MAX_DEPTH + 4  # (the cut's repr shows 4 levels)
+    flat = json.dumps(json_report.jsonable(deep))  # (a RecursionError before)
+    assert flat.count("[") == json_report.MAX_DEPTH + 4  # (the cut's repr shows 4 levels)
     plain = {"a": [1, 2.5, None, "x"]}
-    assert jsonreport.jsonable(plain) is plain  # no copy of plain data
+    assert json_report.jsonable(plain) is plain  # no copy of plain data
 
 
 # -- §2: a cost sum beyond the largest float -------------------------------------------------
@@ -510,7 +511,7 @@ def test_surrogates_in_messages_and_labels(pytester: pytest.Pytester) -> None:
 
 
 def test_the_json_encoder_escapes_surrogates_as_text() -> None:
-    text = jsonreport.dumps({"k\udcff": ["a\udcffb", "\\\udcfe", "é"]})
+    text = json_report.dumps({"k\udcff": ["a\udcffb", "\\\udcfe", "é"]})
     assert json.loads(text) == {"k\\udcff": ["a\\udcffb", "\\\\udcfe", "é"]}
     text.encode("utf-8")  # (strict: no surrogate left)
 
@@ -576,7 +577,7 @@ def test_counts_too_long_to_write() -> None:
     assert tokens({"input_tokens": 10**5000, "output_tokens": 1200, "cached_input_tokens": 0}) == (
         "1.000000e+5000 in / 1,200 out"
     )
-    assert untrusted.int_text(-(10**5000)) == "-1.000000e+5000"
+    assert user_values.int_text(-(10**5000)) == "-1.000000e+5000"
     # what the HTML and Markdown readers show for a count
     assert [count_text(v) for v in (1200, 3.0, "1.000000e+5000", "12", "x", True, None)] == [
         "1,200",
@@ -590,8 +591,8 @@ def test_counts_too_long_to_write() -> None:
 
 
 def test_the_json_encoder_writes_a_huge_int_as_text_with_a_warning() -> None:
-    with pytest.warns(jsonreport.ReportWarning) as caught:
-        text = "".join(jsonreport.iter_dumps({"n": [10**5000, 7]}, where="out/r.json"))
+    with pytest.warns(json_report.ReportWarning) as caught:
+        text = "".join(json_report.iter_dumps({"n": [10**5000, 7]}, where="out/r.json"))
     assert json.loads(text) == {"n": ["1.000000e+5000", 7]}
     assert [str(w.message) for w in caught] == [
         "out/r.json: 1 integer(s) too long to write as a number (up to about 5,001 digits) "

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from helpers import load_json
-from pytest_probability import writing
+from pytest_probability.report import writing
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
 PYTEST = (sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider")
@@ -204,7 +204,7 @@ def test_resolve_makes_the_path_absolute_and_keeps_it_as_given(
 def test_module_never_imports_pytest() -> None:
     code = (
         "import sys\n"
-        "import pytest_probability.writing\n"
+        "import pytest_probability.report.writing\n"
         "loaded = [m for m in sys.modules if m == 'pytest' or m.startswith('_pytest')]\n"
         "assert not loaded, loaded\n"
     )

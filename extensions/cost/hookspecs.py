@@ -76,7 +76,7 @@ def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | No
     extension for each case ``--prob-stop`` stopped early (the ``not spent`` estimate of its
     ``Stopped:`` line).
 
-    :param case: the :class:`~pytest_probability.results.CaseResult`, with its run records.
+    :param case: the :class:`~pytest_probability.report.results.CaseResult`, with its run records.
     :param config: the pytest config.
     :return: the sum of the cost recorded by the case's runs (skipped runs included: they may
         have spent), in the unit of the recorded costs; ``None`` when none recorded a cost

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: the kernel's collection module (its ``BenchRun`` items and their steps' stash key),
 #: imported when the first bench file is collected
-COLLECT_MODULE = "pytest_probability.collect"
+COLLECT_MODULE = "pytest_probability.collection.collector"
 COST_ORDER = 300
 COST_SUMMARY_ORDER = 200
 TOKENS_SUMMARY_ORDER = 300

@@ -27,11 +27,11 @@ def pytest_prob_explain(
     results hold the numbers), with ``--prob-explain`` (or ``prob_explain``), and also
     without it to decide whether to print a one-line hint.
 
-    :param report: the :class:`~pytest_probability.report.ReportBuilder` as the other
+    :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
     :param results: the session results.
     :param config: the pytest config.
-    :return: a list of :class:`~pytest_probability.readings.Reading`
+    :return: a list of :class:`~pytest_probability.formatting.readings.Reading`
         (what the numbers say, what they assume, and the next step), or ``None``. A
         reading's ``target`` (a JSON object of the report) gets its text as an
         ``explanation`` field. An implementation that raises is reported as a warning and
@@ -54,7 +54,7 @@ def pytest_prob_explain_count(
     settle it" searches run counts), so a session that does not ask for them should not pay
     for them.
 
-    :param report: the :class:`~pytest_probability.report.ReportBuilder` as the other
+    :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
     :param results: the session results.
     :param config: the pytest config.

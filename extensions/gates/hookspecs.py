@@ -52,7 +52,7 @@ def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Gate
     each gated case ``--prob-plan`` plans (in its one process). Not called without
     ``--prob-stop`` or ``--prob-plan``.
 
-    :param case: the collected :class:`~pytest_probability.cases.Case`.
+    :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
     :param config: the pytest config.
     :return: ``(kind, spec)`` for each gate of the case, in registration order of the
         kinds: the :class:`~pytest_probability.extensions.gates.registry.GateKind` (its
@@ -77,7 +77,7 @@ def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | N
     from ``pytest_prob_build_report`` on; before the gates are judged there is nothing to
     give.
 
-    :param case: the case's :class:`~pytest_probability.results.CaseResult`.
+    :param case: the case's :class:`~pytest_probability.report.results.CaseResult`.
     :param config: the pytest config.
     :return: ``"pass"``, ``"fail"`` or ``"undecided"`` (the worst of the case's gates);
         ``None`` for an ungated case, or to let the next implementation answer. The first

@@ -43,7 +43,7 @@ GATE_KIND = "gate"
 GATE_SUFFIX = f"[{GATE_KIND}]"
 GATES_SUMMARY_ORDER = 150
 GATES_SECTION_ORDER = 100
-#: why a gated case's failing runs are xfailed (:mod:`pytest_probability.decided`)
+#: why a gated case's failing runs are xfailed (:mod:`pytest_probability.collection.decided_runs`)
 XFAIL_REASON = "gated case: its [gate] verdict decides"
 DEFERRED = "judged at session end"
 

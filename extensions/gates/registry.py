@@ -55,7 +55,7 @@ class GateKind:
         merged ``probability`` mark arguments are ``mark`` (session settings apply where
         the mark is silent), or ``None`` when the case has no gate of this kind.
     :ivar judge: ``(spec, case, config) -> GateResult`` for a
-        :class:`~pytest_probability.results.CaseResult`.
+        :class:`~pytest_probability.report.results.CaseResult`.
     :ivar minimum_runs: ``(spec, config) -> int | None``: the fewest runs with which the
         gate can pass (``None``: no minimum); a case planned with fewer gets a warning.
     :ivar describe: ``spec -> str``: the rule as the user wrote it (``min_rate=0.9``).

@@ -37,22 +37,23 @@ def pytest_prob_html_panels(
         non-finite numbers already ``null``. Read it; do not change it.
     :param config: the pytest config (``option_value(config, name)`` reads any setting).
     :return: a list of
-        :class:`~pytest_probability.extensions.html.HtmlPanel` (or one panel, or ``None``
+        :class:`~pytest_probability.api.HtmlPanel` (or one panel, or ``None``
         for none), shown in order after the built-in summaries, before the case table.
         A panel has a ``title`` (plain text) and a ``body``:
-        :class:`~pytest_probability.extensions.html.Markup` built with the helpers
-        :func:`~pytest_probability.extensions.html.element`,
-        :func:`~pytest_probability.extensions.html.table`,
-        :func:`~pytest_probability.extensions.html.join` and
-        :func:`~pytest_probability.extensions.html.escape` (which escape every text that
+        :class:`~pytest_probability.api.Markup` built with the helpers
+        :func:`~pytest_probability.api.element`,
+        :func:`~pytest_probability.api.html_table`,
+        :func:`~pytest_probability.extensions.html.markup.join` and
+        :func:`~pytest_probability.api.html_escape` (which escape every text that
         is not already ``Markup``), or a plain string, shown as escaped text. The page's
         security policy runs no script but its own and loads nothing from the network:
         put images in ``data:`` URLs or draw them as inline SVG
-        (:func:`~pytest_probability.extensions.html.interval_bar`).
+        (:func:`~pytest_probability.extensions.html.svg.interval_bar`).
 
     Example: a panel listing the slowest runs::
 
-        from pytest_probability.extensions.html import HtmlPanel, table
+        from pytest_probability.api import HtmlPanel
+        from pytest_probability.api import html_table as table
 
         def pytest_prob_html_panels(report, config):
             runs = sorted(report["records"], key=lambda r: -(r["elapsed"] or 0))[:5]

@@ -428,6 +428,6 @@ def too_deep(value: Any, limit: int) -> bool:
 
 
 def write_page(path: Path, page: str) -> None:
-    """Write ``page`` with :func:`pytest_probability.writing.write_atomic` (missing
+    """Write ``page`` with :func:`pytest_probability.report.writing.write_atomic` (missing
     directories created, a temporary file renamed over the target; raises ``OSError``)."""
     api.write_atomic(path, page)  # (read at each write: a test may replace the writer)

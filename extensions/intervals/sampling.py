@@ -1,5 +1,5 @@
 """The resampling tools, for code that imports them from here: they are the kernel's
-(``pytest_probability.sampling``), published by :mod:`pytest_probability.api`, where
+(``pytest_probability.stats.resampling``), published by :mod:`pytest_probability.api`, where
 extensions take them (:mod:`.service` re-exports them all).
 
 PYTEST_DONT_REWRITE

@@ -5,15 +5,9 @@
 summary page shows the fraction table, the gates, the comparisons and the cost.
 
 Extensions add sections of their own through ``pytest_prob_markdown_sections``, building
-their Markdown with the helpers exported here (every text escaped unless it is
-:class:`Markdown`).
+their Markdown with the helpers the public API publishes (``Markdown``, ``MarkdownSection``,
+``markdown_escape``, ``markdown_table``; every text escaped unless it is ``Markdown``). The
+package imports nothing itself.
 
 PYTEST_DONT_REWRITE
 """
-
-from __future__ import annotations
-
-from .markup import Markdown, MarkdownSection, escape, table
-from .render import render_markdown
-
-__all__ = ["Markdown", "MarkdownSection", "escape", "render_markdown", "table"]

@@ -27,7 +27,7 @@ def pytest_prob_plan_case(case: Case, row: PlanRow, config: pytest.Config) -> No
     Called once per selected case after collection, in the (only) process, before the plan
     is printed; nothing runs in a planning session.
 
-    :param case: the collected :class:`~pytest_probability.cases.Case`.
+    :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
     :param row: the case's :class:`~pytest_probability.extensions.plan.rows.PlanRow`; add
         a line of text with ``row.notes.append(...)`` (printed under the case) and
         JSON-able details with ``row.data[key] = ...`` (``plan.cases[].<key>``).

@@ -44,7 +44,7 @@ def toml_values(value: Any) -> Any:
 
 
 def write_toml(path: Path, document: dict[str, Any]) -> None:
-    """Write ``document`` as TOML with :func:`pytest_probability.writing.write_atomic`
+    """Write ``document`` as TOML with :func:`pytest_probability.report.writing.write_atomic`
     (missing directories created, a temporary file renamed over the target); raises
     ``OSError`` when the file cannot be written."""
     import tomli_w

@@ -55,7 +55,7 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     ``verdict_at`` is stopped only when some reader of it can say (has ``settled``), as
     soon as every reader answers ``True``.
 
-    :param case: the collected :class:`~pytest_probability.cases.Case`.
+    :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
     :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.extensions.stopping.service.StopReader`,
         one per verdict of yours that reads this case's runs (its ``settled(context)``
@@ -86,7 +86,7 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
     ``intervals`` extension for each function-level and ``Overall`` line, and by the
     ``metrics`` extension for each metric line (``--prob-metric``).
 
-    :param cases: the line's cases, each a :class:`~pytest_probability.results.CaseResult`
+    :param cases: the line's cases, each a :class:`~pytest_probability.report.results.CaseResult`
         with its run records.
     :param config: the pytest config.
     :return: the note printed instead of the interval (``"10 cases were stopped early and
@@ -111,7 +111,7 @@ def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool | 
     was stopped), of a ``--prob-baseline`` comparison, and of a sequential comparison
     (the pairs the stopped ones saved). Not called when no plugin implements it.
 
-    :param case: a :class:`~pytest_probability.results.CaseResult`, with its run records.
+    :param case: a :class:`~pytest_probability.report.results.CaseResult`, with its run records.
     :param config: the pytest config.
     :return: ``True`` when some runs of the case were skipped by ``--prob-stop``, ``False``
         when none was; ``None`` to let the next implementation answer. The first

@@ -47,7 +47,7 @@ SETTLED = "settled"
 
 def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     """How the stopping rule sees ``case`` (a collected
-    :class:`~pytest_probability.cases.Case`), or ``None`` when it has no gate a rule can
+    :class:`~pytest_probability.collection.cases.Case`), or ``None`` when it has no gate a rule can
     decide on and no reader that can say when its verdict is settled (the case always runs
     every run and nothing is said about it). A case without such a gate but with such
     readers (a case a sequential comparison reads) has no ``gates``: it stops as soon as

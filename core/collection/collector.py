@@ -18,11 +18,8 @@ from typing import Any
 
 import pytest
 
-from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
-from .context import RunContext
-from .options import OptionError, OptionRegistry
-from .sessionviews import options_of
-from .steps import (
+from ..execution.context import RunContext
+from ..execution.steps import (
     INVALID_STEP,
     StepErrored,
     StepFailed,
@@ -30,7 +27,10 @@ from .steps import (
     read_steps,
     run_body,
 )
-from .verdicts import VerdictRequest
+from ..options import OptionError, OptionRegistry
+from ..sessionviews import options_of
+from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
+from .verdict_items import VerdictRequest
 
 ELAPSED_KEY = pytest.StashKey[float]()
 STEPS_KEY = pytest.StashKey[list[Any]]()
@@ -148,7 +148,7 @@ class VerdictItem(pytest.Item):
 
     def selected_runs_here(self, results: Any) -> tuple[int, int]:
         """``(selected runs whose record this process holds, selected runs)`` from this
-        process's :class:`~pytest_probability.results.Results`: a verdict judged here needs
+        process's :class:`~pytest_probability.report.results.Results`: a verdict judged here needs
         the two equal (under pytest-xdist some runs may have run on another worker)."""
         here = total = 0
         for key, runs in self.selected_run_numbers().items():

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .untrusted import UnreadableValue, read_seconds, read_text, read_truth
+from .user_values import UnreadableValue, read_seconds, read_text, read_truth
 
 MESSAGE_LIMIT = 4000
 #: The ``error`` of a step (and of its run) whose fields could not be read.
@@ -152,9 +152,10 @@ def _field(step: Any, name: str) -> Any:
 
 def step_to_json(step: Any) -> dict[str, Any]:
     """The kernel's JSON form of one step (extensions add ``cost``/``usage``). Raises
-    :class:`~pytest_probability.untrusted.UnreadableValue` for a field that cannot be read:
-    a label whose ``str()`` raises, a ``passed`` with no truth value (a numpy array), an
-    ``elapsed`` too large for a float. An ``error`` counts only when it is truthy."""
+    :class:`~pytest_probability.execution.user_values.UnreadableValue` for a field that
+    cannot be read: a label whose ``str()`` raises, a ``passed`` with no truth value (a
+    numpy array), an ``elapsed`` too large for a float. An ``error`` counts only when it is
+    truthy."""
     label = read_text(_field(step, "label"), "its label")
     raw_error = _field(step, "error")
     error = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .results import RECORD_KEY
+from ..report.results import RECORD_KEY
 
 
 def attach(report: Any, record: dict[str, Any]) -> None:

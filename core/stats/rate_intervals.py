@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .special import beta_ppf, norm_ppf
+from .special_functions import beta_ppf, norm_ppf
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from . import bus
-from .collect import BenchRun
-from .outcomes import ERROR, FAIL
+from ..contracts.outcomes import ERROR, FAIL
+from ..execution import bus
+from .collector import BenchRun
 
 PLUGIN_NAME = "probability.decided"
 

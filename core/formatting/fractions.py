@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pytest_probability.rounding import ratio_percent
+from pytest_probability.formatting.rounding import ratio_percent
 
 
 def whole_percent(passes: int, total: int) -> str:

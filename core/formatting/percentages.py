@@ -1,5 +1,5 @@
 """Printing rules for rates and intervals (STATISTICS.md, "Printing"): half up on the
-decimal value (:mod:`pytest_probability.rounding`). Pure module.
+decimal value (:mod:`pytest_probability.formatting.rounding`). Pure module.
 
 PYTEST_DONT_REWRITE
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from pytest_probability.rounding import percent_of
+from pytest_probability.formatting.rounding import percent_of
 
 MINUS = "\u2212"
 

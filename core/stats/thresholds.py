@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .outcomes import FAIL, PASS, UNDECIDED
+from ..contracts.outcomes import FAIL, PASS, UNDECIDED
 
 VerdictAt = Callable[[int, int], str]
 #: (largest pass_min, smallest pass_min − n, largest fail_max, smallest fail_max − n)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .untrusted import describe
+from ..execution.user_values import describe
 
 #: How text is encoded: UTF-8, with what UTF-8 cannot hold (lone surrogates) escaped.
 ENCODING = "utf-8"

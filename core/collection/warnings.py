@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from .cases import Case
-from .collect import BenchRun, VerdictItem
+from .collector import BenchRun, VerdictItem
 
 #: the worker whose collection-time warnings reach the controller (the others keep quiet)
 FIRST_WORKER = "gw0"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from .collect import BenchRun, VerdictItem
+from .collector import BenchRun, VerdictItem
 
 
 def transposed(items: list[pytest.Item], order: dict[str, int]) -> list[pytest.Item]:

@@ -58,7 +58,7 @@ class ReportBuilder:
     """Collects contributions for one session's report.
 
     :ivar rows: ``(row key, displayed case id)`` in display order; row keys are
-        :attr:`~pytest_probability.results.CaseResult.key`.
+        :attr:`~pytest_probability.report.results.CaseResult.key`.
     """
 
     rows: list[tuple[str, str]]

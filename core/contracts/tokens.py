@@ -16,7 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from .untrusted import int_text, is_huge_int
+from ..execution.user_values import int_text, is_huge_int
 
 
 class CostWarning(UserWarning):

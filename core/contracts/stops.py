@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .outcomes import FAIL
 
 if TYPE_CHECKING:
-    from .cases import Case
-    from .thresholds import Thresholds
+    from ..collection.cases import Case
+    from ..stats.thresholds import Thresholds
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class StopContext:
     """What a stopping rule (and a :class:`StopReader`) sees before a run of a gated case.
     ``--prob-plan`` asks with hypothetical contexts: the counts of each state it follows.
 
-    :ivar case: the collected :class:`~pytest_probability.cases.Case`.
+    :ivar case: the collected :class:`~pytest_probability.collection.cases.Case`.
     :ivar passes: passes so far: the case's runs this process made, in whatever order
         they came (every earlier run, when the runs come in order).
     :ivar judged: judged runs so far (errors count unless ``prob_errors=exclude``).

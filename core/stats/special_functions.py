@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from .normal import check_unit, norm_ppf
-from .normal import norm_cdf as norm_cdf  # (the tests read it here)
+from .normal_distribution import check_unit, norm_ppf
+from .normal_distribution import norm_cdf as norm_cdf  # (the tests read it here)
 
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #: From this argument on the Stirling series (7 terms) is accurate to ~1e-17 absolute.

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import jsonreport, records
-from .loader import BUNDLED_NAMES
-from .outcomes import ERROR
-from .safecall import ProbabilityExtensionWarning, call_each
+from ..contracts.outcomes import ERROR
+from ..loader import BUNDLED_NAMES
+from ..report import json_report
+from ..report.safe_calls import ProbabilityExtensionWarning, call_each
+from . import records
 
 if TYPE_CHECKING:
-    from .kernel import Kernel
+    from ..kernel import Kernel
 
 
 def make_run_record(
@@ -57,14 +58,14 @@ def make_run_record(
             found = (impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan)
             kernel.foreign_run_data = any(found)
         if kernel.foreign_run_data:  # a third party may have added anything: make it travel
-            record = jsonreport.jsonable(record)
+            record = json_report.jsonable(record)
     return record
 
 
 def _warn_classifier(kernel: Kernel, name: str, describe: Any, detail: Any) -> str:
     """The message for a classifier's answer that is not an outcome word, or for a
     classifier that raised; warned about once per extension
-    (:class:`~pytest_probability.safecall.ProbabilityExtensionWarning`) and listed in the
+    (:class:`~pytest_probability.report.safe_calls.ProbabilityExtensionWarning`) and listed in the
     report's warnings."""
     message: str = describe(name, detail)
     if kernel.failures.first(name, "pytest_prob_classify_outcome"):

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from .report import ReportBuilder
+from ..execution.user_values import describe
+from .builder import ReportBuilder
 from .results import Results
-from .untrusted import describe
 
 
 class ProbabilityExtensionWarning(pytest.PytestWarning):

@@ -1,7 +1,7 @@
 """Run records: classifying a run phase and describing it as a JSON-able dict.
 
 The record is built in the executing process and travels to the aggregating process on the
-call report (see :mod:`pytest_probability.bus`).
+call report (see :mod:`pytest_probability.execution.bus`).
 
 PYTEST_DONT_REWRITE
 """
@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from .cases import BENCH_PREFIX, Case, case_id, function_label
-from .collect import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
-from .outcomes import ERROR, FAIL, PASS, SKIP
+from ..collection.cases import BENCH_PREFIX, Case, case_id, function_label
+from ..collection.collector import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
+from ..contracts.outcomes import ERROR, FAIL, PASS, SKIP
 from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, step_record, truncate
-from .untrusted import UnreadableValue, describe, read_text, safe_str, short_repr
+from .user_values import UnreadableValue, describe, read_text, safe_str, short_repr
 
 #: The outcome words of a run.
 OUTCOMES = (PASS, FAIL, ERROR, SKIP)
@@ -187,7 +187,7 @@ def crash_record(
 ) -> dict[str, Any] | None:
     """The record of a run whose process died before reporting it (a pytest-xdist worker
     crash): an ERROR naming the crash, built from the node id and from the case's other runs
-    when any arrived (``known``: the case's :class:`~pytest_probability.results.CaseResult`
+    when any arrived (``known``: the case's :class:`~pytest_probability.report.results.CaseResult`
     or ``None``). ``None`` when the node id is not a bench run (a verdict item, a test)."""
     path = nodeid.split("::", 1)[0]
     if not any(fnmatch.fnmatch(path.rsplit("/", 1)[-1], p) for p in patterns):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outcomes import ERROR, FAIL, PASS, SKIP
+from ..contracts.outcomes import ERROR, FAIL, PASS, SKIP
 
 RECORD_KEY = "pytest_probability"
 

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from .report import ReportBuilder
+from ..execution.user_values import escape_surrogates, int_text, is_huge_int, safe_str, short_repr
+from .builder import ReportBuilder
 from .results import Results
-from .untrusted import escape_surrogates, int_text, is_huge_int, safe_str, short_repr
 
 SCHEMA_VERSION = 1
 #: How deep :func:`jsonable` and the encoder's fallback follow nested containers.
@@ -75,7 +75,7 @@ class Records:
     """The report's ``records``, made one at a time while the report is written (a copy of
     100,000 records would double the memory the session needs at its end), each passed
     through the extensions' record finishers
-    (:meth:`~pytest_probability.report.ReportBuilder.add_record_finisher`)."""
+    (:meth:`~pytest_probability.report.builder.ReportBuilder.add_record_finisher`)."""
 
     def __init__(
         self,
