@@ -237,9 +237,7 @@ class Kernel:
         """Validate every setting, register the marker and the bench file glob.
 
         Called once per process before collection; raises :class:`pytest.UsageError` for a
-        bad CLI or ini value, or an unwritable ``--prob-json`` path. In the aggregating
-        process it also installs the SIGTERM handler (:mod:`pytest_probability.execution.signals`).
-        Returns nothing.
+        bad CLI or ini value, or an unwritable ``--prob-json`` path.
         """
         self.config = config
         self.options.resolve(config)

@@ -201,6 +201,8 @@ def implemented_extensions(
     """The bundled extensions (in registration order) declaring a hook ``plugin``
     implements, and those of them whose registry it fills (a ``pytest_prob_register_*``
     hook)."""
+    if getattr(plugin, "__name__", "").startswith("_pytest."):
+        return [], set()  # (pytest's own plugins: a third of every session's registrations)
     owners = hook_owners()
     found, registries = set(), set()
     for caller in pluginmanager.get_hookcallers(plugin) or ():

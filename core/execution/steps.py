@@ -10,7 +10,6 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -98,10 +97,13 @@ def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[An
     ``finally`` blocks run). Coroutines and async generators run in a fresh event loop.
     """
     result = func(**kwargs)
-    if inspect.isasyncgen(result):
-        asyncio.run(_consume_async(result, steps))
-    elif inspect.isawaitable(result):
-        steps.extend(steps_from_return(asyncio.run(_await(result))))
+    if inspect.isasyncgen(result) or inspect.isawaitable(result):
+        import asyncio  # (only for async bench bodies: it costs every start that imports this)
+
+        if inspect.isasyncgen(result):
+            asyncio.run(_consume_async(result, steps))
+        else:
+            steps.extend(steps_from_return(asyncio.run(_await(result))))
     elif inspect.isgenerator(result):
         _consume(result, steps)
     else:

@@ -1,6 +1,7 @@
 """Special functions behind the interval methods, in pure Python (``math`` only), each to
 relative accuracy far into the tails: ``ln B``, the regularised incomplete beta and its
-inverse, the normal quantile (:mod:`.normal`) and the binomial distribution. Pure module.
+inverse, the normal quantile (:mod:`.normal_distribution`) and the binomial distribution.
+Pure module.
 
 PYTEST_DONT_REWRITE
 """
