@@ -175,9 +175,9 @@ class Kernel:
         self.results, self.failures, self.plans = Results(), FailureLog(), HookPlans()
         loader.register_all(config.pluginmanager, self.options)
         if not _is_worker(config):
-            from .execution import signals
+            from .execution.signals import install
 
-            signals.install(config, self.has_report, session)
+            install(config, self.has_report, session)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_prob_addoption(self, options: OptionRegistry) -> None:
@@ -349,11 +349,11 @@ class Kernel:
             and isinstance(item, collect.BenchRun)
             and (call.when == "call" or (call.when == "setup" and not report.passed))
         ):
-            from .execution import bus
+            from .execution.bus import attach
             from .execution.run_record import make_run_record
 
             record = make_run_record(self, item, call, report)
-            bus.attach(report, record)
+            attach(report, record)
             for key in (collect.STEPS_KEY, collect.STEP_RECORDS_KEY, collect.ELAPSED_KEY):
                 if key in item.stash:
                     del item.stash[key]
@@ -415,9 +415,9 @@ class Kernel:
             return
         record = None
         if report.user_properties:  # (a record travels in the report's user properties)
-            from .execution import bus
+            from .execution.bus import detach, extract
 
-            record = bus.extract(report)
+            record = extract(report)
         if record is not None:
             self.activate(self.config)  # (a record may come from a worker first)
             assert self.results is not None
@@ -425,7 +425,7 @@ class Kernel:
             if _is_worker(self.config):
                 return
             # the results hold it now: one copy per session, freed with the results
-            bus.detach(report)
+            detach(report)
             from .report.safe_calls import call_each
 
             failures = call_each(
@@ -499,18 +499,19 @@ class Kernel:
 
     def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
         assert self.builder is not None and self.results is not None
-        from .report import json_report, writing
+        from .report.json_report import build_document, iter_dumps
+        from .report.writing import failure, write_atomic
 
         try:
-            document = json_report.build_document(
+            document = build_document(
                 results=self.results,
                 builder=self.builder,
                 runs=self.options.session_value("runs"),
                 exit_status=int(session.exitstatus),
             )
-            writing.write_atomic(path, json_report.iter_dumps(document, where=str(shown)))
+            write_atomic(path, iter_dumps(document, where=str(shown)))
         except Exception as exc:  # any failure is one error line naming the file
-            self.json_error = writing.failure("the JSON report", str(shown), exc)
+            self.json_error = failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pytest
 
 from ..contracts.outcomes import ERROR, FAIL
-from ..execution import bus
+from ..execution.bus import extract
 from .collector import BenchRun
 
 PLUGIN_NAME = "probability.decided"
@@ -81,7 +81,7 @@ class DecidedRuns:
         decision = self.cases.get(item.case.key)
         if decision is None or self.config.getoption("runxfail", False):
             return report
-        record = bus.extract(report)
+        record = extract(report)
         outcome = record["outcome"] if record is not None else None
         if outcome in (FAIL, ERROR):
             report.outcome = "skipped"

@@ -15,9 +15,17 @@ import pytest
 
 from ..contracts.outcomes import ERROR
 from ..loader import BUNDLED_NAMES
-from ..report import json_report
+from ..report.json_report import jsonable
 from ..report.safe_calls import ProbabilityExtensionWarning, call_each
-from . import records
+from .records import (
+    CLASSIFIER_FAILED,
+    UNKNOWN_OUTCOME,
+    checked_outcome,
+    classifier_of,
+    failed_classifier,
+    make_record,
+    unknown_outcome,
+)
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
@@ -29,24 +37,20 @@ def make_run_record(
     """The record of the run ``item`` (a ``BenchRun``) whose ``call`` made ``report``:
     classified, given to every ``pytest_prob_run_finished`` implementation, and made
     JSON-able when an extension outside the bundled ones may have added to it."""
-    unknown_error = records.UNKNOWN_OUTCOME
+    unknown_error = UNKNOWN_OUTCOME
     try:
         answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
     except Exception as exc:  # a third party's bug: the run is an error, not the session
-        outcome, unknown_error = None, records.CLASSIFIER_FAILED
-        unknown = _warn_classifier(
-            kernel, records.classifier_of(item, call), records.failed_classifier, exc
-        )
+        outcome, unknown_error = None, CLASSIFIER_FAILED
+        unknown = _warn_classifier(kernel, classifier_of(item, call), failed_classifier, exc)
     else:
-        outcome = records.checked_outcome(answer)
+        outcome = checked_outcome(answer)
         unknown = None
         if outcome is None:
-            name = records.classifier_of(item, call)
-            unknown = _warn_classifier(kernel, name, records.unknown_outcome, answer)
+            name = classifier_of(item, call)
+            unknown = _warn_classifier(kernel, name, unknown_outcome, answer)
     order = kernel.case_order.get(item.case.key, 0)
-    record = records.make_record(
-        item, call, report, outcome or ERROR, order, unknown, unknown_error
-    )
+    record = make_record(item, call, report, outcome or ERROR, order, unknown, unknown_error)
     plan = kernel.plans.plan(item.config, "pytest_prob_run_finished")
     if plan:
         arguments = {"item": item, "record": record}
@@ -58,7 +62,7 @@ def make_run_record(
             found = (impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan)
             kernel.foreign_run_data = any(found)
         if kernel.foreign_run_data:  # a third party may have added anything: make it travel
-            record = json_report.jsonable(record)
+            record = jsonable(record)
     return record
 
 

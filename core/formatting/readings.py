@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import percentages
+from .percentages import percent as whole_or_one_decimal
+from .percentages import percent1
 
 
 @dataclass
@@ -98,4 +99,4 @@ def render(readings: Sequence[Reading], width: int) -> list[str]:
 def percent(value: float, places: int = 0) -> str:
     """A fraction as the report prints it: whole percent (or one decimal with
     ``places=1``), half-up, ``100%`` only for exactly 1 (so readings match the rows)."""
-    return percentages.percent1(value) if places else percentages.percent(value)
+    return percent1(value) if places else whole_or_one_decimal(value)

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from . import writing
+from .writing import Claims, Target, UnwritablePath, resolve
 
-CLAIMS_KEY = pytest.StashKey[writing.Claims]()
+CLAIMS_KEY = pytest.StashKey[Claims]()
 
 
 def claim_output(
@@ -21,16 +21,16 @@ def claim_output(
     option: str,
     value: str | os.PathLike[str],
     what: str = "the report",
-) -> writing.Target:
+) -> Target:
     """The checked :class:`~.writing.Target` of ``option=value``; raises
     :class:`pytest.UsageError` (``--prob-html=r.html: cannot write the report:
     --prob-json=r.html writes the same file; give each its own path``)."""
-    claims = config.stash.setdefault(CLAIMS_KEY, writing.Claims())
+    claims = config.stash.setdefault(CLAIMS_KEY, Claims())
     try:
-        target = writing.resolve(option, value, what)
+        target = resolve(option, value, what)
         sources = (*_globs(config, "python_files"), "conftest.py")
         claims.claim(option, target, what, sources=sources, others=_other_writers(config))
-    except writing.UnwritablePath as exc:
+    except UnwritablePath as exc:
         raise pytest.UsageError(str(exc)) from None
     return target
 

@@ -29,7 +29,6 @@ from pytest_probability.api import (
     results_of,
 )
 
-from . import service
 from .axis import collection
 from .baseline import regression as baseline
 from .options import (
@@ -43,6 +42,7 @@ from .options import (
 from .report import explain, section
 from .sequential import runtime
 from .sequential.outcome import WHAT
+from .service import plan_comparisons, plan_costs
 from .session import build, state_of
 from .statistics.adjust import benjamini_hochberg, bonferroni, holm
 from .statistics.engine import paired_test
@@ -238,7 +238,7 @@ def pytest_prob_plan_costs(path: str, config: pytest.Config) -> dict[str, float]
     """The cost per run of each case of ``--prob-plan-report``'s file, by case key and case
     id (:func:`.service.plan_costs`). Called once at ``pytest_configure`` of a planning
     session."""
-    return service.plan_costs(path)
+    return plan_costs(path)
 
 
 def pytest_prob_plan_comparisons(
@@ -247,7 +247,7 @@ def pytest_prob_plan_comparisons(
     """Plan every arm compared with the ``paired`` test as sequential stopping would run it
     (:func:`.service.plan_comparisons`). Called once after collection of a planning session;
     returns ``plan.comparisons[]``."""
-    return service.plan_comparisons(config, cases, assume, difference)
+    return plan_comparisons(config, cases, assume, difference)
 
 
 def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopReader]:
