@@ -18,10 +18,6 @@ from typing import Any
 
 import pytest
 from pytest_probability.api import MetricCase, bootstrap_mean_interval
-
-# (the bundled registry itself, not part of the API: this test checks that the package's
-# registrations parse and refuse names exactly as a session would)
-from pytest_probability.extensions.metrics.registry import Metrics
 from pytest_probability_agreement.estimators import agreement, agreement_exact
 from pytest_probability_agreement.plugin import pytest_prob_register_metrics
 
@@ -395,20 +391,20 @@ def test_estimator_arguments_are_checked(args: tuple[int, int, int], message: st
 
 
 def test_registered_metrics() -> None:
-    """Through the bundled registry: names, runs needed, errors as non-passes, agree@1."""
-    metrics = Metrics()
-    pytest_prob_register_metrics(metrics.register, None)  # type: ignore[arg-type]
-    assert metrics.accepted() == "agreement, agree@K (K a whole number; >= 2 for agree@K)"
-    chosen = metrics.parse("agreement, agree@3 agreement")
-    assert [(c.label, c.parameter, c.needs()) for c in chosen] == [
-        ("agreement", None, 2),
-        ("agree@3", 3, 3),
-    ]
+    """What the package registers: names, runs needed, errors as non-passes, K >= 2 (the
+    sessions above check how the metrics extension parses and refuses the names)."""
+    found: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+    def register(name: str, compute: Any, **options: Any) -> None:
+        found[name] = (compute, options)
+
+    pytest_prob_register_metrics(register, None)  # type: ignore[arg-type]
+    assert list(found) == ["agreement", "agree@"]
+    pair, pair_options = found["agreement"]
+    family, family_options = found["agree@"]
+    assert (family_options["family"], family_options["min_parameter"]) == (True, 2)
+    assert (pair_options["min_runs"](None), family_options["min_runs"](3)) == (2, 3)
     case = MetricCase("c", ("pass", "error", "fail", "pass"))  # 2 passes of 4 judged runs
-    assert chosen[0].value(case) == pytest.approx(1 / 3)  # (1 + 1) / 6
-    assert chosen[1].value(case) == 0.0  # any 3 of them mix a pass and a non-pass
-    assert chosen[0].value(MetricCase("one", ("pass",))) is None
-    assert chosen[1].value(MetricCase("two", ("fail", "fail"))) is None
-    # the registry refuses agree@1 (min_parameter=2)
-    with pytest.raises(ValueError, match="agree@K needs K >= 2"):
-        metrics.parse("agree@1")
+    assert pair(case, None) == pytest.approx(1 / 3)  # (1 + 1) / 6
+    assert family(case, 3) == 0.0  # any 3 of them mix a pass and a non-pass
+    assert family(MetricCase("all", ("fail", "fail", "fail")), 3) == 1.0
