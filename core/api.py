@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .collection.warnings import first_collector, function_key, warn_at_selected
     from .contracts.latencies import LatencyQuantile, RegisterLatencyMethod
     from .contracts.outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
-    from .contracts.registering import call_registrations
+    from .contracts.registering import call_registrations, filled_registry
     from .contracts.stops import CaseStopping, StopContext, StopReader
     from .contracts.tokens import (
         BIG_COUNT,
@@ -213,6 +213,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     **_names(".report.writing", "write_atomic", "is_stream"),
     "write_failure": (".report.writing", "failure"),
     "call_registrations": (".contracts.registering", "call_registrations"),
+    "filled_registry": (".contracts.registering", "filled_registry"),
     "implemented_outside": (".loader", "implemented_outside"),
     # -- reading a report document defensively (renderers) ----------------------------------
     **_names(
@@ -395,6 +396,7 @@ __all__ = [
     "duration",
     "element",
     "escape_surrogates",
+    "filled_registry",
     "first_collector",
     "fraction",
     "fraction_text",

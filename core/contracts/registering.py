@@ -10,7 +10,8 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 
@@ -27,6 +28,26 @@ def call_registrations(hook: Any, kwargs: dict[str, Any], what: str) -> None:
         raise pytest.UsageError(f"registering {what} failed: {exc}") from None
     except Exception as exc:
         raise pytest.UsageError(f"registering {what} failed: {describe(exc, hook)}") from None
+
+
+Registry = TypeVar("Registry")
+
+
+def filled_registry(
+    config: pytest.Config,
+    key: pytest.StashKey[Registry],
+    make: Callable[[], Registry],
+    hook: Any,
+    what: str,
+) -> Registry:
+    """The session's registry kept under ``key`` in ``config.stash``: made with ``make()``
+    and filled through the historic registration ``hook`` (``register`` is the registry's
+    ``register`` method) the first time it is asked for, as :func:`call_registrations`."""
+    found = config.stash.get(key, None)
+    if found is None:
+        found = config.stash[key] = make()
+        call_registrations(hook, {"register": found.register, "config": config}, what)  # type: ignore[attr-defined]
+    return found
 
 
 def describe(exc: BaseException, hook: Any) -> str:

@@ -28,9 +28,9 @@ from pytest_probability.api import (
     binomial_variate,
     bootstrap_mean_interval,
     bootstrap_means,
-    call_registrations,
     case_bootstrap_interval,
     case_mean,
+    filled_registry,
     norm_ppf,
     options_of,
     quantile_type7,
@@ -135,15 +135,13 @@ METHODS_KEY = pytest.StashKey[IntervalMethods]()
 
 def interval_methods(config: pytest.Config) -> IntervalMethods:
     """The session's method registry, filled on first use through the historic hook."""
-    registry = config.stash.get(METHODS_KEY, None)
-    if registry is None:
-        registry = config.stash[METHODS_KEY] = IntervalMethods()
-        call_registrations(
-            config.hook.pytest_prob_register_interval_methods,
-            {"register": registry.register, "config": config},
-            "interval methods",
-        )
-    return registry
+    return filled_registry(
+        config,
+        METHODS_KEY,
+        IntervalMethods,
+        config.hook.pytest_prob_register_interval_methods,
+        "interval methods",
+    )
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pytest_probability.api import (
     SKIP,
     CaseResult,
     LatencyQuantile,
-    call_registrations,
+    filled_registry,
     options_of,
 )
 
@@ -105,15 +105,13 @@ class CaseLatency:
 def latency_methods(config: pytest.Config) -> LatencyMethods:
     """The registered latency methods (per config; filled through the historic hook on
     first use)."""
-    found = config.stash.get(METHODS_KEY, None)
-    if found is None:
-        found = config.stash[METHODS_KEY] = LatencyMethods()
-        call_registrations(
-            config.hook.pytest_prob_register_latency_methods,
-            {"register": found.register, "config": config},
-            "latency methods",
-        )
-    return found
+    return filled_registry(
+        config,
+        METHODS_KEY,
+        LatencyMethods,
+        config.hook.pytest_prob_register_latency_methods,
+        "latency methods",
+    )
 
 
 def case_settings(config: pytest.Config, mark: Mapping[str, Any]) -> LatencySettings:

@@ -16,7 +16,7 @@ from pytest_probability.api import (
     Reading,
     ReportBuilder,
     Results,
-    call_registrations,
+    filled_registry,
     option_value,
     options_of,
     reading_percent,
@@ -43,15 +43,9 @@ class MetricWarning(pytest.PytestWarning):
 
 def metrics_of(config: pytest.Config) -> Metrics:
     """The registered metrics (filled through the historic hook on first use)."""
-    found = config.stash.get(STATE_KEY, None)
-    if found is None:
-        found = config.stash[STATE_KEY] = Metrics()
-        call_registrations(
-            config.hook.pytest_prob_register_metrics,
-            {"register": found.register, "config": config},
-            "metrics",
-        )
-    return found
+    return filled_registry(
+        config, STATE_KEY, Metrics, config.hook.pytest_prob_register_metrics, "metrics"
+    )
 
 
 def parse_metrics(value: Any, config: pytest.Config) -> tuple[ChosenMetric, ...]:

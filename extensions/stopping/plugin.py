@@ -17,7 +17,7 @@ from pytest_probability.api import (
     ReportBuilder,
     Results,
     StopContext,
-    call_registrations,
+    filled_registry,
     money,
     option_value,
     options_of,
@@ -86,15 +86,13 @@ class StopRules:
 
 
 def rules_of(config: pytest.Config) -> StopRules:
-    found = config.stash.get(STATE_KEY, None)
-    if found is None:
-        found = config.stash[STATE_KEY] = StopRules()
-        call_registrations(
-            config.hook.pytest_prob_register_stopping_rules,
-            {"register": found.register, "config": config},
-            "stopping rules",
-        )
-    return found
+    return filled_registry(
+        config,
+        STATE_KEY,
+        StopRules,
+        config.hook.pytest_prob_register_stopping_rules,
+        "stopping rules",
+    )
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
