@@ -342,10 +342,13 @@ def test_a_conftest_registered_after_configure_registers_after_the_bundled_metri
 
 
 def test_a_conftest_registered_after_configure_fails_its_collection_when_broken(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """... and one whose registration raises is a collection error at its registration,
     whether or not metrics are used."""
+    # (pytest 7 names the exception's module too, and cuts the summary line at the
+    # terminal's width: 80 columns would end it at "failed: to...")
+    monkeypatch.setenv("COLUMNS", "200")
     pytester.mkpydir("sub").joinpath("conftest.py").write_text(
         LATE_CONFTEST.format(body='raise ValueError("too late")')
     )
