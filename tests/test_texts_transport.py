@@ -273,7 +273,8 @@ def test_over_tls_the_certificate_is_checked_and_the_whole_request_bounded(tls_s
     assert "TLS certificate not trusted: [SSL: CERTIFICATE_VERIFY_FAILED]" in str(info.value)
     assert (info.value.attempts, sleeps) == (1, [])
     assert_no_key(info.value)
-    monkeypatch.setattr(transport, "_CONTEXT", [ssl.create_default_context(cafile=cert)])
+    trusted = ssl.create_default_context(cafile=cert)
+    monkeypatch.setattr(transport, "_context", lambda: trusted)
     server.script(ok('{"over": "tls"}'), wire(HEADERS + b" " * 400, interval=0.05))
     assert client.complete(MESSAGES).text == '{"over": "tls"}'
     with pytest.raises(UnavailableError, match=r"timed out after 0.5 s \(texts_timeout"):

@@ -96,13 +96,12 @@ def _counts(function: str, full_runs: Any, each_question_runs: Any) -> tuple[int
             raise TextsUsageError(
                 f"{function}(): {name} must be a whole number of at least 1, got {value!r}"
             )
-    runs, each = full_runs, each_question_runs
-    if runs * each > MANY:
+    if full_runs * each_question_runs > MANY:
         _warn(
-            f"{function}(): full_runs × each_question_runs = {runs * each} evaluations "
-            f"(more than {MANY}): slow and costly"
+            f"{function}(): full_runs × each_question_runs = {full_runs * each_question_runs} "
+            f"evaluations (more than {MANY}): slow and costly"
         )
-    return runs, each
+    return full_runs, each_question_runs
 
 
 def _run(

@@ -37,8 +37,6 @@ def pytest_prob_register_llm_backends(register: RegisterLlmBackend, config: pyte
         passed only when it names them or takes ``**kwargs``. It may be called from several
         threads at once. Errors it raises make the run an ERROR. Registering a name twice is
         an error.
-    :param config: the pytest config.
-    :return: nothing.
 
     The bundled ``texts`` extension registers ``openai`` (any OpenAI-compatible server, and
     Azure OpenAI) through it; ``texts_backend`` selects one.

@@ -58,21 +58,19 @@ class ReplyError(ValueError):
     """The judge's reply could not be read (not JSON, wrong shape, invalid scores)."""
 
 
+def _chat(system: str, user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 def question_messages(text: str) -> list[dict[str, str]]:
     """The chat messages that ask for the questions covering ``text``'s facts."""
-    return [
-        {"role": "system", "content": _QUESTIONS_SYSTEM},
-        {"role": "user", "content": _QUESTIONS_USER.format(text=text)},
-    ]
+    return _chat(_QUESTIONS_SYSTEM, _QUESTIONS_USER.format(text=text))
 
 
 def answer_messages(text: str, questions: Sequence[str]) -> list[dict[str, str]]:
     """The chat messages that ask for ``questions`` to be answered from ``text``."""
     numbered = "\n".join(f"{i}. {q}" for i, q in enumerate(questions, start=1))
-    return [
-        {"role": "system", "content": _ANSWERS_SYSTEM},
-        {"role": "user", "content": _ANSWERS_USER.format(text=text, questions=numbered)},
-    ]
+    return _chat(_ANSWERS_SYSTEM, _ANSWERS_USER.format(text=text, questions=numbered))
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)

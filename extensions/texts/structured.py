@@ -66,50 +66,33 @@ class Shape:
         return None
 
 
+def _closed(**properties: Any) -> dict[str, Any]:
+    """A JSON object schema with exactly ``properties``, all required (as strict mode wants)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _array(items: dict[str, Any], least: int, most: int) -> dict[str, Any]:
+    return {"type": "array", "items": items, "minItems": least, "maxItems": most}
+
+
 def questions_shape(text: str) -> Shape:
     """``{"questions": [str, ...]}``: at least one question, and at most about one per three
     words of ``text`` (5 to 50), so a model that repeats itself is stopped by the schema."""
     most = min(MOST_QUESTIONS, max(FEWEST_CAP, len(text.split()) // 3))
-    schema = {
-        "type": "object",
-        "properties": {
-            "questions": {
-                "type": "array",
-                "items": {"type": "string"},
-                "minItems": 1,
-                "maxItems": most,
-            }
-        },
-        "required": ["questions"],
-        "additionalProperties": False,
-    }
+    schema = _closed(questions=_array({"type": "string"}, 1, most))
     return Shape("questions", schema, '{"questions": ["Does the text ...?", ...]}')
 
 
 def answers_shape(count: int) -> Shape:
     """``{"answers": [{"question": i, "score": s}, ...]}`` with exactly ``count`` answers,
     each score one of 0, 0.25, 0.5, 0.75, 1."""
-    schema = {
-        "type": "object",
-        "properties": {
-            "answers": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "question": {"type": "integer"},
-                        "score": {"type": "number", "enum": list(GRADES)},
-                    },
-                    "required": ["question", "score"],
-                    "additionalProperties": False,
-                },
-                "minItems": count,
-                "maxItems": count,
-            }
-        },
-        "required": ["answers"],
-        "additionalProperties": False,
-    }
+    answer = _closed(question={"type": "integer"}, score={"type": "number", "enum": list(GRADES)})
+    schema = _closed(answers=_array(answer, count, count))
     example = (
         f'{{"answers": [{{"question": 1, "score": 1}}, ...]}} with exactly {count} '
         f"answer{'s' if count != 1 else ''}, each score one of 0, 0.25, 0.5, 0.75, 1"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import http
 import http.client
 import math
@@ -163,13 +164,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_CONTEXT: list[ssl.SSLContext] = []
-
-
+@functools.cache  # loading the trust store costs a few ms: once per process
 def _context() -> ssl.SSLContext:
-    if not _CONTEXT:  # loading the trust store costs a few ms: once per process
-        _CONTEXT.append(ssl.create_default_context())
-    return _CONTEXT[0]
+    return ssl.create_default_context()
 
 
 def post(
