@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 import texts_server
@@ -16,10 +17,9 @@ from pytest_probability.extensions.texts.breaker import Breaker, BreakerOpen
 from pytest_probability.extensions.texts.client import (
     ChatClient,
     CircuitOpenError,
-    ClientSettings,
     UnavailableError,
 )
-from texts_server import ok, status
+from texts_server import SETTINGS, ok, status
 
 chat_server = texts_server.chat_server
 
@@ -116,7 +116,7 @@ def test_any_response_resets_the_count_and_zero_turns_it_off() -> None:
 
 def test_a_dead_judge_costs_n_attempts_once_then_nothing(dropper: Dropper) -> None:
     clock, sleeps = Clock(), []
-    settings = ClientSettings(model="m", base_url=dropper.url, api_key=KEY, breaker_failures=3)
+    settings = replace(SETTINGS, model="m", base_url=dropper.url, api_key=KEY, breaker_failures=3)
     client = ChatClient(settings, sleep=sleeps.append, clock=clock)
     with pytest.raises(CircuitOpenError) as first:
         client.complete(MESSAGES)
@@ -147,7 +147,7 @@ def test_a_dead_judge_costs_n_attempts_once_then_nothing(dropper: Dropper) -> No
 def test_a_probe_that_gets_through_closes_the_breaker(chat_server) -> None:
     clock = Clock()
     chat_server.script(texts_server.close(), texts_server.close(), ok('{"back": true}'))
-    settings = ClientSettings(model="m", base_url=chat_server.url, breaker_failures=2)
+    settings = replace(SETTINGS, model="m", base_url=chat_server.url, breaker_failures=2)
     client = ChatClient(settings, sleep=lambda s: None, clock=clock)
     with pytest.raises(CircuitOpenError):
         client.complete(MESSAGES)
@@ -163,7 +163,9 @@ def test_a_probe_that_gets_through_closes_the_breaker(chat_server) -> None:
 
 def test_timeouts_trip_the_breaker(chat_server) -> None:
     chat_server.script(texts_server.hang(5), texts_server.hang(5))
-    settings = ClientSettings(model="m", base_url=chat_server.url, timeout=0.2, breaker_failures=2)
+    settings = replace(
+        SETTINGS, model="m", base_url=chat_server.url, timeout=0.2, breaker_failures=2
+    )
     client = ChatClient(settings, sleep=lambda s: None, clock=Clock())
     with pytest.raises(CircuitOpenError) as info:
         client.complete(MESSAGES)

@@ -20,12 +20,13 @@ from pytest_probability.extensions.texts.client import (
     BackendError,
     ChatClient,
     ChatReply,
-    ClientSettings,
     ProtocolError,
     RequestError,
     UnavailableError,
 )
-from texts_server import ChatServer, close, garbage, hang, ok, status
+from pytest_probability.extensions.texts.session import resolve
+from pytest_probability.extensions.texts.settings import TextsConfigError
+from texts_server import SETTINGS, ChatServer, close, garbage, hang, ok, status
 
 chat_server = texts_server.chat_server
 
@@ -36,12 +37,14 @@ MESSAGES = [
 ]
 
 
-def make(server: ChatServer, sleeps: list[float] | None = None, **overrides: object) -> ChatClient:
+def make(
+    server: ChatServer, sleeps: list[float] | None = None, backoff: float = 0.5, **overrides: object
+) -> ChatClient:
     """A client for ``server`` whose sleeps are recorded in ``sleeps`` (never slept)."""
-    fields = {"model": "gpt-4o-mini", "base_url": server.url, "api_key": KEY, "timeout": 2.0}
-    fields.update(overrides)
+    fields = {"base_url": server.url, "api_key": KEY, "timeout": 2.0, **overrides}
     record = sleeps if sleeps is not None else []
-    return ChatClient(ClientSettings(**fields), sleep=record.append)  # type: ignore[arg-type]
+    settings = dataclasses.replace(SETTINGS, **fields)  # type: ignore[arg-type]
+    return ChatClient(settings, sleep=record.append, backoff=backoff)
 
 
 def assert_no_key(exc: BaseException) -> None:
@@ -142,8 +145,9 @@ def test_azure_deployment_defaults_to_model(chat_server):
 
 
 def test_azure_requires_api_version():
-    with pytest.raises(ValueError, match="texts_api_version"):
-        ClientSettings(model="gpt-4o", azure_endpoint="https://example.openai.azure.com")
+    read = {"texts_model": "gpt-4o", "texts_azure_endpoint": "https://example.openai.azure.com"}
+    with pytest.raises(TextsConfigError, match="texts_api_version"):
+        resolve(read.get, {})
 
 
 @pytest.mark.parametrize(
@@ -184,7 +188,7 @@ def test_max_tokens_none_and_temperature_none_are_omitted(chat_server):
 
 def test_json_mode_setting_and_override(chat_server):
     chat_server.script(ok("a"), ok("b"), ok("c"))
-    plain = make(chat_server, json_mode=False)
+    plain = make(chat_server, json_mode=False, json_level="text")
     plain.complete(MESSAGES)
     plain.complete(MESSAGES, json_mode=True)
     make(chat_server).complete(MESSAGES, json_mode=False)
@@ -373,10 +377,10 @@ def test_5xx_then_success_backs_off_within_the_jitter_bounds(chat_server):
 def test_backoff_is_exponential_capped_and_jittered(chat_server, jitter, expected):
     sleeps: list[float] = []
     chat_server.script(*[status(502)] * 4, ok("{}"))
-    settings = ClientSettings(
-        model="m", base_url=chat_server.url, backoff=1.0, max_backoff=5.0, retries=4
+    settings = dataclasses.replace(SETTINGS, model="m", base_url=chat_server.url)
+    client = ChatClient(
+        settings, sleep=sleeps.append, random=lambda: jitter, backoff=1.0, max_backoff=5.0
     )
-    client = ChatClient(settings, sleep=sleeps.append, random=lambda: jitter)
     assert client.complete(MESSAGES).attempts == 5
     assert sleeps == pytest.approx(expected)
 
@@ -393,7 +397,7 @@ def test_retries_exhausted(chat_server):
     sleeps: list[float] = []
     chat_server.script(*[status(503, {"error": {"message": "overloaded"}})] * 3, ok("late"))
     with pytest.raises(UnavailableError) as info:
-        make(chat_server, sleeps, retries=2).complete(MESSAGES)
+        make(chat_server, sleeps, transport_retries=2).complete(MESSAGES)
     exc = info.value
     assert len(chat_server.requests) == 3
     assert len(sleeps) == 2
@@ -406,14 +410,14 @@ def test_retries_exhausted(chat_server):
 def test_no_retries(chat_server):
     chat_server.script(status(500), ok("{}"))
     with pytest.raises(UnavailableError, match="after 1 attempt:"):
-        make(chat_server, retries=0).complete(MESSAGES)
+        make(chat_server, transport_retries=0).complete(MESSAGES)
     assert len(chat_server.requests) == 1
 
 
 def test_timeouts_are_retried(chat_server):
     sleeps: list[float] = []
     chat_server.script(hang(30), ok("{}"))
-    reply = make(chat_server, sleeps, timeout=0.3, retries=1).complete(MESSAGES)
+    reply = make(chat_server, sleeps, timeout=0.3, transport_retries=1).complete(MESSAGES)
     assert reply.attempts == 2
     assert len(sleeps) == 1
     # the client hung up at its own 0.3 s timeout; it did not wait for the server to give up
@@ -423,7 +427,7 @@ def test_timeouts_are_retried(chat_server):
 def test_timeouts_exhaust_the_budget(chat_server):
     chat_server.script(hang(3), hang(3), ok("late"))
     with pytest.raises(UnavailableError, match=r"after 2 attempts: timed out after 0.3 s") as info:
-        make(chat_server, timeout=0.3, retries=1).complete(MESSAGES)
+        make(chat_server, timeout=0.3, transport_retries=1).complete(MESSAGES)
     assert info.value.status is None
     assert str(info.value) == (
         f"{chat_server.url}/chat/completions (model gpt-4o-mini) unavailable after 2 attempts: "
@@ -449,7 +453,7 @@ def test_dropped_connection_is_retried(chat_server):
 def test_dropped_connections_exhaust_the_budget(chat_server):
     chat_server.script(close(), close())
     with pytest.raises(UnavailableError, match="connection failed") as info:
-        make(chat_server, retries=1).complete(MESSAGES)
+        make(chat_server, transport_retries=1).complete(MESSAGES)
     assert info.value.attempts == 2
     assert_no_key(info.value)
 
@@ -459,11 +463,11 @@ def test_connection_refused_is_retried_then_unavailable(chat_server):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     sleeps: list[float] = []
-    settings = ClientSettings(
-        model="gpt-4o-mini",
+    settings = dataclasses.replace(
+        SETTINGS,
         base_url=f"http://127.0.0.1:{port}/v1",
         api_key=KEY,
-        retries=3,
+        transport_retries=3,
         breaker_failures=0,  # off: the retry budget alone (tests/test_texts_breaker.py)
     )
     with pytest.raises(UnavailableError, match="connection failed") as info:
@@ -513,36 +517,34 @@ def test_one_client_many_threads(chat_server):
 
 
 def test_settings_are_redacted():
-    settings = ClientSettings(model="gpt-4o", api_key=KEY)
+    settings = dataclasses.replace(SETTINGS, model="gpt-4o", api_key=KEY)
     assert KEY not in repr(settings)
     assert KEY not in repr(ChatClient(settings))
     redacted = settings.redacted()
     assert redacted["api_key"] == "***"
     assert redacted["model"] == "gpt-4o"
     assert redacted["base_url"] == "https://api.openai.com/v1"
-    assert set(redacted) == {f.name for f in dataclasses.fields(ClientSettings)}
-    assert ClientSettings(model="gpt-4o").redacted()["api_key"] is None
+    assert SETTINGS.redacted()["api_key"] is None
     assert settings.api_key == KEY  # still usable
 
 
 @pytest.mark.parametrize(
     "overrides,match",
     [
-        ({"timeout": 0}, "texts_timeout"),
-        ({"retries": -1}, "retries"),
-        ({"max_tokens": 0}, "texts_max_tokens"),
-        ({"model": ""}, "texts_model"),
+        ({"texts_timeout": "0"}, "texts_timeout"),
+        ({"texts_max_tokens": "0"}, "texts_max_tokens"),
+        ({"texts_model": ""}, "texts_model"),
     ],
 )
 def test_invalid_settings(overrides, match):
-    with pytest.raises(ValueError, match=match):
-        ClientSettings(**{"model": "gpt-4o", **overrides})
+    with pytest.raises(TextsConfigError, match=match):
+        resolve({"texts_model": "gpt-4o", **overrides}.get, {})
 
 
 @pytest.mark.parametrize("url", ["ftp://example.com/v1", "api.openai.com/v1", "http:///v1"])
 def test_invalid_base_url(url):
-    with pytest.raises(ValueError, match="texts_base_url"):
-        ChatClient(ClientSettings(model="gpt-4o", base_url=url))
+    with pytest.raises(TextsConfigError, match="texts_base_url"):
+        resolve({"texts_model": "gpt-4o", "texts_base_url": url}.get, {})
 
 
 def test_error_hierarchy():
@@ -561,11 +563,11 @@ def test_key_whitespace_is_stripped(chat_server):
     chat_server.script(ok("{}"))
     make(chat_server, api_key=f"  {KEY}\n").complete(MESSAGES)
     assert chat_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    assert ClientSettings(model="m", api_key=" \n").api_key is None
+    assert "Authorization" not in ChatClient(dataclasses.replace(SETTINGS, api_key=" \n")).headers()
 
 
 @pytest.mark.parametrize("bad", [f"{KEY[:10]} {KEY[10:]}", f"{KEY}\r\nX-Evil: 1", f"{KEY}’"])
 def test_keys_that_cannot_be_a_header_are_refused_without_showing_them(bad):
     with pytest.raises(ValueError, match="texts_api_key") as info:
-        ClientSettings(model="m", api_key=bad)
+        ChatClient(dataclasses.replace(SETTINGS, api_key=bad))
     assert KEY[10:] not in str(info.value)

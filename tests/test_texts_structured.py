@@ -7,6 +7,7 @@ errors that show no frames of the plugin."""
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import json
 import urllib.request
 from http import HTTPStatus
@@ -17,10 +18,12 @@ import pytest_probability
 import pytest_probability.extensions
 import texts_server
 from helpers import load_json
-from pytest_probability.extensions.texts.client import ChatClient, ClientSettings, RequestError
+from pytest_probability.extensions.texts.client import ChatClient, RequestError
 from pytest_probability.extensions.texts.prompts import read_questions
+from pytest_probability.extensions.texts.session import resolve
+from pytest_probability.extensions.texts.settings import TextsConfigError
 from pytest_probability.extensions.texts.structured import answers_shape, questions_shape
-from texts_server import ok, status
+from texts_server import SETTINGS, ok, status
 
 chat_server = texts_server.chat_server
 
@@ -29,9 +32,9 @@ REFUSED = {"error": {"message": "response_format 'json_schema' is not supported 
 
 
 def client(server: texts_server.ChatServer, **overrides: object) -> ChatClient:
-    fields = {"model": "m", "base_url": server.url, "timeout": 5.0}
-    fields.update(overrides)
-    return ChatClient(ClientSettings(**fields), sleep=lambda s: None)  # type: ignore[arg-type]
+    fields = {"model": "m", "base_url": server.url, "timeout": 5.0, **overrides}
+    settings = dataclasses.replace(SETTINGS, **fields)  # type: ignore[arg-type]
+    return ChatClient(settings, sleep=lambda s: None)
 
 
 def formats(server: texts_server.ChatServer) -> list[str | None]:
@@ -90,15 +93,20 @@ def test_when_plain_text_is_refused_too_the_error_says_what_was_tried(chat_serve
 )  # fmt: skip
 def test_the_configured_level(chat_server, json_mode, expected):
     chat_server.script(ok("{}"), ok("{}"))
-    judge = client(chat_server, json_mode=json_mode)
+    read = {
+        "texts_model": "m",
+        "texts_base_url": chat_server.url,
+        "texts_json_mode": str(json_mode),
+    }
+    judge = ChatClient(resolve(read.get, {}))
     judge.complete(MESSAGES, schema=answers_shape(1))
     judge.complete(MESSAGES)  # no shape given: json_object at most
     assert formats(chat_server) == [expected, None if expected is None else "json_object"]
 
 
 def test_a_bad_json_mode_is_refused():
-    with pytest.raises(ValueError, match="texts_json_mode: expected schema, object or text"):
-        ClientSettings(model="m", json_mode="yaml")
+    with pytest.raises(TextsConfigError, match="texts_json_mode='yaml': expected schema "):
+        resolve({"texts_model": "m", "texts_json_mode": "yaml"}.get, {})
 
 
 def test_duplicate_questions_are_asked_once():

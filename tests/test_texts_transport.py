@@ -6,6 +6,7 @@ configuration, and server text made printable."""
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 
 import pytest
@@ -14,13 +15,14 @@ from pytest_probability.extensions.texts import client as client_module
 from pytest_probability.extensions.texts import transport
 from pytest_probability.extensions.texts.client import (
     ChatClient,
-    ClientSettings,
     ProtocolError,
     RequestError,
     UnavailableError,
 )
+from pytest_probability.extensions.texts.session import resolve
+from pytest_probability.extensions.texts.settings import TextsConfigError
 from pytest_probability.extensions.texts.urls import UrlError, check_url, redact_url
-from texts_server import garbage, ok, status, wire
+from texts_server import SETTINGS, garbage, ok, status, wire
 
 chat_server = texts_server.chat_server
 
@@ -29,9 +31,9 @@ MESSAGES = [{"role": "user", "content": "Does 'Paris' answer 'capital of France?
 
 
 def make(server: texts_server.ChatServer, sleeps: list[float], **overrides: object) -> ChatClient:
-    fields = {"model": "m", "base_url": server.url, "api_key": KEY, "timeout": 2.0}
-    fields.update(overrides)
-    return ChatClient(ClientSettings(**fields), sleep=sleeps.append)  # type: ignore[arg-type]
+    fields = {"model": "m", "base_url": server.url, "api_key": KEY, "timeout": 2.0, **overrides}
+    settings = dataclasses.replace(SETTINGS, **fields)  # type: ignore[arg-type]
+    return ChatClient(settings, sleep=sleeps.append)
 
 
 def assert_no_key(exc: BaseException) -> None:
@@ -56,7 +58,7 @@ def test_a_trickling_body_is_cut_at_the_timeout(chat_server):
     sleeps: list[float] = []
     chat_server.script(wire(HEADERS + b" " * 400, interval=0.05))
     with pytest.raises(UnavailableError) as info:
-        make(chat_server, sleeps, timeout=0.5, retries=0).complete(MESSAGES)
+        make(chat_server, sleeps, timeout=0.5, transport_retries=0).complete(MESSAGES)
     message = str(info.value)
     assert "timed out after 0.5 s (texts_timeout bounds each whole request)" in message
     assert chat_server.wire_sent < len(HEADERS) + 400  # the client hung up first
@@ -67,7 +69,7 @@ def test_a_trickling_body_is_cut_at_the_timeout(chat_server):
 def test_trickling_headers_are_cut_at_the_timeout_and_retried(chat_server):
     sleeps: list[float] = []
     chat_server.script(wire(HEADERS, interval=0.05), ok('{"ok": 1}'))
-    reply = make(chat_server, sleeps, timeout=0.5, retries=1).complete(MESSAGES)
+    reply = make(chat_server, sleeps, timeout=0.5, transport_retries=1).complete(MESSAGES)
     assert (reply.text, reply.attempts) == ('{"ok": 1}', 2)
     assert len(sleeps) == 1  # a timeout is transient: retried after one backoff
     assert chat_server.wire_sent < len(HEADERS)
@@ -116,10 +118,9 @@ def test_a_redirects_location_is_redacted(chat_server):
 def test_an_unexpected_exception_becomes_a_clean_error_that_is_not_retried(
     chat_server, field, value, error
 ):
-    settings = ClientSettings(model="m", base_url=chat_server.url, api_key=KEY, timeout=2.0)
-    object.__setattr__(
-        settings, field, value.format(url=chat_server.url) if field == "base_url" else value
-    )
+    changed = {field: value.format(url=chat_server.url) if field == "base_url" else value}
+    fields = {"model": "m", "base_url": chat_server.url, "api_key": KEY, "timeout": 2.0, **changed}
+    settings = dataclasses.replace(SETTINGS, **fields)  # type: ignore[arg-type]
     sleeps: list[float] = []
     with pytest.raises(RequestError) as info:
         ChatClient(settings, sleep=sleeps.append).complete(MESSAGES)
@@ -191,26 +192,28 @@ def test_unusable_urls_are_refused_when_configured(url, message):
         check_url("texts_base_url", url)
     assert str(info.value) == message
     assert "Pa55w0rd" not in str(info.value) or "X-Injected" in url  # a header, not a password
-    with pytest.raises(ValueError, match="texts_base_url"):
-        ClientSettings(model="m", base_url=url)
+    with pytest.raises(TextsConfigError, match="texts_base_url"):
+        resolve({"texts_model": "m", "texts_base_url": url}.get, {})
 
 
 def test_a_password_in_an_azure_endpoint_is_refused():
-    with pytest.raises(ValueError) as info:
-        ClientSettings(
-            model="m", azure_endpoint="https://u:Pa55w0rd@r.openai.azure.com", api_version="v"
-        )
+    read = {
+        "texts_model": "m",
+        "texts_azure_endpoint": "https://u:Pa55w0rd@r.openai.azure.com",
+        "texts_api_version": "v",
+    }
+    with pytest.raises(TextsConfigError) as info:
+        resolve(read.get, {})
     assert str(info.value).startswith("texts_azure_endpoint='https://***@r.openai.azure.com'")
     assert "Pa55w0rd" not in str(info.value)
 
 
 @pytest.mark.parametrize("timeout", [1e308, float("inf"), float("nan"), 0, -1, 86400.5])
 def test_timeouts_outside_a_day_are_refused(timeout):
-    with pytest.raises(ValueError) as info:
-        ClientSettings(model="m", timeout=timeout)
+    with pytest.raises(TextsConfigError) as info:
+        resolve({"texts_model": "m", "texts_timeout": str(timeout)}.get, {})
     assert str(info.value) == (
-        "texts_timeout must be a number of seconds above 0 and at most 86400 (a day), "
-        f"got {timeout!r}"
+        f"texts_timeout={str(timeout)!r}: expected seconds, a number from 0.001 to 86400 (a day)"
     )
 
 

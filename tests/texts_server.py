@@ -35,8 +35,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from pytest_probability.extensions.texts.settings import TextsSettings
 
 __all__ = [
+    "SETTINGS",
     "ChatServer",
     "Reply",
     "Request",
@@ -49,6 +51,24 @@ __all__ = [
     "status",
     "wire",
 ]
+
+
+#: settings for a client under test: each test replaces what it needs (``dataclasses.replace``)
+SETTINGS = TextsSettings(
+    backend="openai",
+    model="gpt-4o-mini",
+    base_url="https://api.openai.com/v1",
+    api_key=None,
+    azure_endpoint=None,
+    azure_deployment=None,
+    api_version=None,
+    temperature=0.0,
+    max_tokens=None,
+    timeout=60.0,
+    json_mode=True,
+    max_concurrency=8,
+    cache=False,
+)
 
 
 @dataclass(frozen=True)

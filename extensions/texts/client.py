@@ -24,7 +24,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_probability.api import visible
@@ -38,10 +38,10 @@ from .errors import (
     RequestError,
     UnavailableError,
 )
-from .settings import MAX_TIMEOUT, REASONING_PREFIXES, TextsSettings
-from .structured import LEVELS, Shape, level_of
+from .settings import TextsSettings, is_reasoning
+from .structured import LEVELS, Shape
 from .transport import MAX_RETRY_AFTER, Failure, post, retry_after
-from .urls import check_url, mask, redact_url
+from .urls import mask, redact_url
 
 __all__ = [
     "AuthenticationError",
@@ -49,7 +49,6 @@ __all__ = [
     "ChatClient",
     "ChatReply",
     "CircuitOpenError",
-    "ClientSettings",
     "ProtocolError",
     "RequestError",
     "UnavailableError",
@@ -78,100 +77,13 @@ class ChatReply:
     attempts: int
 
 
-@dataclass(frozen=True)
-class ClientSettings:
-    """Where and how to ask the judge. ``repr`` and :meth:`redacted` mask the key and
-    redact the URLs; invalid values raise :class:`ValueError` naming the setting."""
-
-    model: str
-    base_url: str = "https://api.openai.com/v1"
-    api_key: str | None = None
-    azure_endpoint: str | None = None
-    azure_deployment: str | None = None
-    api_version: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = None
-    timeout: float = 60.0
-    #: the structured-output level: ``"schema"``, ``"object"``, ``"text"`` (or a bool)
-    json_mode: bool | str = True
-    retries: int = 4
-    backoff: float = 0.5
-    max_backoff: float = 20.0
-    #: connection failures or timeouts in a row that open the circuit breaker (0: never)
-    breaker_failures: int = 3
-    #: seconds before an open breaker lets a probe through
-    breaker_cooldown: float = 30.0
-
-    def __post_init__(self) -> None:
-        key = (self.api_key or "").strip()  # a trailing newline from a key file is forgiven
-        if not all("!" <= char <= "~" for char in key):  # else http.client would quote it
-            raise ValueError("texts_api_key: only printable ASCII characters are allowed")
-        object.__setattr__(self, "api_key", key or None)
-        if not (self.model or self.azure_deployment):
-            raise ValueError("texts_model: a model name is required")
-        if self.azure_endpoint and not self.api_version:
-            raise ValueError(
-                "texts_api_version is required in Azure OpenAI mode (texts_azure_endpoint is set)"
-            )
-        if self.azure_endpoint:
-            check_url("texts_azure_endpoint", self.azure_endpoint)
-        else:
-            check_url("texts_base_url", self.base_url)
-        if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout <= MAX_TIMEOUT):
-            raise ValueError(
-                f"texts_timeout must be a number of seconds above 0 and at most "
-                f"{MAX_TIMEOUT:g} (a day), got {self.timeout!r}"
-            )
-        if self.retries < 0 or self.backoff < 0 or self.max_backoff < 0:
-            raise ValueError("retries, backoff and max_backoff must be >= 0")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ValueError(f"texts_max_tokens must be >= 1, got {self.max_tokens!r}")
-        if level_of(self.json_mode) is None:
-            raise ValueError(
-                f"texts_json_mode: expected schema, object or text (or true/false), "
-                f"got {self.json_mode!r}"
-            )
-        if self.breaker_failures < 0 or not (0 <= self.breaker_cooldown <= MAX_TIMEOUT):
-            raise ValueError("texts_breaker_failures and texts_breaker_cooldown must be >= 0")
-
-    @property
-    def azure(self) -> bool:
-        """Whether Azure OpenAI mode is on (``azure_endpoint`` is set)."""
-        return bool(self.azure_endpoint)
-
-    @property
-    def level(self) -> str:
-        """The structured-output level asked for first."""
-        return level_of(self.json_mode) or "schema"
-
-    def redacted(self) -> dict[str, Any]:
-        """All settings, fit for reports and messages: the key is ``"***"`` (``None`` if
-        unset), the URLs have no userinfo or query string."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["api_key"] = "***" if self.api_key else None
-        for name in ("base_url", "azure_endpoint"):
-            if out[name]:
-                out[name] = redact_url(out[name])
-        return out
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{name}={value!r}" for name, value in self.redacted().items())
-        return f"ClientSettings({items})"
-
-
-def _reasoning(model: str) -> bool:
-    """Whether ``model`` (``openai/o3`` too) is a reasoning model: it takes
-    ``max_completion_tokens`` and no temperature."""
-    return model.rsplit("/", 1)[-1].lower().startswith(REASONING_PREFIXES)
-
-
 class _Shared:
     """What the clients of one session share: the breaker, and the structured-output level
     to ask at, which only goes down (for the session) when the server refused one."""
 
-    def __init__(self, settings: ClientSettings, clock: Callable[[], float]) -> None:
+    def __init__(self, settings: TextsSettings, clock: Callable[[], float]) -> None:
         self.breaker = Breaker(settings.breaker_failures, settings.breaker_cooldown, clock=clock)
-        self.level = settings.level
+        self.level = settings.json_level
         self._lock = threading.Lock()
 
     def settle(self, level: str) -> None:
@@ -194,31 +106,40 @@ def _whole(value: Any) -> int | None:
 
 
 class ChatClient:
-    """A chat-completions client; thread-safe. :meth:`variant` makes a client with other
-    settings that shares this one's breaker and structured-output level."""
+    """A chat-completions client for the resolved settings (the ``openai`` backend's
+    factory); thread-safe. :meth:`variant` makes a client with other retries that shares this
+    one's breaker and structured-output level."""
 
     def __init__(
         self,
-        settings: ClientSettings,
+        settings: TextsSettings,
         *,
         sleep: Callable[[float], None] = time.sleep,
         random: Callable[[], float] = _random.random,
         clock: Callable[[], float] = time.monotonic,
+        backoff: float = 0.5,
+        max_backoff: float = 20.0,
         shared: _Shared | None = None,
     ) -> None:
+        key = (settings.api_key or "").strip()  # a trailing newline from a key file is forgiven
+        if not all("!" <= char <= "~" for char in key):  # else http.client would quote it
+            raise ValueError("texts_api_key: only printable ASCII characters are allowed")
+        self._key = key or None
         self._settings = settings
         self._sleep = sleep
         self._random = random
+        self._backoff = backoff
+        self._max_backoff = max_backoff
         self._shared = shared or _Shared(settings, clock)
         self._url = self._build_url()
-        self._setting = "texts_azure_endpoint" if settings.azure else "texts_base_url"
+        self._setting = "texts_azure_endpoint" if settings.azure_endpoint else "texts_base_url"
         self._shown = f"{redact_url(self._url)} (model {visible(settings.model)})"
 
     def __repr__(self) -> str:
         return f"ChatClient({self._settings!r})"
 
     @property
-    def settings(self) -> ClientSettings:
+    def settings(self) -> TextsSettings:
         return self._settings
 
     @property
@@ -226,22 +147,24 @@ class ChatClient:
         """The circuit breaker this client (and its variants) use."""
         return self._shared.breaker
 
-    def variant(self, **changes: Any) -> ChatClient:
-        """A client with some settings changed (e.g. ``retries=0``), sharing the breaker and
-        the structured-output level with this one."""
+    def variant(self, *, retries: int) -> ChatClient:
+        """A client with ``retries`` transport retries, sharing the breaker and the
+        structured-output level with this one."""
         return ChatClient(
-            dataclasses.replace(self._settings, **changes),
+            dataclasses.replace(self._settings, transport_retries=retries),
             sleep=self._sleep,
             random=self._random,
+            backoff=self._backoff,
+            max_backoff=self._max_backoff,
             shared=self._shared,
         )
 
     def _build_url(self) -> str:
         s = self._settings
-        if not s.azure:
+        if not s.azure_endpoint:
             base, _, query = s.base_url.partition("?")
             return base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
-        endpoint = (s.azure_endpoint or "").rstrip("/")
+        endpoint = s.azure_endpoint.rstrip("/")
         deployment = urllib.parse.quote(s.azure_deployment or s.model, safe="")
         query = urllib.parse.urlencode({"api-version": s.api_version})
         return f"{endpoint}/openai/deployments/{deployment}/chat/completions?{query}"
@@ -254,12 +177,11 @@ class ChatClient:
     def headers(self) -> dict[str, str]:
         """The request headers; they hold the key, so never print them."""
         out = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
-        key = self._settings.api_key
-        if key:
-            if self._settings.azure:
-                out["api-key"] = key
+        if self._key:
+            if self._settings.azure_endpoint:
+                out["api-key"] = self._key
             else:
-                out["Authorization"] = f"Bearer {key}"
+                out["Authorization"] = f"Bearer {self._key}"
         return out
 
     def body(
@@ -274,13 +196,13 @@ class ChatClient:
         """The JSON request body; Azure mode leaves ``model`` out (the deployment names it).
         ``level`` overrides the structured-output level the client would use now."""
         s = self._settings
-        out: dict[str, Any] = {} if s.azure else {"model": s.model}
+        out: dict[str, Any] = {} if s.azure_endpoint else {"model": s.model}
         out["messages"] = [dict(message) for message in messages]
-        if s.temperature is not None:
+        reasoning = is_reasoning(s.model)  # no temperature, max_completion_tokens
+        if s.temperature is not None and not reasoning:
             out["temperature"] = s.temperature
         limit = max_tokens if max_tokens is not None else s.max_tokens
         if limit is not None:
-            reasoning = _reasoning(s.model or s.azure_deployment or "")
             out["max_completion_tokens" if reasoning else "max_tokens"] = limit
         level = level or self._level(json_mode, schema)
         if level == "schema" and schema is not None:
@@ -290,19 +212,18 @@ class ChatClient:
         return out
 
     def _level(self, json_mode: bool | None, schema: Shape | None) -> str:
-        wanted = self._settings.level != "text" if json_mode is None else bool(json_mode)
-        if not wanted:
+        first = self._settings.json_level
+        if not (first != "text" if json_mode is None else json_mode):
             return "text"
         level = self._shared.level
-        if level == "text" and json_mode and self._settings.level == "text":
+        if level == "text" and json_mode and first == "text":
             level = "object"  # asked for JSON explicitly by a client configured without it
         return "object" if level == "schema" and schema is None else level
 
     def delay(self, retry: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (0-based): capped exponential backoff
         with jitter in [0.5, 1.5), or ``Retry-After`` (at most 120 s) when that asks for more."""
-        s = self._settings
-        computed = min(s.max_backoff, s.backoff * 2**retry) * (0.5 + self._random())
+        computed = min(self._max_backoff, self._backoff * 2**retry) * (0.5 + self._random())
         if retry_after is None:
             return computed
         return max(computed, min(retry_after, MAX_RETRY_AFTER))
@@ -354,7 +275,7 @@ class ChatClient:
                 # the server may refuse response_format: ask one level down
                 level = LEVELS[LEVELS.index(level) + 1]
                 continue
-            if not outcome.retryable or retries >= self._settings.retries:
+            if not outcome.retryable or retries >= self._settings.transport_retries:
                 break
             retries += 1
             self._sleep(self.delay(retries - 1, retry_after(outcome.retry_after, time.time())))
@@ -389,7 +310,7 @@ class ChatClient:
 
     def _clean(self, text: str) -> str:
         """``text`` with the key masked and control characters made visible."""
-        return visible(mask(text, self._settings.api_key))
+        return visible(mask(text, self._key))
 
     def _excerpt(self, raw: bytes) -> str:
         """A short, single-line, key-free quote of an error body (its ``error.message`` if any)."""
@@ -452,25 +373,3 @@ class ChatClient:
         excerpt = self._excerpt(raw) or "<empty body>"
         message = f"{self._shown}: not a chat completion ({why}): {excerpt}"
         return ProtocolError(message, url=redact_url(self._url), status=200, attempts=attempts)
-
-
-def openai_backend(settings: TextsSettings) -> ChatClient:
-    """The bundled backend (``openai``): OpenAI-compatible chat completions over HTTP."""
-    return ChatClient(
-        ClientSettings(
-            model=settings.model,
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            azure_endpoint=settings.azure_endpoint,
-            azure_deployment=settings.azure_deployment,
-            api_version=settings.api_version,
-            # reasoning models accept no temperature
-            temperature=None if _reasoning(settings.model) else settings.temperature,
-            max_tokens=settings.max_tokens,
-            timeout=settings.timeout,
-            json_mode=settings.json_level,
-            retries=settings.transport_retries,
-            breaker_failures=settings.breaker_failures,
-            breaker_cooldown=settings.breaker_cooldown,
-        )
-    )

@@ -106,9 +106,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_prob_register_llm_backends(register: Any, config: pytest.Config | None) -> None:
     """Register the bundled ``openai`` backend. Called on the first helper call (with no
     config for helpers used outside a pytest session)."""
-    from .client import openai_backend  # (the HTTP client: only once a helper is called)
+    from .client import ChatClient  # (the HTTP client: only once a helper is called)
 
-    register("openai", openai_backend, description="OpenAI-compatible chat completions")
+    register("openai", ChatClient, description="OpenAI-compatible chat completions")
 
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from . import plugin
 from .judge import Call, Judge
 from .plugin import SESSION, WARNED, caller_stacklevel
 from .prompts import PROMPT_VERSION
-from .settings import MAX_TIMEOUT, REASONING_PREFIXES, TextsConfigError, TextsSettings
+from .settings import MAX_TIMEOUT, TextsConfigError, TextsSettings, is_reasoning
 from .structured import level_of
 from .urls import UrlError, check_url
 
@@ -99,7 +99,7 @@ def resolve(
     name = str(model or deployment)
     max_tokens = _whole("texts_max_tokens", raw("texts_max_tokens"))
     level = _level(raw("texts_json_mode"))
-    reasoning = name.rsplit("/", 1)[-1].lower().startswith(REASONING_PREFIXES)
+    reasoning = is_reasoning(name)
     return TextsSettings(
         backend=str(raw("texts_backend")).strip(),
         model=name,

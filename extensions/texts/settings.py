@@ -22,6 +22,12 @@ class TextsConfigError(RuntimeError):
     """The judge is not configured, or a setting is invalid (the run is an ERROR)."""
 
 
+def is_reasoning(model: str) -> bool:
+    """Whether ``model`` (``openai/o3`` too) is a reasoning model: it takes
+    ``max_completion_tokens``, no temperature, and a larger default reply budget."""
+    return model.rsplit("/", 1)[-1].lower().startswith(REASONING_PREFIXES)
+
+
 def authority(url: str) -> str:
     """The ``user:password@host:port`` part of ``url`` (without parsing it strictly)."""
     rest = url.split("//", 1)[1] if "//" in url else ""
