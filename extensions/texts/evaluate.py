@@ -12,10 +12,8 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import concurrent.futures._base
-import concurrent.futures.thread
+import itertools
 import threading
-import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -25,40 +23,20 @@ from .prompts import answer_messages, question_messages, read_answers, read_ques
 from .scoring import Sample, SideSample
 from .structured import answers_shape, questions_shape
 
-#: frames of these modules are dropped from a judge call's traceback (the thread pool's)
-_POOL_FILES = tuple(
-    module.__file__ or ""
-    for module in (concurrent.futures._base, concurrent.futures.thread, threading)
-)
 
-
-def _without_pool_frames(exc: BaseException) -> BaseException:
-    """``exc`` with the thread pool's frames taken out of its traceback (a custom backend's
-    own frames stay; the plugin's are hidden by ``__tracebackhide__``)."""
-    kept = []
-    tb = exc.__traceback__
-    while tb is not None:
-        if not tb.tb_frame.f_code.co_filename.startswith(_POOL_FILES):
-            kept.append(tb)
-        tb = tb.tb_next
-    rebuilt = None
-    for entry in reversed(kept):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return exc.with_traceback(rebuilt)
-
-
-def _unless_failed(task: Callable[[], Call], failed: threading.Event) -> Call | None:
-    """Run ``task`` in a pool thread unless a task of the same batch has failed (``None``);
-    a failure is flagged before the thread takes its next task, so that no call starts
-    after it: a runaway or unreachable judge costs no more than the calls in flight."""
+def _attempt(task: Callable[[], Call], failed: threading.Event) -> Call | Exception | None:
+    """Run ``task`` unless a task of the same batch has failed (``None``); its error is
+    returned, not raised, so that its traceback holds no frame of the thread pool. A failure
+    is flagged before the thread takes its next task, so that no call starts after it: a
+    runaway or unreachable judge costs no more than the calls in flight."""
     __tracebackhide__ = True
     if failed.is_set():
         return None
     try:
         return task()
-    except Exception:
+    except Exception as exc:
         failed.set()
-        raise
+        return exc
 
 
 def _in_parallel(
@@ -69,40 +47,21 @@ def _in_parallel(
     errors anyway), the calls already in flight finish and count (their usage is recorded),
     and then the first error is raised."""
     __tracebackhide__ = True
-    outcomes: list[Call | BaseException] = []
-    if len(tasks) == 1 or judge.settings.max_concurrency == 1:
-        for task in tasks:
-            try:
-                outcomes.append(task())
-            except Exception as exc:
-                outcomes.append(exc)
-                break
+    failed = threading.Event()
+    workers = min(judge.settings.max_concurrency, len(tasks))
+    if workers == 1:
+        outcomes = [_attempt(task, failed) for task in tasks]
     else:
-        failed = threading.Event()
-        with ThreadPoolExecutor(
-            max_workers=min(judge.settings.max_concurrency, len(tasks))
-        ) as pool:
-            futures = [pool.submit(_unless_failed, task, failed) for task in tasks]
-            for future in futures:
-                try:
-                    found = future.result()
-                except Exception as exc:
-                    outcomes.append(exc)
-                else:
-                    if found is not None:
-                        outcomes.append(found)
-    failure: BaseException | None = None
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            outcomes = list(pool.map(_attempt, tasks, itertools.repeat(failed)))
     for outcome in outcomes:
-        if isinstance(outcome, Call):
-            on_call(outcome)
-        else:
-            partial = getattr(outcome, "partial", None)
-            if partial is not None:
-                on_call(partial)
-            failure = failure or outcome
-    if failure is not None:
-        raise _without_pool_frames(failure)
-    return [outcome for outcome in outcomes if isinstance(outcome, Call)]
+        call = outcome if isinstance(outcome, Call) else getattr(outcome, "partial", None)
+        if call is not None:
+            on_call(call)
+    errors = [outcome for outcome in outcomes if isinstance(outcome, Exception)]
+    if errors:
+        raise errors[0]
+    return outcomes  # type: ignore[return-value]  # (every one a Call when none failed)
 
 
 def evaluate(
