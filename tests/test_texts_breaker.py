@@ -101,7 +101,7 @@ def test_the_breaker_opens_after_n_failures_and_probes_after_the_cooldown() -> N
     breaker.succeeded()  # the probe got through: closed
     breaker.allow()
     breaker.allow()
-    assert (breaker.is_open, breaker.refused, breaker.message()) == (False, 4, "")
+    assert breaker.message() == ""  # closed
 
 
 def test_any_response_resets_the_count_and_zero_turns_it_off() -> None:
@@ -156,7 +156,7 @@ def test_a_probe_that_gets_through_closes_the_breaker(chat_server) -> None:
     assert len(chat_server.requests) == 2
     clock.now += 30
     assert client.complete(MESSAGES).text == '{"back": true}'
-    assert not client.breaker.is_open
+    assert client.breaker.message() == ""  # closed
     chat_server.script(status(503), ok("{}"))  # server errors are responses: never trip it
     assert client.complete(MESSAGES).attempts == 2
 

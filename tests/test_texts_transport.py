@@ -21,7 +21,7 @@ from pytest_probability.extensions.texts.client import (
 )
 from pytest_probability.extensions.texts.session import resolve
 from pytest_probability.extensions.texts.settings import TextsConfigError
-from pytest_probability.extensions.texts.urls import UrlError, check_url, redact_url
+from pytest_probability.extensions.texts.urls import check_url, redact_url
 from texts_server import SETTINGS, garbage, ok, status, wire
 
 chat_server = texts_server.chat_server
@@ -188,7 +188,7 @@ def test_a_query_string_in_the_base_url_is_sent_but_never_printed(chat_server):
     ],
 )
 def test_unusable_urls_are_refused_when_configured(url, message):
-    with pytest.raises(UrlError) as info:
+    with pytest.raises(TextsConfigError) as info:
         check_url("texts_base_url", url)
     assert str(info.value) == message
     assert "Pa55w0rd" not in str(info.value) or "X-Injected" in url  # a header, not a password

@@ -42,14 +42,6 @@ class Breaker:
         self._since: float | None = None  # wall time of the first failure of the streak
         self._last = ""
         self._probing = False
-        #: attempts refused while open (for tests and the docs' measurements)
-        self.refused = 0
-
-    @property
-    def is_open(self) -> bool:
-        """Whether calls are being refused (a probe may be in flight)."""
-        with self._lock:
-            return self._opened_at is not None
 
     def allow(self) -> None:
         """Before an attempt: return if it may go out, else raise :class:`BreakerOpen`."""
@@ -59,7 +51,6 @@ class Breaker:
             if not self._probing and self._clock() - self._opened_at >= self.cooldown:
                 self._probing = True  # this attempt is the probe
                 return
-            self.refused += 1
             raise BreakerOpen(self._describe())
 
     def succeeded(self) -> None:

@@ -75,12 +75,10 @@ def failed_questions(samples: Sequence[Sample], metric: str) -> list[tuple[str, 
             side = getattr(sample, name)
             if metric in (name, "f1") and side is not None:
                 found += [(name, q, a) for q, a in zip(side.questions, side.answers, strict=True)]
-    failing = sorted((f for f in found if f[2] < 1.0), key=lambda f: f[2])
-    unique: list[tuple[str, str, float]] = []
-    for item in failing:
-        if all(item[1] != other[1] for other in unique):
-            unique.append(item)
-    return unique[:WORST_SHOWN]
+    first: dict[str, tuple[str, str, float]] = {}  # each question once, at its lowest answer
+    for item in sorted((f for f in found if f[2] < 1.0), key=lambda f: f[2]):
+        first.setdefault(item[1], item)
+    return list(first.values())[:WORST_SHOWN]
 
 
 def explain(samples: Sequence[Sample], metric: str, headline: str, values: Sequence[float]) -> str:

@@ -27,7 +27,7 @@ from .plugin import SESSION, WARNED, caller_stacklevel
 from .prompts import PROMPT_VERSION
 from .settings import MAX_TIMEOUT, TextsConfigError, TextsSettings, is_reasoning
 from .structured import level_of
-from .urls import UrlError, check_url
+from .urls import check_url
 
 _lock = threading.RLock()  # making a backend reads the registry under it
 
@@ -93,9 +93,9 @@ def resolve(
             "Azure OpenAI mode (texts_azure_endpoint) needs texts_api_version (or "
             "OPENAI_API_VERSION), e.g. 2024-10-21"
         )
-    base_url = _url("texts_base_url", raw("texts_base_url") or DEFAULT_BASE_URL)
+    base_url = check_url("texts_base_url", str(raw("texts_base_url") or DEFAULT_BASE_URL).strip())
     if azure_endpoint:
-        azure_endpoint = _url("texts_azure_endpoint", azure_endpoint)
+        azure_endpoint = check_url("texts_azure_endpoint", str(azure_endpoint).strip())
     name = str(model or deployment)
     max_tokens = _whole("texts_max_tokens", raw("texts_max_tokens"))
     level = _level(raw("texts_json_mode"))
@@ -123,13 +123,6 @@ def resolve(
             "texts_breaker_cooldown", raw("texts_breaker_cooldown"), 0.0, MAX_TIMEOUT
         ),
     )
-
-
-def _url(name: str, value: Any) -> str:
-    try:
-        return check_url(name, str(value).strip())
-    except UrlError as exc:
-        raise TextsConfigError(str(exc)) from None
 
 
 def _level(value: Any) -> str:

@@ -16,11 +16,7 @@ import urllib.parse
 
 from pytest_probability.api import visible
 
-from .settings import authority, without_secrets
-
-
-class UrlError(ValueError):
-    """A configured URL cannot be used; the message names the setting and never the secret."""
+from .settings import TextsConfigError, authority, without_secrets
 
 
 def redact_url(url: str) -> str:
@@ -30,39 +26,40 @@ def redact_url(url: str) -> str:
 
 
 def check_url(setting: str, url: str) -> str:
-    """``url`` if the judge can be asked there; else :class:`UrlError` naming ``setting``,
-    saying what is wrong and what would be valid (the URL is shown redacted)."""
-    shown = redact_url(url)
+    """``url`` if the judge can be asked there; else :class:`.settings.TextsConfigError`
+    naming ``setting``, saying what is wrong and what would be valid (the URL is shown
+    redacted, never the secret)."""
+
+    def refused(why: str) -> TextsConfigError:
+        return TextsConfigError(f"{setting}='{redact_url(url)}': {why}")
+
     if "@" in authority(url):
-        raise UrlError(
-            f"{setting}='{shown}': the URL holds a user name or password, which would be "
-            "printed in messages and reports; give the URL without it and the key in "
-            "OPENAI_API_KEY (or AZURE_OPENAI_API_KEY)"
+        raise refused(
+            "the URL holds a user name or password, which would be printed in messages and "
+            "reports; give the URL without it and the key in OPENAI_API_KEY (or "
+            "AZURE_OPENAI_API_KEY)"
         )
     for index, char in enumerate(url):
         if char <= " " or char == "\x7f":
             what = "a space" if char == " " else f"the control character {char!r}"
-            raise UrlError(
-                f"{setting}='{shown}': {what} at position {index}; a URL has none "
-                "(percent-encode it, e.g. %20 for a space)"
+            raise refused(
+                f"{what} at position {index}; a URL has none (percent-encode it, e.g. %20 "
+                "for a space)"
             )
         if not char.isascii():
-            raise UrlError(
-                f"{setting}='{shown}': a non-ASCII character at position {index}; "
-                "percent-encode it (its UTF-8 bytes as %XX) or use the host's punycode "
-                "(xn--) name"
+            raise refused(
+                f"a non-ASCII character at position {index}; percent-encode it (its UTF-8 "
+                "bytes as %XX) or use the host's punycode (xn--) name"
             )
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as exc:
-        raise UrlError(f"{setting}='{shown}': not a valid URL ({exc})") from None
+        raise refused(f"not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UrlError(
-            f"{setting}='{shown}': not an http(s) URL; expected e.g. https://api.openai.com/v1"
-        )
+        raise refused("not an http(s) URL; expected e.g. https://api.openai.com/v1")
     if parts.fragment:
-        raise UrlError(f"{setting}='{shown}': a URL sent to a server has no #fragment")
+        raise refused("a URL sent to a server has no #fragment")
     return url
 
 
