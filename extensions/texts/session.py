@@ -273,7 +273,7 @@ def backend_for(config: Any, settings: TextsSettings, retry_on_error: bool) -> A
             factories = backends_for(config)
             if given.backend in factories:
                 return factories[given.backend](given)
-        except ValueError as exc:  # e.g. a base URL that is not http(s)
+        except ValueError as exc:  # e.g. a key that cannot be a header, a name taken twice
             raise TextsConfigError(str(exc)) from None
         raise TextsConfigError(
             f"texts_backend={given.backend!r} is not a registered backend; "
