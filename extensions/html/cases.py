@@ -35,7 +35,7 @@ from pytest_probability.api import (
 from pytest_probability.api import items as json_array
 
 from . import fmt
-from .fmt import MISSING, case_id, duration, money_per_run, plural, truncate
+from .fmt import MISSING, case_id, duration, money_per_run, plural
 from .markup import Markup, css_token, escape
 from .svg import interval_bar
 
@@ -275,7 +275,7 @@ def message_limit(lengths: Sequence[int]) -> int:
 
 
 def _message(value: str, limit: int) -> str:
-    shown, cut = truncate(value, limit)
+    shown, cut = value[:limit], max(0, len(value) - limit)
     note = f'<span class="cut">… {cut:,} more characters in the JSON</span>' if cut else ""
     return f"{escape(shown)}{note}"
 
@@ -314,17 +314,14 @@ def _steps(steps: Sequence[Mapping[str, Any]]) -> str:
 
 def _notes(record: Mapping[str, Any]) -> list[str]:
     """Small tags for what is unusual about a run (phase, error type, xfail, stopping)."""
-    notes = []
     phase = record.get("phase")
-    if phase and phase != "call":
-        notes.append(f"in {escape(phase)}")
-    if record.get("error"):
-        notes.append(escape(record.get("error")))
-    if record.get("xfail"):
-        notes.append("xfail")
-    if record.get("stop_partial"):
-        notes.append("partial stop")
-    return [f'<span class="tag">{note}</span>' for note in notes]
+    notes = [
+        f"in {escape(phase)}" if phase and phase != "call" else None,
+        escape(record.get("error")) if record.get("error") else None,
+        "xfail" if record.get("xfail") else None,
+        "partial stop" if record.get("stop_partial") else None,
+    ]
+    return [f'<span class="tag">{note}</span>' for note in notes if note]
 
 
 def summary_counts(records: Sequence[Mapping[str, Any]]) -> str:

@@ -29,9 +29,9 @@ class Reading:
     """One ``explanation`` found in the report."""
 
     topic: str
-    value: Any
     link: str
     rank: int
+    value: Any
 
 
 def _path_text(path: tuple[Any, ...]) -> str:
@@ -84,29 +84,17 @@ def find_readings(document: Mapping[str, Any]) -> list[Reading]:
     stack: list[tuple[tuple[Any, ...], Any]] = [((), document)]
     while stack:
         path, value = stack.pop()
-        if type(value) is dict:
-            if FIELD in value:
-                found.append((path, value[FIELD]))
-            stack.extend(
-                ((*path, key), child)
-                for key, child in reversed(value.items())
-                if type(child) is dict or type(child) is list
-            )
-        elif type(value) is list:
-            stack.extend(
-                ((*path, index), child)
-                for index, child in reversed(list(enumerate(value)))
-                if type(child) is dict or type(child) is list
-            )
-    readings = []
+        if type(value) is dict and FIELD in value and value[FIELD] not in (None, ""):
+            found.append((path, value[FIELD]))
+        children = value.items() if type(value) is dict else enumerate(value)
+        stack.extend(
+            ((*path, key), child)
+            for key, child in reversed(list(children))
+            if type(child) is dict or type(child) is list
+        )
     rows = objects(document.get("rows"))
-    for path, value in found:
-        if value is None or value == "":
-            continue
-        topic, link, rank = _topic(document, rows, path)
-        readings.append(Reading(topic=topic, value=value, link=link, rank=rank))
-    readings.sort(key=lambda reading: reading.rank)
-    return readings
+    readings = [Reading(*_topic(document, rows, path), value) for path, value in found]
+    return sorted(readings, key=lambda reading: reading.rank)
 
 
 def _value(value: Any) -> str:

@@ -104,10 +104,8 @@ def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src {script_hash()}; base-uri 'none'; form-action 'none'"
     )
-    rows, rate = (
-        json_array(document.get("rows")),
-        fmt.rate(obj(document.get("totals")).get("pass_rate")),
-    )
+    rows, totals = json_array(document.get("rows")), obj(document.get("totals"))
+    rate = fmt.rate(totals.get("pass_rate"))
     title = f"{TITLE}: {fmt.plural(len(rows), 'case')}, {rate} passed" if rows else TITLE
     footer = (
         f"Written by pytest-probability {escape(plugin_version)} from its JSON report "
@@ -143,6 +141,15 @@ EXIT_STATUSES = {
 }
 
 
+#: The run totals in the Runs card: (totals key, status class, word).
+RUN_OUTCOMES = (
+    ("passes", "pass", "passed"),
+    ("fails", "fail", "failed"),
+    ("errors", "error", "errored"),
+    ("skipped", "skipped", "skipped"),
+)
+
+
 def _card(label: str, value: object, note: object = None, css: str = "", plot: str = "") -> str:
     extra = f'<div class="note">{escape(note)}</div>' if note else ""
     class_ = class_list(f"card {css}")
@@ -150,16 +157,6 @@ def _card(label: str, value: object, note: object = None, css: str = "", plot: s
         f'<div class="{class_}"><div class="label">{escape(label)}</div>'
         f'<div class="value">{escape(value)}</div>{extra}{plot}</div>'
     )
-
-
-def _runs_bar(totals: Mapping[str, Any]) -> Markup:
-    parts = [
-        (integer(totals.get("passes")) or 0, "s-pass", "passed"),
-        (integer(totals.get("fails")) or 0, "s-fail", "failed"),
-        (integer(totals.get("errors")) or 0, "s-error", "errored"),
-        (integer(totals.get("skipped")) or 0, "s-skipped", "skipped"),
-    ]
-    return stacked_bar([(n, css, f"{n:,} {word}") for n, css, word in parts])
 
 
 def _cases_bar(counts: Mapping[str, int]) -> Markup:
@@ -190,14 +187,13 @@ def render_totals(document: Mapping[str, Any]) -> Markup:
         cards.append(_card("Cases", f"{sum(counts.values()):,}", words, plot=_cases_bar(counts)))
     count = integer(totals.get("count"))
     if count is not None:
-        passes = integer(totals.get("passes")) or 0
-        detail = (
-            f"{passes:,} passed, {integer(totals.get('fails')) or 0:,} failed, "
-            f"{integer(totals.get('errors')) or 0:,} errored, "
-            f"{integer(totals.get('skipped')) or 0:,} skipped"
-        )
-        value = f"{passes:,}/{count:,} ({fmt.rate(totals.get('pass_rate'))})"
-        cards.append(_card("Runs passed", value, detail, plot=_runs_bar(totals)))
+        runs = [
+            (integer(totals.get(key)) or 0, f"s-{css}", f"{integer(totals.get(key)) or 0:,} {word}")
+            for key, css, word in RUN_OUTCOMES
+        ]
+        value = f"{runs[0][0]:,}/{count:,} ({fmt.rate(totals.get('pass_rate'))})"
+        detail = ", ".join(label for *_, label in runs)
+        cards.append(_card("Runs passed", value, detail, plot=stacked_bar(runs)))
     if num(totals.get("cost")) is not None:
         cards.append(_card("Cost", fmt.money(totals.get("cost")), "recorded by the runs"))
     gates = obj(document.get("gates"))
@@ -302,7 +298,6 @@ AFTER_PANELS: tuple[tuple[str, str, Renderer], ...] = (
     ("case-list", "Cases", render_cases),
     ("explained", "Explained", render_explained),
 )
-SECTION_CLASSES = {"warnings": "panel failed"}
 #: Deepest nesting of objects and arrays a report file may have (a report has about six
 #: levels; extensions' own fields a few more). Deeper input is refused when loaded, rather
 #: than running into Python's recursion limit while it is parsed or drawn.
@@ -345,7 +340,8 @@ def _built_in(
             sections.append(Section(anchor, panel.title, _panel_body(panel), "panel failed"))
             continue
         if body:
-            sections.append(Section(anchor, title, body, SECTION_CLASSES.get(anchor, "")))
+            css = "panel failed" if anchor == "warnings" else ""  # (extensions' failures)
+            sections.append(Section(anchor, title, body, css))
     return sections
 
 
@@ -358,8 +354,6 @@ def render_report(
     records it as ``"latency": {"every_case": true}``, which counts too): the latency
     section then draws every timed case, not only latency-gated ones.
     """
-    if not isinstance(document, Mapping):
-        raise TypeError(f"a report is a JSON object, not {type(document).__name__}")
     asked = document.get("latency")
     latency = latency or (isinstance(asked, Mapping) and asked.get("every_case") is True)
     taken: set[str] = {"cases", "case-filters"}

@@ -29,7 +29,7 @@ from pytest_probability.api import items as json_array
 
 from . import fmt
 from .cases import gate_text, status_of
-from .markup import Markup, class_list, css_token, escape
+from .markup import Markup, class_list, css_token, escape, table
 from .svg import ForestLine, difference_axis, forest_table, percent_axis, time_axis
 
 #: Most lines a gates forest shows (the failing and undecided ones first).
@@ -89,7 +89,6 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
                 ],
                 css="overall" if overall else "",
                 diamond=overall,
-                row_class="overall" if overall else "",
             )
         )
     first = lines[0]
@@ -223,7 +222,6 @@ def render_metrics(document: Mapping[str, Any]) -> Markup | None:
                 ],
                 css="metric",
                 diamond=overall,
-                row_class="overall" if overall else "",
             )
         )
     return forest_table(
@@ -431,6 +429,12 @@ def _input_lines(line: Mapping[str, Any]) -> list[ForestLine]:
     ]
 
 
+def _pair_cells(pair: Mapping[str, Any]) -> tuple[str, ...]:
+    arm, base = obj(pair.get("arm")), obj(pair.get("baseline"))
+    counts = (f"{side.get('passes')}/{side.get('total')}" for side in (arm, base))
+    return (text(pair.get("input")), *counts, fmt.points(pair.get("difference")))
+
+
 def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     """One ``<details>`` per comparison with its pairs' counts."""
     blocks = []
@@ -438,23 +442,11 @@ def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
         pairs = objects(line.get("pairs"))
         if not pairs:
             continue
-        rows = []
-        for pair in pairs:
-            arm, base = obj(pair.get("arm")), obj(pair.get("baseline"))
-            cells = (
-                text(pair.get("input")),
-                f"{arm.get('passes')}/{arm.get('total')}",
-                f"{base.get('passes')}/{base.get('total')}",
-                fmt.points(pair.get("difference")),
-            )
-            rows.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
-        arm_name, base_name = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
+        rows = [_pair_cells(pair) for pair in pairs]
+        arm, base = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
         blocks.append(
             f"<details><summary>{escape(label)}: {fmt.plural(len(pairs), 'pair')}</summary>"
-            f'<div class="scroll"><table class="pairs"><thead><tr><th scope="col">Input</th>'
-            f'<th scope="col">{escape(arm_name)}</th><th scope="col">{escape(base_name)}</th>'
-            f'<th scope="col">Difference</th></tr></thead><tbody>{"".join(rows)}</tbody>'
-            "</table></div></details>"
+            f"{table(['Input', arm, base, 'Difference'], rows, class_='pairs')}</details>"
         )
     return "".join(blocks)
 
@@ -466,7 +458,7 @@ def _forest(labelled: Sequence[tuple[str, Mapping[str, Any]]], caption: str) -> 
         lines += [_line(line, label), *_input_lines(line)]
         values += [num(line.get(k)) for k in ("difference", "low", "high", "margin")]
         values += [num(i.get(k)) for i in objects(line.get("inputs")) for k in ("low", "high")]
-    table = forest_table(
+    forest = forest_table(
         ["Comparison", "Difference", "Interval"],
         ["p", "Paired", "Cost", "Margin", "Verdict", "Note"],
         lines,
@@ -474,7 +466,7 @@ def _forest(labelled: Sequence[tuple[str, Mapping[str, Any]]], caption: str) -> 
         refs=[(0.0, "zero")],
         caption=caption,
     )
-    return Markup(table + _pairs(labelled))
+    return Markup(forest + _pairs(labelled))
 
 
 def render_comparisons(document: Mapping[str, Any]) -> Markup | None:

@@ -105,10 +105,7 @@ def _nice(value: float) -> float:
     if value <= 0:
         return 1.0
     power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if step * power >= value - 1e-12:
-            return step * power
-    return 10 * power
+    return next(step * power for step in (1, 2, 2.5, 5, 10) if step * power >= value - 1e-12)
 
 
 def difference_axis(values: Iterable[float | None]) -> Axis:
@@ -116,11 +113,11 @@ def difference_axis(values: Iterable[float | None]) -> Axis:
     largest = max((abs(v) for v in values if v is not None), default=0.0)
     reach = min(1.0, _nice(max(largest * 1.1, 0.05)))
     ticks = []
-    for q in (-1, -0.5, 0, 0.5, 1):
-        points = round(q * reach * 100, 1)
-        label = f"{abs(points):g}" if points else "0"
-        sign = "+" if points > 0 else (MINUS if points < 0 else "")
-        ticks.append((q * reach, f"{sign}{label} pp"))
+    for at in (q * reach for q in (-1, -0.5, 0, 0.5, 1)):
+        points = round(at * 100, 1)
+        ticks.append(
+            (at, f"{'+' if points > 0 else MINUS}{abs(points):g} pp" if points else "0 pp")
+        )
     return Axis(-reach, reach, ticks)
 
 
@@ -152,7 +149,8 @@ class ForestLine:
     :ivar css: a CSS class for the row's plot (a status or verdict colour).
     :ivar open_high: the interval has no upper end: drawn as an arrow to the edge.
     :ivar diamond: draw the estimate as a diamond (a summary line such as Overall).
-    :ivar row_class: a CSS class for the ``<tr>`` (``sub`` for indented detail lines).
+    :ivar row_class: a CSS class for the ``<tr>`` (``sub`` for indented detail lines;
+        ``overall`` by default for a diamond line).
     """
 
     before: Sequence[object]
@@ -236,12 +234,8 @@ def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 240) -> Ma
 def value_bar(share: float, css: str, width: int = 120) -> Markup:
     """A bar filled to ``share`` (0–1) of its width (costs, token counts)."""
     filled = max(1.0, width * min(1.0, max(0.0, share)))
-    return _svg(
-        "valbar",
-        width,
-        10,
-        [f'<rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" height="8"/>'],
-    )
+    bar = f'<rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" height="8"/>'
+    return _svg("valbar", width, 10, [bar])
 
 
 def _filled(values: Sequence[object], index: int) -> bool:
@@ -273,7 +267,8 @@ def forest_table(
         cells += [f"<td>{escape(value)}</td>" for value in line.before[1:]]
         cells.append(f'<td class="plot">{_forest_row(axis, line, refs)}</td>')
         cells += [f"<td>{escape(line.after[i] if i < len(line.after) else '')}</td>" for i in kept]
-        row_class = f' class="{class_list(line.row_class)}"' if class_list(line.row_class) else ""
+        row_css = class_list(line.row_class or ("overall" if line.diamond else ""))
+        row_class = f' class="{row_css}"' if row_css else ""
         body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     blank, axis_cell = "<td></td>", f'<td class="plot">{_axis_row(axis, refs)}</td>'
     body.append(f'<tr class="axis-line">{blank * len(before)}{axis_cell}{blank * len(after)}</tr>')

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry, Results
 
 SECTIONS_HOOK = "pytest_prob_markdown_sections"
-STEP_SUMMARY_HOOK = "pytest_prob_markdown_step_summary"
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
@@ -101,10 +100,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_active(config) or hasattr(config, "workerinput"):
         return
     shown = option_value(config, "markdown")
-    path = None
+    state = config.stash[STATE_KEY] = MarkdownState(shown=shown)
     if shown is not None:
-        path = claim_output(config, "--prob-markdown", shown, "the summary").path
-    config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
+        state.path = claim_output(config, "--prob-markdown", shown, "the summary").path
 
 
 @pytest.hookimpl(trylast=True)
@@ -136,11 +134,6 @@ def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[Mark
     return sections
 
 
-def _has_results(config: pytest.Config) -> bool:
-    """Whether the session has a report with bench runs recorded in it."""
-    return is_active(config) and report_of(config) is not None and bool(recorded_runs(config))
-
-
 def build_summary(config: pytest.Config, exit_status: int) -> str:
     """The summary's Markdown, from the report document as ``--prob-json`` builds it. Its
     ``records`` are all serialised only when an extension implements
@@ -168,15 +161,6 @@ def first_failures(results: Results) -> list[dict[str, Any]]:
                 found.append({"case": case.display, **fields})
                 break
     return found
-
-
-def _step_summary(config: pytest.Config) -> Path | None:
-    """The job summary file to append to, or ``None``."""
-    answer = getattr(config.hook, STEP_SUMMARY_HOOK)(config=config)
-    if not answer:
-        return None
-    path = Path(os.fspath(answer)).expanduser()
-    return path if path.is_absolute() else config.invocation_params.dir / path
 
 
 def append_file(path: Path, markdown: str) -> None:
@@ -207,10 +191,14 @@ def _same_file(first: Path, second: Path) -> bool:
 def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: int) -> list[str]:
     """Render the summary and write it to every target; returns one error line per failure
     (and none when there was nothing to write). Never raises."""
-    if not _has_results(config):
+    if not is_active(config) or report_of(config) is None or not recorded_runs(config):
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
     try:
-        target = _step_summary(config)
+        answer = config.hook.pytest_prob_markdown_step_summary(config=config)
+        # (relative to the directory pytest was started in)
+        target = (
+            config.invocation_params.dir / Path(os.fspath(answer)).expanduser() if answer else None
+        )
     except Exception as exc:  # a conftest's bug costs the job summary, nothing more
         return [f"could not find the job summary file: {type(exc).__name__}: {exc}"]
     if state.path is None and target is None:
