@@ -71,22 +71,20 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
         overall = line.get("scope") == "overall"
         forest.append(
             ForestLine(
-                before=[
+                cells=[
                     text(line.get("label"), "?"),
                     f"N={fmt.count(line.get('inputs'))} × k={runs}",
                     fmt.percent1(line.get("estimate")),
                     fmt.interval(ci.get("low"), ci.get("high"), decimals=1) or fmt.MISSING,
-                ],
-                low=fraction(ci.get("low")),
-                high=fraction(ci.get("high")),
-                estimate=fraction(line.get("estimate")),
-                after=[
                     fmt.MISSING if icc is None else f"{icc:.2f}",
                     _signed_change(factor.get("runs_x2")),
                     _signed_change(factor.get("inputs_x2")),
                     fmt.money(line.get("cost"), ""),
                     note,
                 ],
+                low=fraction(ci.get("low")),
+                high=fraction(ci.get("high")),
+                estimate=fraction(line.get("estimate")),
                 css="overall" if overall else "",
                 diamond=overall,
             )
@@ -119,20 +117,18 @@ def _check_line(case: str, check: Mapping[str, Any], gate: Mapping[str, Any]) ->
         refs.append((min(1.0, (integer(check.get("min_passes")) or 0) / n), "gate"))
     estimate = None if passes is None or not n else passes / n
     return ForestLine(
-        before=[
+        cells=[
             case,
             gate_text(check),
             "" if passes is None or n is None else f"{passes}/{n}",
             fmt.interval(check.get("low"), check.get("high")) or fmt.MISSING,
-        ],
-        low=fraction(check.get("low")),
-        high=fraction(check.get("high")),
-        estimate=estimate,
-        after=[
             badge(verdict),
             "fails the session" if gate.get("fails_session") else "",
             text(gate.get("judged")),
         ],
+        low=fraction(check.get("low")),
+        high=fraction(check.get("high")),
+        estimate=estimate,
         refs=refs,
         css=f"v-{css_token(verdict)}",
     )
@@ -207,19 +203,17 @@ def render_metrics(document: Mapping[str, Any]) -> Markup | None:
         overall = line.get("scope") == "Overall"
         forest.append(
             ForestLine(
-                before=[
+                cells=[
                     text(line.get("scope"), "?"),
                     text(line.get("metric"), "?"),
                     fmt.plural(integer(line.get("n")) or 0, "input"),
                     fmt.percent1(line.get("value")),
+                    fmt.interval(line.get("low"), line.get("high"), decimals=1),
+                    "; ".join(notes),
                 ],
                 low=fraction(line.get("low")),
                 high=fraction(line.get("high")),
                 estimate=fraction(line.get("value")),
-                after=[
-                    fmt.interval(line.get("low"), line.get("high"), decimals=1),
-                    "; ".join(notes),
-                ],
                 css="metric",
                 diamond=overall,
             )
@@ -273,21 +267,19 @@ def render_latency(document: Mapping[str, Any], every: bool = False) -> Markup |
         verdict = text(q.get("verdict"))
         lines.append(
             ForestLine(
-                before=[
+                cells=[
                     text(row.get("case")),
                     fmt.plural(integer(q.get("n")) or 0, "run"),
                     fmt.quantile(q.get("quantile")),
                     fmt.duration(q.get("estimate")),
                     f"[{fmt.duration(low)}, {fmt.duration(high)}]",
-                ],
-                low=low if low is not None else (0.0 if high is not None else None),
-                high=high,
-                estimate=num(q.get("estimate")),
-                after=[
                     "" if limit is None else f"≤ {fmt.duration(limit)}",
                     badge(verdict) if verdict else "",
                     text(q.get("method")),
                 ],
+                low=low if low is not None else (0.0 if high is not None else None),
+                high=high,
+                estimate=num(q.get("estimate")),
                 refs=[] if limit is None else [(limit, "gate")],
                 css=f"v-{css_token(verdict)}" if verdict else "lat",
                 open_high=low is not None and high is None,
@@ -387,15 +379,10 @@ def _line(line: Mapping[str, Any], label: str) -> ForestLine:
     verdict = text(line.get("verdict"))
     cost_ratio = num(line.get("cost_ratio"))
     return ForestLine(
-        before=[
+        cells=[
             label,
             fmt.points(line.get("difference")),
             fmt.point_interval(line.get("low"), line.get("high")) or fmt.MISSING,
-        ],
-        low=num(line.get("low")),
-        high=num(line.get("high")),
-        estimate=num(line.get("difference")),
-        after=[
             _p(line),
             fmt.plural(integer(line.get("paired")) or 0, "pair"),
             "" if cost_ratio is None else f"cost ×{cost_ratio:.1f}",
@@ -403,6 +390,9 @@ def _line(line: Mapping[str, Any], label: str) -> ForestLine:
             badge(verdict) if verdict else "",
             _notes(line),
         ],
+        low=num(line.get("low")),
+        high=num(line.get("high")),
+        estimate=num(line.get("difference")),
         refs=_margin_refs(line),
         css=f"v-{css_token(verdict)}" if verdict else "cmp",
     )
@@ -412,7 +402,7 @@ def _input_lines(line: Mapping[str, Any]) -> list[ForestLine]:
     """The per-input lines of the "few pairs" regime, indented under their comparison."""
     return [
         ForestLine(
-            before=[
+            cells=[
                 f"  {text(item.get('input'))}",
                 fmt.points(item.get("difference")),
                 fmt.point_interval(item.get("low"), item.get("high")),
@@ -420,7 +410,6 @@ def _input_lines(line: Mapping[str, Any]) -> list[ForestLine]:
             low=num(item.get("low")),
             high=num(item.get("high")),
             estimate=num(item.get("difference")),
-            after=["", "", "", "", "", ""],
             refs=_margin_refs(line),
             css="sub",
             row_class="sub",

@@ -141,10 +141,10 @@ def time_axis(values: Iterable[float | None]) -> Axis:
 
 @dataclass
 class ForestLine:
-    """One row of a forest plot: text cells before and after the plot, and what it draws.
+    """One row of a forest plot: its text cells, and what the plot between them draws.
 
-    :ivar before: cells left of the plot (the label first); :class:`Markup` kept as is.
-    :ivar after: cells right of the plot.
+    :ivar cells: one per header of :func:`forest_table`, the label first; :class:`Markup`
+        kept as is. Missing cells at the end are empty.
     :ivar refs: reference lines for this row only (value, CSS class), e.g. its margin.
     :ivar css: a CSS class for the row's plot (a status or verdict colour).
     :ivar open_high: the interval has no upper end: drawn as an arrow to the edge.
@@ -153,11 +153,10 @@ class ForestLine:
         ``overall`` by default for a diamond line).
     """
 
-    before: Sequence[object]
+    cells: Sequence[object]
     low: float | None
     high: float | None
     estimate: float | None
-    after: Sequence[object] = ()
     refs: Sequence[tuple[float, str]] = field(default_factory=list)
     css: str = ""
     open_high: bool = False
@@ -238,8 +237,8 @@ def value_bar(share: float, css: str, width: int = 120) -> Markup:
     return _svg("valbar", width, 10, [bar])
 
 
-def _filled(values: Sequence[object], index: int) -> bool:
-    return index < len(values) and values[index] not in (None, "")
+def _cell(values: Sequence[object], index: int) -> object:
+    return values[index] if index < len(values) else None
 
 
 def forest_table(
@@ -256,17 +255,22 @@ def forest_table(
     text): headers ``before`` + the plot + ``after``; ``refs`` are reference lines drawn on
     every row (the zero line), and marked on the axis. A column after the plot that is
     empty on every row is left out."""
-    kept = [i for i in range(len(after)) if any(_filled(line.after, i) for line in lines)]
-    after = [after[i] for i in kept]
+    split = len(before)
+    kept = [
+        i
+        for i in range(split, split + len(after))
+        if any(_cell(line.cells, i) not in (None, "") for line in lines)
+    ]
+    after = [after[i - split] for i in kept]
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in before)
     head += '<th scope="col" class="plot"><span class="sr">Plot</span></th>'
     head += "".join(f'<th scope="col">{escape(h)}</th>' for h in after)
     body = []
     for line in lines:
-        cells = [f'<th scope="row">{case_id(line.before[0])}</th>' if line.before else ""]
-        cells += [f"<td>{escape(value)}</td>" for value in line.before[1:]]
+        cells = [f'<th scope="row">{case_id(line.cells[0])}</th>']
+        cells += [f"<td>{escape(value)}</td>" for value in line.cells[1:split]]
         cells.append(f'<td class="plot">{_forest_row(axis, line, refs)}</td>')
-        cells += [f"<td>{escape(line.after[i] if i < len(line.after) else '')}</td>" for i in kept]
+        cells += [f"<td>{escape(_cell(line.cells, i))}</td>" for i in kept]
         row_css = class_list(line.row_class or ("overall" if line.diamond else ""))
         row_class = f' class="{row_css}"' if row_css else ""
         body.append(f"<tr{row_class}>{''.join(cells)}</tr>")

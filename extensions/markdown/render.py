@@ -22,10 +22,13 @@ from typing import Any
 
 from pytest_probability.api import (
     count_text,
+    fraction,
     integer,
+    items,
     num,
     obj,
     objects,
+    percent_of,
     row_status,
     text,
     whole_percent,
@@ -65,12 +68,12 @@ def _shown(number: float | None, show: Callable[[float], str], absent: str = MIS
 
 def percent(value: Any) -> str:
     """A fraction in whole percent (row bounds: ``35%``); ``—`` if absent."""
-    return _shown(num(value), lambda number: _percent(min(1.0, max(0.0, number))))
+    return _shown(fraction(value), _percent)
 
 
 def percent1(value: Any) -> str:
     """A fraction with one decimal (aggregates: ``81.0%``); ``—`` if absent."""
-    return _shown(num(value), lambda number: _percent1(min(1.0, max(0.0, number))))
+    return _shown(fraction(value), _percent1)
 
 
 def money(value: Any) -> str:
@@ -93,7 +96,7 @@ def signed_points(value: Any) -> str:
     number = num(value)
     if number is None:
         return MISSING
-    points = _half_up(Decimal(repr(number)) * 100, 0)
+    points = percent_of(number)
     if points == 0:
         return "0"
     return f"{'+' if points > 0 else MINUS}{abs(points):f}"
@@ -432,8 +435,7 @@ def _baseline(document: Mapping[str, Any]) -> Markdown | None:
     against = f"Against {escape(text(baseline.get('path')) or '?')} ({rule}): now {MINUS} baseline."
     functions = objects(baseline.get("functions"))
     labelled = [(text(line.get("label")), line) for line in functions]
-    names = baseline.get("not_run")
-    not_run = [text(name) for name in names if name is not None] if isinstance(names, list) else []
+    not_run = [text(name) for name in items(baseline.get("not_run")) if name is not None]
     names = ", ".join(not_run[:10]) + (", …" if len(not_run) > 10 else "")
     return _part(
         "Baseline",
@@ -497,8 +499,7 @@ def _failures(document: Mapping[str, Any]) -> Markdown | None:
 
 def _warnings(document: Mapping[str, Any]) -> Markdown | None:
     """The report's ``warnings``, one item each."""
-    found = document.get("warnings")
-    shown = [text(w) for w in found if w is not None] if isinstance(found, list) else []
+    shown = [text(w) for w in items(document.get("warnings")) if w is not None]
     if not shown:
         return None
     return _part("Warnings", "\n".join(f"- {escape(shorten(message))}" for message in shown))
