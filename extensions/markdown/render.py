@@ -129,6 +129,8 @@ def _part(title: str, *blocks: str | None) -> Markdown:
 
 
 def _label(value: Any, show: Callable[[float], str], absent: str) -> str:
+    """``show(value)``; ``absent`` for a missing value, or one ``show`` refuses (a quantile
+    that is not a usable fraction)."""
     try:
         return _shown(num(value), show, absent)
     except ValueError:
@@ -138,11 +140,6 @@ def _label(value: Any, show: Callable[[float], str], absent: str) -> str:
 def quantile(value: Any) -> str:
     """``p95`` for 0.95; ``p?`` when the quantile is not a usable fraction."""
     return _label(value, _quantile_label, "p?")
-
-
-def latency_limit(value: Any) -> str:
-    """A ``max_latency`` limit as written (``2s``); ``?`` if absent."""
-    return _label(value, _limit, "?")
 
 
 def _summary(document: Mapping[str, Any]) -> Markdown | None:
@@ -197,7 +194,7 @@ def _bar(check: Mapping[str, Any], planned: int | None) -> str:
     if kind == "count" and integer(check.get("min_passes")) is not None:
         return f"≥{check['min_passes']}/{planned if planned is not None else '?'}"
     if kind == "latency":
-        return f"{quantile(check.get('quantile'))} ≤{latency_limit(check.get('max_latency'))}"
+        return f"{quantile(check.get('quantile'))} ≤{_label(check.get('max_latency'), _limit, '?')}"
     return kind
 
 
