@@ -30,7 +30,7 @@ from pytest_probability.api import items as json_array
 from . import fmt
 from .cases import gate_text, status_of
 from .markup import Markup, class_list, css_token, escape, table
-from .svg import ForestLine, difference_axis, forest_table, percent_axis, time_axis
+from .svg import ForestLine, difference_axis, forest_table, time_axis
 
 #: Most lines a gates forest shows (the failing and undecided ones first).
 GATE_LINES = 200
@@ -38,11 +38,10 @@ GATE_LINES = 200
 LATENCY_LINES = 100
 
 
-def badge(verdict: str, prefix: str = "v") -> Markup:
+def badge(verdict: str) -> Markup:
     """A coloured verdict word (``PASS``, ``FAIL``, ``UNDECIDED``)."""
-    word = verdict.upper() or fmt.MISSING
-    css = class_list(f"badge {prefix}-{css_token(verdict)}")
-    return Markup(f'<span class="{css}">{escape(word)}</span>')
+    css = class_list(f"badge v-{css_token(verdict)}")
+    return Markup(f'<span class="{css}">{escape(verdict.upper() or fmt.MISSING)}</span>')
 
 
 def _signed_change(value: Any) -> str:
@@ -102,7 +101,6 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
         ["Line", "Inputs × runs", "Estimate", "Interval"],
         ["ρ", "runs ×2", "inputs ×2", "Cost", "Note"],
         forest,
-        percent_axis(),
         caption=caption,
     )
 
@@ -143,9 +141,8 @@ def render_gates(document: Mapping[str, Any]) -> Markup | None:
         return None
     parts = []
     if summary:
-        counts = ", ".join(
-            f"{integer(summary.get(key)) or 0} {key}" for key in ("passed", "failed", "undecided")
-        )
+        keys = ("passed", "failed", "undecided")
+        counts = ", ".join(f"{integer(summary.get(key)) or 0} {key}" for key in keys)
         policy = "fail" if summary.get("undecided_fails", True) else "pass"
         errors = text(summary.get("errors"), "count")
         parts.append(
@@ -169,7 +166,6 @@ def render_gates(document: Mapping[str, Any]) -> Markup | None:
                 ["Case", "Gate", "Passes", "Interval"],
                 ["Verdict", "Session", "Judged"],
                 shown,
-                percent_axis(),
                 caption="Rate and count gates: the interval against the bar (dashed)",
             )
         )
@@ -222,7 +218,6 @@ def render_metrics(document: Mapping[str, Any]) -> Markup | None:
         ["Scope", "Metric", "Inputs", "Value"],
         ["Interval", "Note"],
         forest,
-        percent_axis(),
         caption="Metrics over inputs, with a case bootstrap interval",
     )
 

@@ -94,12 +94,6 @@ class Axis:
         return self.pad + (self.width - 2 * self.pad) * min(1.0, max(0.0, share))
 
 
-def percent_axis() -> Axis:
-    """0 % to 100 % with ticks every 25 %."""
-    ticks = [(q / 4, f"{q * 25}%") for q in range(5)]
-    return Axis(0.0, 1.0, ticks)
-
-
 def _nice(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 × 10^k that is at least ``value``."""
     if value <= 0:
@@ -245,7 +239,7 @@ def forest_table(
     before: Sequence[str],
     after: Sequence[str],
     lines: Sequence[ForestLine],
-    axis: Axis,
+    axis: Axis | None = None,
     *,
     refs: Sequence[tuple[float, str]] = (),
     caption: str | None = None,
@@ -253,8 +247,9 @@ def forest_table(
     """A forest plot as a table whose rows each draw an interval on one shared axis, the
     numbers in text cells beside it (the table reads without the picture and copies as
     text): headers ``before`` + the plot + ``after``; ``refs`` are reference lines drawn on
-    every row (the zero line), and marked on the axis. A column after the plot that is
-    empty on every row is left out."""
+    every row (the zero line), and marked on the axis. The axis is 0 % to 100 % unless
+    given. A column after the plot that is empty on every row is left out."""
+    axis = axis or Axis(0.0, 1.0, [(q / 4, f"{q * 25}%") for q in range(5)])
     split = len(before)
     kept = [
         i
