@@ -297,18 +297,15 @@ def _synthesized(record: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) 
 def _steps(steps: Sequence[Mapping[str, Any]]) -> str:
     parts = []
     for step in steps:
-        ok = bool(step.get("passed"))
-        bits = [escape(text(step.get("label"), "step"))]
-        if num(step.get("elapsed")) is not None:
-            bits.append(duration(step.get("elapsed")))
-        if num(step.get("cost")) is not None:
-            bits.append(money_per_run(step.get("cost")))
-        if step.get("error"):
-            bits.append(escape(step.get("error")))
-        line = " · ".join(bits)
+        extras = [
+            duration(step.get("elapsed")) if num(step.get("elapsed")) is not None else "",
+            money_per_run(step.get("cost")) if num(step.get("cost")) is not None else "",
+            escape(step.get("error")) if step.get("error") else "",
+        ]
+        line = " · ".join([escape(text(step.get("label"), "step")), *filter(None, extras)])
         if step.get("message"):
             line += f": {_message(text(step.get('message')), STEP_MESSAGE_LIMIT)}"
-        parts.append(f'<li class="{"ok" if ok else "bad"}">{line}</li>')
+        parts.append(f'<li class="{"ok" if step.get("passed") else "bad"}">{line}</li>')
     return f'<ol class="steps">{"".join(parts)}</ol>'
 
 

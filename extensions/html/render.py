@@ -72,22 +72,18 @@ def slug(title: str, taken: set[str], prefix: str = "") -> str:
 
 
 def _subtitle(document: Mapping[str, Any]) -> str:
-    parts = []
-    if document.get("created"):
-        parts.append(f"created {text(document.get('created')).replace('T', ' ')}")
+    created, runs = document.get("created"), integer(document.get("runs"))
     rows = json_array(document.get("rows"))
-    if rows:
-        parts.append(fmt.plural(len(rows), "case"))
-    runs = integer(document.get("runs"))
-    if runs is not None:
-        parts.append(f"{fmt.plural(runs, 'run')} per case")
-    if obj(document.get("plan")):
-        parts.append("planning session: nothing ran")
-    return " · ".join(parts)
+    parts = [
+        f"created {text(created).replace('T', ' ')}" if created else "",
+        fmt.plural(len(rows), "case") if rows else "",
+        "" if runs is None else f"{fmt.plural(runs, 'run')} per case",
+        "planning session: nothing ran" if obj(document.get("plan")) else "",
+    ]
+    return " · ".join(part for part in parts if part)
 
 
 def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[Section]) -> str:
-    """The whole HTML document."""
     nav = "".join(
         f'<a href="#{escape(section.anchor)}">{escape(section.title)}</a>' for section in sections
     )

@@ -127,7 +127,7 @@ def render_stopping(document: Mapping[str, Any]) -> Markup | None:
             f'<p class="muted">{fmt.plural(spread, "case")} ran on several xdist workers and '
             "could only partly stop.</p>"
         )
-    stopped = [(row, obj(row.get("stopped"))) for row in objects(document.get("rows"))]
+    found = [(row, obj(row.get("stopped"))) for row in objects(document.get("rows"))]
     rows = [
         [
             text(row.get("case")),
@@ -135,7 +135,7 @@ def render_stopping(document: Mapping[str, Any]) -> Markup | None:
             f"{info.get('after')}/{info.get('planned')}",
             fmt.count(info.get("skipped")),
         ]
-        for row, info in [(row, info) for row, info in stopped if info][:STOPPED_CASES]
+        for row, info in [pair for pair in found if pair[1]][:STOPPED_CASES]
     ]
     if rows:
         headers = ["Case", "Verdict", "Decided after", "Runs saved"]
