@@ -16,7 +16,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_probability.api import (
@@ -186,32 +186,27 @@ def _row(
 
 
 def _filters(rows: Sequence[Mapping[str, Any]], gated: bool) -> str:
-    statuses = Counter(status_of(row) for row in rows)
-    functions = Counter(text(row.get("label")) for row in rows)
-    verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
-    ordered = sorted(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else 99)
-
-    def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
+    def select(name: str, label: str, counts: Iterable[tuple[str, int]], upper: bool = True) -> str:
         shown = "".join(
-            f'<option value="{escape(value)}">{escape(caption)}</option>'
-            for value, caption in options
+            f'<option value="{escape(value)}">{escape(value.upper() if upper else value)} ({n})'
+            "</option>"
+            for value, n in counts
         )
         return (
             f'<label>{label} <select id="f-{name}" data-param="{name}">'
             f'<option value="">all</option>{shown}</select></label>'
         )
 
+    statuses = Counter(status_of(row) for row in rows)
+    ordered = sorted(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else 99)
+    functions = Counter(text(row.get("label")) for row in rows)
     parts = [
-        select(
-            "filter",
-            "Status",
-            [(s, f"{s.upper()} ({statuses[s]})") for s in ordered],
-        ),
-        select("fn", "Function", [(f, f"{f} ({n})") for f, n in functions.items()]),
+        select("filter", "Status", [(s, statuses[s]) for s in ordered]),
+        select("fn", "Function", functions.items(), upper=False),
     ]
     if gated:
-        words = [(v, f"{v.upper()} ({n})") for v, n in verdicts.items() if v]
-        parts.append(select("gate", "Gate", words))
+        verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
+        parts.append(select("gate", "Gate", [(v, n) for v, n in verdicts.items() if v]))
     parts.append(
         '<label>Search <input id="f-q" data-param="q" type="search" '
         'placeholder="case id contains…" autocomplete="off"></label>'

@@ -217,8 +217,8 @@ def _gates_card(gates: Mapping[str, Any]) -> str:
     return _card("Gates", "all passed", note, "ok")
 
 
-def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(name, value)`` pairs describing how the numbers were produced."""
+def render_settings(document: Mapping[str, Any]) -> Markup:
+    """How the numbers were produced, as a definition list (may be empty)."""
     methods: dict[str, None] = {}
     for ci in (obj(row.get("ci")) for row in objects(document.get("rows"))):
         if ci:
@@ -251,12 +251,7 @@ def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("Baseline", text(baseline.get("path")) if baseline else None),
         ("Report schema", None if schema is None else text(schema)),
     ]
-    return [(name, value) for name, value in found if value is not None]
-
-
-def render_settings(document: Mapping[str, Any]) -> Markup:
-    """The settings as a definition list (may be empty)."""
-    pairs = _settings(document)
+    pairs = [(name, value) for name, value in found if value is not None]
     if not pairs:
         return Markup("")
     items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in pairs)
