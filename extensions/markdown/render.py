@@ -283,21 +283,10 @@ def _functions(document: Mapping[str, Any]) -> Markdown | None:
         icc = num(line.get("icc"))
         rho = "" if icc is None else f"{icc:.2f}".replace("-", MINUS)
         hidden = text(line.get("hidden"))
-        interval = (
-            escape(f"hidden: {shorten(hidden)}")
-            if hidden
-            else _interval(ci.get("low"), ci.get("high"), percent1)
-        )
-        body.append(
-            [
-                text(line.get("label")),
-                text(integer(line.get("inputs"))),
-                runs,
-                percent1(line.get("estimate")),
-                interval,
-                rho,
-            ]
-        )
+        interval = _interval(ci.get("low"), ci.get("high"), percent1)
+        interval = escape(f"hidden: {shorten(hidden)}") if hidden else interval
+        label, inputs = text(line.get("label")), text(integer(line.get("inputs")))
+        body.append([label, inputs, runs, percent1(line.get("estimate")), interval, rho])
     headers = ["Function", "Inputs", "Runs", "Mean", "Interval", "ρ"]
     return _part("Functions", table(headers, body, "lrrrlr"))
 
@@ -386,18 +375,10 @@ def _comparison_table(labelled: Sequence[tuple[str, Mapping[str, Any]]], first: 
     rows = []
     for label, line in labelled:
         ratio = num(line.get("cost_ratio"))
-        rows.append(
-            [
-                label,
-                _difference(line),
-                _p(line),
-                text(integer(line.get("paired"))),
-                "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}",
-                _margin(line),
-                text(line.get("verdict")).upper(),
-                _notes(line),
-            ]
-        )
+        cost = "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}"
+        paired, verdict = text(integer(line.get("paired"))), text(line.get("verdict")).upper()
+        cells = [_difference(line), _p(line), paired, cost, _margin(line), verdict, _notes(line)]
+        rows.append([label, *cells])
     keep = [i for i in range(len(headers)) if i < 2 or any(row[i] for row in rows)]
     return table(
         [headers[i] for i in keep],
@@ -411,14 +392,10 @@ def _comparisons(document: Mapping[str, Any]) -> Markdown | None:
     lines = objects(document.get("comparisons"))
     if not lines:
         return None
-    labelled = [
-        (
-            f"{text(line.get('label'))}[{text(line.get('axis'))}] "
-            f"{text(line.get('arm'))} {MINUS} {text(line.get('baseline'))}",
-            line,
-        )
-        for line in lines
-    ]
+    labelled = []
+    for line in lines:
+        arms = f"{text(line.get('arm'))} {MINUS} {text(line.get('baseline'))}"
+        labelled.append((f"{text(line.get('label'))}[{text(line.get('axis'))}] {arms}", line))
     return _part("Comparisons", _comparison_table(labelled, "Comparison"))
 
 
@@ -475,14 +452,9 @@ def _failures(document: Mapping[str, Any]) -> Markdown | None:
     body = []
     for record in found[:MAX_FAILURES]:
         lines = text(record.get("message")).strip().splitlines()
-        body.append(
-            [
-                text(record.get("case")),
-                text(integer(record.get("run"))),
-                text(record.get("outcome")),
-                shorten(lines[0], FAILURE_LIMIT) if lines else "",
-            ]
-        )
+        case, outcome = text(record.get("case")), text(record.get("outcome"))
+        message = shorten(lines[0], FAILURE_LIMIT) if lines else ""
+        body.append([case, text(integer(record.get("run"))), outcome, message])
     more = len(found) - MAX_FAILURES
     return _part(
         "Failures",
