@@ -72,10 +72,9 @@ def gate_text(check: Mapping[str, Any]) -> str:
 
 def rate_gate(row: Mapping[str, Any]) -> float | None:
     """The ``min_rate`` of the row's rate gate, if it has one."""
-    for check in objects(obj(row.get("gate")).get("checks")):
-        if check.get("kind") == "rate" and num(check.get("min_rate")) is not None:
-            return fraction(check.get("min_rate"))
-    return None
+    checks = objects(obj(row.get("gate")).get("checks"))
+    rates = (fraction(check.get("min_rate")) for check in checks if check.get("kind") == "rate")
+    return next((rate for rate in rates if rate is not None), None)
 
 
 def _columns(rows: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> list[tuple[str, ...]]:

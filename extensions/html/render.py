@@ -156,16 +156,17 @@ def _card(label: str, value: object, note: object = None, css: str = "", plot: s
 
 
 def _cases_bar(counts: Mapping[str, int]) -> Markup:
-    parts = [
-        (
-            counts[status],
-            f"s-{css_token(status)}",
-            f"{counts[status]:,} {status.upper() if status in STATUSES else status}",
-        )
-        for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
-        if counts.get(status)
-    ]
-    return stacked_bar(parts)
+    return stacked_bar(
+        [
+            (
+                counts[status],
+                f"s-{css_token(status)}",
+                f"{counts[status]:,} {status.upper() if status in STATUSES else status}",
+            )
+            for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
+            if counts.get(status)
+        ]
+    )
 
 
 def render_totals(document: Mapping[str, Any]) -> Markup:
@@ -345,8 +346,7 @@ def render_report(
     records it as ``"latency": {"every_case": true}``, which counts too): the latency
     section then draws every timed case, not only latency-gated ones.
     """
-    asked = document.get("latency")
-    latency = latency or (isinstance(asked, Mapping) and asked.get("every_case") is True)
+    latency = latency or obj(document.get("latency")).get("every_case") is True
     taken: set[str] = {"cases", "case-filters"}
     try:
         header = Markup(render_totals(document) + render_settings(document))
