@@ -184,13 +184,11 @@ def render_totals(document: Mapping[str, Any]) -> Markup:
         cards.append(_card("Cases", f"{sum(counts.values()):,}", words, plot=_cases_bar(counts)))
     count = integer(totals.get("count"))
     if count is not None:
-        runs = [
-            (integer(totals.get(key)) or 0, f"s-{css}", f"{integer(totals.get(key)) or 0:,} {word}")
-            for key, css, word in RUN_OUTCOMES
-        ]
+        runs = [(integer(totals.get(key)) or 0, css, word) for key, css, word in RUN_OUTCOMES]
+        parts = [(n, f"s-{css}", f"{n:,} {word}") for n, css, word in runs]
         value = f"{runs[0][0]:,}/{count:,} ({fmt.rate(totals.get('pass_rate'))})"
-        detail = ", ".join(label for *_, label in runs)
-        cards.append(_card("Runs passed", value, detail, plot=stacked_bar(runs)))
+        detail = ", ".join(label for *_, label in parts)
+        cards.append(_card("Runs passed", value, detail, plot=stacked_bar(parts)))
     if num(totals.get("cost")) is not None:
         cards.append(_card("Cost", fmt.money(totals.get("cost")), "recorded by the runs"))
     gates = obj(document.get("gates"))

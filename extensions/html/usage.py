@@ -72,14 +72,12 @@ def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
         per_run = fmt.money_per_run(cost / runs) if runs else fmt.MISSING
         bar = value_bar(cost / largest if largest > 0 else 0.0, "cost")
         lines.append([case_id(text(row.get("case"))), fmt.money(cost), per_run, bar])
+    caption = "Cost per case" if len(costed) == len(shown) else f"The {len(shown)} costliest cases"
+    result = table(["Case", "Cost", "Per run", ""], lines, caption=caption, class_="numbers")
     if len(costed) == len(shown):
-        return table(
-            ["Case", "Cost", "Per run", ""], lines, caption="Cost per case", class_="numbers"
-        )
-    caption = f"The {len(shown)} costliest cases"
+        return result
     return Markup(
-        table(["Case", "Cost", "Per run", ""], lines, caption=caption, class_="numbers")
-        + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
+        result + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
         "cost; sort the case table by Cost to see them all.</p>"
     )
 

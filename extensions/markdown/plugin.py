@@ -100,9 +100,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_active(config) or hasattr(config, "workerinput"):
         return
     shown = option_value(config, "markdown")
-    state = config.stash[STATE_KEY] = MarkdownState(shown=shown)
+    path = None
     if shown is not None:
-        state.path = claim_output(config, "--prob-markdown", shown, "the summary").path
+        path = claim_output(config, "--prob-markdown", shown, "the summary").path
+    config.stash[STATE_KEY] = MarkdownState(shown=shown, path=path)
 
 
 @pytest.hookimpl(trylast=True)
@@ -195,10 +196,8 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
     try:
         answer = config.hook.pytest_prob_markdown_step_summary(config=config)
-        # (relative to the directory pytest was started in)
-        target = (
-            config.invocation_params.dir / Path(os.fspath(answer)).expanduser() if answer else None
-        )
+        where = config.invocation_params.dir  # (a relative path is relative to it)
+        target = where / Path(os.fspath(answer)).expanduser() if answer else None
     except Exception as exc:  # a conftest's bug costs the job summary, nothing more
         return [f"could not find the job summary file: {type(exc).__name__}: {exc}"]
     if state.path is None and target is None:
