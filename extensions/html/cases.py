@@ -16,7 +16,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_probability.api import (
@@ -35,7 +35,7 @@ from pytest_probability.api import (
 from pytest_probability.api import items as json_array
 
 from . import fmt
-from .fmt import MISSING, case_id, duration, money_per_run, plural, truncate
+from .fmt import MISSING, case_id, duration, money_per_run, plural
 from .markup import Markup, css_token, escape
 from .svg import interval_bar
 
@@ -72,10 +72,9 @@ def gate_text(check: Mapping[str, Any]) -> str:
 
 def rate_gate(row: Mapping[str, Any]) -> float | None:
     """The ``min_rate`` of the row's rate gate, if it has one."""
-    for check in objects(obj(row.get("gate")).get("checks")):
-        if check.get("kind") == "rate" and num(check.get("min_rate")) is not None:
-            return fraction(check.get("min_rate"))
-    return None
+    checks = objects(obj(row.get("gate")).get("checks"))
+    rates = (fraction(check.get("min_rate")) for check in checks if check.get("kind") == "rate")
+    return next((rate for rate in rates if rate is not None), None)
 
 
 def _columns(rows: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> list[tuple[str, ...]]:
@@ -186,32 +185,27 @@ def _row(
 
 
 def _filters(rows: Sequence[Mapping[str, Any]], gated: bool) -> str:
-    statuses = Counter(status_of(row) for row in rows)
-    functions = Counter(text(row.get("label")) for row in rows)
-    verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
-    ordered = sorted(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else 99)
-
-    def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
+    def select(name: str, label: str, counts: Iterable[tuple[str, int]], upper: bool = True) -> str:
         shown = "".join(
-            f'<option value="{escape(value)}">{escape(caption)}</option>'
-            for value, caption in options
+            f'<option value="{escape(value)}">{escape(value.upper() if upper else value)} ({n})'
+            "</option>"
+            for value, n in counts
         )
         return (
             f'<label>{label} <select id="f-{name}" data-param="{name}">'
             f'<option value="">all</option>{shown}</select></label>'
         )
 
+    statuses = Counter(status_of(row) for row in rows)
+    ordered = sorted(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else 99)
+    functions = Counter(text(row.get("label")) for row in rows)
     parts = [
-        select(
-            "filter",
-            "Status",
-            [(s, f"{s.upper()} ({statuses[s]})") for s in ordered],
-        ),
-        select("fn", "Function", [(f, f"{f} ({n})") for f, n in functions.items()]),
+        select("filter", "Status", [(s, statuses[s]) for s in ordered]),
+        select("fn", "Function", functions.items(), upper=False),
     ]
     if gated:
-        words = [(v, f"{v.upper()} ({n})") for v, n in verdicts.items() if v]
-        parts.append(select("gate", "Gate", words))
+        verdicts = Counter(text(obj(row.get("gate")).get("verdict")) for row in rows)
+        parts.append(select("gate", "Gate", [(v, n) for v, n in verdicts.items() if v]))
     parts.append(
         '<label>Search <input id="f-q" data-param="q" type="search" '
         'placeholder="case id contains…" autocomplete="off"></label>'
@@ -275,7 +269,7 @@ def message_limit(lengths: Sequence[int]) -> int:
 
 
 def _message(value: str, limit: int) -> str:
-    shown, cut = truncate(value, limit)
+    shown, cut = value[:limit], max(0, len(value) - limit)
     note = f'<span class="cut">… {cut:,} more characters in the JSON</span>' if cut else ""
     return f"{escape(shown)}{note}"
 
@@ -297,34 +291,28 @@ def _synthesized(record: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) 
 def _steps(steps: Sequence[Mapping[str, Any]]) -> str:
     parts = []
     for step in steps:
-        ok = bool(step.get("passed"))
-        bits = [escape(text(step.get("label"), "step"))]
-        if num(step.get("elapsed")) is not None:
-            bits.append(duration(step.get("elapsed")))
-        if num(step.get("cost")) is not None:
-            bits.append(money_per_run(step.get("cost")))
-        if step.get("error"):
-            bits.append(escape(step.get("error")))
-        line = " · ".join(bits)
+        extras = [
+            duration(step.get("elapsed")) if num(step.get("elapsed")) is not None else "",
+            money_per_run(step.get("cost")) if num(step.get("cost")) is not None else "",
+            escape(step.get("error")) if step.get("error") else "",
+        ]
+        line = " · ".join([escape(text(step.get("label"), "step")), *filter(None, extras)])
         if step.get("message"):
             line += f": {_message(text(step.get('message')), STEP_MESSAGE_LIMIT)}"
-        parts.append(f'<li class="{"ok" if ok else "bad"}">{line}</li>')
+        parts.append(f'<li class="{"ok" if step.get("passed") else "bad"}">{line}</li>')
     return f'<ol class="steps">{"".join(parts)}</ol>'
 
 
 def _notes(record: Mapping[str, Any]) -> list[str]:
     """Small tags for what is unusual about a run (phase, error type, xfail, stopping)."""
-    notes = []
     phase = record.get("phase")
-    if phase and phase != "call":
-        notes.append(f"in {escape(phase)}")
-    if record.get("error"):
-        notes.append(escape(record.get("error")))
-    if record.get("xfail"):
-        notes.append("xfail")
-    if record.get("stop_partial"):
-        notes.append("partial stop")
-    return [f'<span class="tag">{note}</span>' for note in notes]
+    notes = [
+        f"in {escape(phase)}" if phase and phase != "call" else None,
+        escape(record.get("error")) if record.get("error") else None,
+        "xfail" if record.get("xfail") else None,
+        "partial stop" if record.get("stop_partial") else None,
+    ]
+    return [f'<span class="tag">{note}</span>' for note in notes if note]
 
 
 def summary_counts(records: Sequence[Mapping[str, Any]]) -> str:

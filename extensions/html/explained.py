@@ -29,9 +29,9 @@ class Reading:
     """One ``explanation`` found in the report."""
 
     topic: str
-    value: Any
     link: str
     rank: int
+    value: Any
 
 
 def _path_text(path: tuple[Any, ...]) -> str:
@@ -42,10 +42,11 @@ def _path_text(path: tuple[Any, ...]) -> str:
 
 
 def _topic(
-    document: Mapping[str, Any], rows: list[Mapping[str, Any]], path: tuple[Any, ...]
+    rows: list[Mapping[str, Any]], path: tuple[Any, ...], found: Mapping[str, Any]
 ) -> tuple[str, str, int]:
-    """``(topic, link, rank)`` for the object at ``path`` holding an explanation (``rows``:
-    the document's row objects, listed once per page rather than once per reading)."""
+    """``(topic, link, rank)`` for the object ``found`` at ``path`` holding an explanation
+    (``rows``: the document's row objects, listed once per page rather than once per
+    reading)."""
     if len(path) >= 2 and path[0] == "rows" and isinstance(path[1], int) and path[1] < len(rows):
         case = text(rows[path[1]].get("case"))
         if len(path) == 2:
@@ -53,60 +54,36 @@ def _topic(
         if path[2:] == ("latency",):
             return f"{case}: latency", "#latency", 6
     if len(path) == 2 and path[0] == "aggregates":
-        return text(obj(_at(document, path)).get("label")), "#functions", 2
+        return text(found.get("label")), "#functions", 2
     if len(path) == 3 and path[:2] == ("metrics", "lines"):
-        line = obj(_at(document, path))
-        return f"{text(line.get('scope'))} {text(line.get('metric'))}", "#metrics", 3
+        return f"{text(found.get('scope'))} {text(found.get('metric'))}", "#metrics", 3
     if len(path) == 2 and path[0] == "comparisons":
-        return comparison_label(obj(_at(document, path))), "#comparisons", 4
+        return comparison_label(found), "#comparisons", 4
     if len(path) == 3 and path[:2] == ("baseline", "functions"):
-        return (
-            f"{text(obj(_at(document, path)).get('label'))}: against the baseline",
-            "#baseline",
-            5,
-        )
+        return f"{text(found.get('label'))}: against the baseline", "#baseline", 5
     if len(path) == 2 and path[0] == "records":
-        record = obj(_at(document, path))
-        return f"{text(record.get('case'))}, run {text(record.get('run'))}", "", 7
+        return f"{text(found.get('case'))}, run {text(found.get('run'))}", "", 7
     return _path_text(path), "", 8
-
-
-def _at(document: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        document = document[part]
-    return document
 
 
 def find_readings(document: Mapping[str, Any]) -> list[Reading]:
     """Every ``explanation`` field in the document, ordered rows, function lines, metrics,
     comparisons, baselines, latency, runs, then anything else (document order within)."""
-    found: list[tuple[tuple[Any, ...], Any]] = []
+    found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     stack: list[tuple[tuple[Any, ...], Any]] = [((), document)]
     while stack:
         path, value = stack.pop()
-        if type(value) is dict:
-            if FIELD in value:
-                found.append((path, value[FIELD]))
-            stack.extend(
-                ((*path, key), child)
-                for key, child in reversed(value.items())
-                if type(child) is dict or type(child) is list
-            )
-        elif type(value) is list:
-            stack.extend(
-                ((*path, index), child)
-                for index, child in reversed(list(enumerate(value)))
-                if type(child) is dict or type(child) is list
-            )
-    readings = []
+        if type(value) is dict and FIELD in value and value[FIELD] not in (None, ""):
+            found.append((path, value))
+        children = value.items() if type(value) is dict else enumerate(value)
+        stack.extend(
+            ((*path, key), child)
+            for key, child in reversed(list(children))
+            if type(child) is dict or type(child) is list
+        )
     rows = objects(document.get("rows"))
-    for path, value in found:
-        if value is None or value == "":
-            continue
-        topic, link, rank = _topic(document, rows, path)
-        readings.append(Reading(topic=topic, value=value, link=link, rank=rank))
-    readings.sort(key=lambda reading: reading.rank)
-    return readings
+    readings = [Reading(*_topic(rows, path, value), value[FIELD]) for path, value in found]
+    return sorted(readings, key=lambda reading: reading.rank)
 
 
 def _value(value: Any) -> str:

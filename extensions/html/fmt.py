@@ -154,13 +154,6 @@ def plural(number: int, word: str, many: str | None = None) -> str:
     return f"{number:,} {word if number == 1 else (many or word + 's')}"
 
 
-def truncate(value: str, limit: int) -> tuple[str, int]:
-    """``value`` cut to ``limit`` characters, and how many were cut."""
-    if len(value) <= limit:
-        return value, 0
-    return value[:limit], len(value) - limit
-
-
 def case_id(value: object) -> Markup:
     """A row label as HTML: a short one in ``<span class="id">`` (never wrapped), a long
     one with ``<wbr>`` at its natural break points; :class:`Markup` is kept as it is."""

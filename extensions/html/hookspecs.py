@@ -36,27 +36,9 @@ def pytest_prob_html_panels(
         :doc:`/json`): ``rows``, ``records``, ``totals`` and every extension's keys, with
         non-finite numbers already ``null``. Read it; do not change it.
     :param config: the pytest config (``option_value(config, name)`` reads any setting).
-    :return: a list of
-        :class:`~pytest_probability.api.HtmlPanel` (or one panel, or ``None``
-        for none), shown in order after the built-in summaries, before the case table.
-        A panel has a ``title`` (plain text) and a ``body``:
-        :class:`~pytest_probability.api.Markup` built with the helpers
-        :func:`~pytest_probability.api.element`,
-        :func:`~pytest_probability.api.html_table`,
-        :func:`~pytest_probability.extensions.html.markup.join` and
-        :func:`~pytest_probability.api.html_escape` (which escape every text that
-        is not already ``Markup``), or a plain string, shown as escaped text. The page's
-        security policy runs no script but its own and loads nothing from the network:
-        put images in ``data:`` URLs or draw them as inline SVG
-        (:func:`~pytest_probability.extensions.html.svg.interval_bar`).
-
-    Example: a panel listing the slowest runs::
-
-        from pytest_probability.api import HtmlPanel
-        from pytest_probability.api import html_table as table
-
-        def pytest_prob_html_panels(report, config):
-            runs = sorted(report["records"], key=lambda r: -(r["elapsed"] or 0))[:5]
-            rows = [(r["nodeid"], f'{r["elapsed"]:.3f}s') for r in runs]
-            return [HtmlPanel("Slowest runs", table(["Run", "Elapsed"], rows))]
+    :return: a list of :class:`~pytest_probability.api.HtmlPanel` (or one panel, or ``None``
+        for none), shown in order after the built-in summaries, before the case table (see
+        :doc:`/html`, "Panels of your own"). The page's security policy runs no script but
+        its own and loads nothing from the network: put images in ``data:`` URLs or draw
+        them as inline SVG (:func:`~pytest_probability.extensions.html.svg.interval_bar`).
     """

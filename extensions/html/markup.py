@@ -137,13 +137,8 @@ def table(
     """
     head = element("tr", *(element("th", cell, scope="col") for cell in headers))
     body = join(element("tr", *(element("td", cell) for cell in row)) for row in rows)
-    inner = join(
-        [
-            element("caption", caption) if caption is not None else None,
-            element("thead", head),
-            element("tbody", body),
-        ]
-    )
+    caption_html = None if caption is None else element("caption", caption)
+    inner = join([caption_html, element("thead", head), element("tbody", body)])
     return element("div", element("table", inner, class_=class_), class_="scroll")
 
 

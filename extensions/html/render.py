@@ -72,22 +72,18 @@ def slug(title: str, taken: set[str], prefix: str = "") -> str:
 
 
 def _subtitle(document: Mapping[str, Any]) -> str:
-    parts = []
-    if document.get("created"):
-        parts.append(f"created {text(document.get('created')).replace('T', ' ')}")
+    created, runs = document.get("created"), integer(document.get("runs"))
     rows = json_array(document.get("rows"))
-    if rows:
-        parts.append(fmt.plural(len(rows), "case"))
-    runs = integer(document.get("runs"))
-    if runs is not None:
-        parts.append(f"{fmt.plural(runs, 'run')} per case")
-    if obj(document.get("plan")):
-        parts.append("planning session: nothing ran")
-    return " · ".join(parts)
+    parts = [
+        f"created {text(created).replace('T', ' ')}" if created else "",
+        fmt.plural(len(rows), "case") if rows else "",
+        "" if runs is None else f"{fmt.plural(runs, 'run')} per case",
+        "planning session: nothing ran" if obj(document.get("plan")) else "",
+    ]
+    return " · ".join(part for part in parts if part)
 
 
 def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[Section]) -> str:
-    """The whole HTML document."""
     nav = "".join(
         f'<a href="#{escape(section.anchor)}">{escape(section.title)}</a>' for section in sections
     )
@@ -104,10 +100,8 @@ def render_page(document: Mapping[str, Any], header: Markup, sections: Sequence[
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src {script_hash()}; base-uri 'none'; form-action 'none'"
     )
-    rows, rate = (
-        json_array(document.get("rows")),
-        fmt.rate(obj(document.get("totals")).get("pass_rate")),
-    )
+    rows, totals = json_array(document.get("rows")), obj(document.get("totals"))
+    rate = fmt.rate(totals.get("pass_rate"))
     title = f"{TITLE}: {fmt.plural(len(rows), 'case')}, {rate} passed" if rows else TITLE
     footer = (
         f"Written by pytest-probability {escape(plugin_version)} from its JSON report "
@@ -143,6 +137,15 @@ EXIT_STATUSES = {
 }
 
 
+#: The run totals in the Runs card: (totals key, status class, word).
+RUN_OUTCOMES = (
+    ("passes", "pass", "passed"),
+    ("fails", "fail", "failed"),
+    ("errors", "error", "errored"),
+    ("skipped", "skipped", "skipped"),
+)
+
+
 def _card(label: str, value: object, note: object = None, css: str = "", plot: str = "") -> str:
     extra = f'<div class="note">{escape(note)}</div>' if note else ""
     class_ = class_list(f"card {css}")
@@ -152,27 +155,18 @@ def _card(label: str, value: object, note: object = None, css: str = "", plot: s
     )
 
 
-def _runs_bar(totals: Mapping[str, Any]) -> Markup:
-    parts = [
-        (integer(totals.get("passes")) or 0, "s-pass", "passed"),
-        (integer(totals.get("fails")) or 0, "s-fail", "failed"),
-        (integer(totals.get("errors")) or 0, "s-error", "errored"),
-        (integer(totals.get("skipped")) or 0, "s-skipped", "skipped"),
-    ]
-    return stacked_bar([(n, css, f"{n:,} {word}") for n, css, word in parts])
-
-
 def _cases_bar(counts: Mapping[str, int]) -> Markup:
-    parts = [
-        (
-            counts[status],
-            f"s-{css_token(status)}",
-            f"{counts[status]:,} {status.upper() if status in STATUSES else status}",
-        )
-        for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
-        if counts.get(status)
-    ]
-    return stacked_bar(parts)
+    return stacked_bar(
+        [
+            (
+                counts[status],
+                f"s-{css_token(status)}",
+                f"{counts[status]:,} {status.upper() if status in STATUSES else status}",
+            )
+            for status in [*STATUSES, *sorted(set(counts) - set(STATUSES))]
+            if counts.get(status)
+        ]
+    )
 
 
 def render_totals(document: Mapping[str, Any]) -> Markup:
@@ -190,14 +184,11 @@ def render_totals(document: Mapping[str, Any]) -> Markup:
         cards.append(_card("Cases", f"{sum(counts.values()):,}", words, plot=_cases_bar(counts)))
     count = integer(totals.get("count"))
     if count is not None:
-        passes = integer(totals.get("passes")) or 0
-        detail = (
-            f"{passes:,} passed, {integer(totals.get('fails')) or 0:,} failed, "
-            f"{integer(totals.get('errors')) or 0:,} errored, "
-            f"{integer(totals.get('skipped')) or 0:,} skipped"
-        )
-        value = f"{passes:,}/{count:,} ({fmt.rate(totals.get('pass_rate'))})"
-        cards.append(_card("Runs passed", value, detail, plot=_runs_bar(totals)))
+        runs = [(integer(totals.get(key)) or 0, css, word) for key, css, word in RUN_OUTCOMES]
+        parts = [(n, f"s-{css}", f"{n:,} {word}") for n, css, word in runs]
+        value = f"{runs[0][0]:,}/{count:,} ({fmt.rate(totals.get('pass_rate'))})"
+        detail = ", ".join(label for *_, label in parts)
+        cards.append(_card("Runs passed", value, detail, plot=stacked_bar(parts)))
     if num(totals.get("cost")) is not None:
         cards.append(_card("Cost", fmt.money(totals.get("cost")), "recorded by the runs"))
     gates = obj(document.get("gates"))
@@ -225,8 +216,8 @@ def _gates_card(gates: Mapping[str, Any]) -> str:
     return _card("Gates", "all passed", note, "ok")
 
 
-def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(name, value)`` pairs describing how the numbers were produced."""
+def render_settings(document: Mapping[str, Any]) -> Markup:
+    """How the numbers were produced, as a definition list (may be empty)."""
     methods: dict[str, None] = {}
     for ci in (obj(row.get("ci")) for row in objects(document.get("rows"))):
         if ci:
@@ -259,12 +250,7 @@ def _settings(document: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("Baseline", text(baseline.get("path")) if baseline else None),
         ("Report schema", None if schema is None else text(schema)),
     ]
-    return [(name, value) for name, value in found if value is not None]
-
-
-def render_settings(document: Mapping[str, Any]) -> Markup:
-    """The settings as a definition list (may be empty)."""
-    pairs = _settings(document)
+    pairs = [(name, value) for name, value in found if value is not None]
     if not pairs:
         return Markup("")
     items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in pairs)
@@ -302,7 +288,6 @@ AFTER_PANELS: tuple[tuple[str, str, Renderer], ...] = (
     ("case-list", "Cases", render_cases),
     ("explained", "Explained", render_explained),
 )
-SECTION_CLASSES = {"warnings": "panel failed"}
 #: Deepest nesting of objects and arrays a report file may have (a report has about six
 #: levels; extensions' own fields a few more). Deeper input is refused when loaded, rather
 #: than running into Python's recursion limit while it is parsed or drawn.
@@ -345,7 +330,8 @@ def _built_in(
             sections.append(Section(anchor, panel.title, _panel_body(panel), "panel failed"))
             continue
         if body:
-            sections.append(Section(anchor, title, body, SECTION_CLASSES.get(anchor, "")))
+            css = "panel failed" if anchor == "warnings" else ""  # (extensions' failures)
+            sections.append(Section(anchor, title, body, css))
     return sections
 
 
@@ -358,10 +344,7 @@ def render_report(
     records it as ``"latency": {"every_case": true}``, which counts too): the latency
     section then draws every timed case, not only latency-gated ones.
     """
-    if not isinstance(document, Mapping):
-        raise TypeError(f"a report is a JSON object, not {type(document).__name__}")
-    asked = document.get("latency")
-    latency = latency or (isinstance(asked, Mapping) and asked.get("every_case") is True)
+    latency = latency or obj(document.get("latency")).get("every_case") is True
     taken: set[str] = {"cases", "case-filters"}
     try:
         header = Markup(render_totals(document) + render_settings(document))

@@ -29,8 +29,8 @@ from pytest_probability.api import items as json_array
 
 from . import fmt
 from .cases import gate_text, status_of
-from .markup import Markup, class_list, css_token, escape
-from .svg import ForestLine, difference_axis, forest_table, percent_axis, time_axis
+from .markup import Markup, class_list, css_token, escape, table
+from .svg import ForestLine, difference_axis, forest_table, time_axis
 
 #: Most lines a gates forest shows (the failing and undecided ones first).
 GATE_LINES = 200
@@ -38,11 +38,10 @@ GATE_LINES = 200
 LATENCY_LINES = 100
 
 
-def badge(verdict: str, prefix: str = "v") -> Markup:
+def badge(verdict: str) -> Markup:
     """A coloured verdict word (``PASS``, ``FAIL``, ``UNDECIDED``)."""
-    word = verdict.upper() or fmt.MISSING
-    css = class_list(f"badge {prefix}-{css_token(verdict)}")
-    return Markup(f'<span class="{css}">{escape(word)}</span>')
+    css = class_list(f"badge v-{css_token(verdict)}")
+    return Markup(f'<span class="{css}">{escape(verdict.upper() or fmt.MISSING)}</span>')
 
 
 def _signed_change(value: Any) -> str:
@@ -71,25 +70,22 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
         overall = line.get("scope") == "overall"
         forest.append(
             ForestLine(
-                before=[
+                cells=[
                     text(line.get("label"), "?"),
                     f"N={fmt.count(line.get('inputs'))} × k={runs}",
                     fmt.percent1(line.get("estimate")),
                     fmt.interval(ci.get("low"), ci.get("high"), decimals=1) or fmt.MISSING,
-                ],
-                low=fraction(ci.get("low")),
-                high=fraction(ci.get("high")),
-                estimate=fraction(line.get("estimate")),
-                after=[
                     fmt.MISSING if icc is None else f"{icc:.2f}",
                     _signed_change(factor.get("runs_x2")),
                     _signed_change(factor.get("inputs_x2")),
                     fmt.money(line.get("cost"), ""),
                     note,
                 ],
+                low=fraction(ci.get("low")),
+                high=fraction(ci.get("high")),
+                estimate=fraction(line.get("estimate")),
                 css="overall" if overall else "",
                 diamond=overall,
-                row_class="overall" if overall else "",
             )
         )
     first = lines[0]
@@ -105,7 +101,6 @@ def render_aggregates(document: Mapping[str, Any]) -> Markup | None:
         ["Line", "Inputs × runs", "Estimate", "Interval"],
         ["ρ", "runs ×2", "inputs ×2", "Cost", "Note"],
         forest,
-        percent_axis(),
         caption=caption,
     )
 
@@ -120,20 +115,18 @@ def _check_line(case: str, check: Mapping[str, Any], gate: Mapping[str, Any]) ->
         refs.append((min(1.0, (integer(check.get("min_passes")) or 0) / n), "gate"))
     estimate = None if passes is None or not n else passes / n
     return ForestLine(
-        before=[
+        cells=[
             case,
             gate_text(check),
             "" if passes is None or n is None else f"{passes}/{n}",
             fmt.interval(check.get("low"), check.get("high")) or fmt.MISSING,
-        ],
-        low=fraction(check.get("low")),
-        high=fraction(check.get("high")),
-        estimate=estimate,
-        after=[
             badge(verdict),
             "fails the session" if gate.get("fails_session") else "",
             text(gate.get("judged")),
         ],
+        low=fraction(check.get("low")),
+        high=fraction(check.get("high")),
+        estimate=estimate,
         refs=refs,
         css=f"v-{css_token(verdict)}",
     )
@@ -148,9 +141,8 @@ def render_gates(document: Mapping[str, Any]) -> Markup | None:
         return None
     parts = []
     if summary:
-        counts = ", ".join(
-            f"{integer(summary.get(key)) or 0} {key}" for key in ("passed", "failed", "undecided")
-        )
+        keys = ("passed", "failed", "undecided")
+        counts = ", ".join(f"{integer(summary.get(key)) or 0} {key}" for key in keys)
         policy = "fail" if summary.get("undecided_fails", True) else "pass"
         errors = text(summary.get("errors"), "count")
         parts.append(
@@ -174,7 +166,6 @@ def render_gates(document: Mapping[str, Any]) -> Markup | None:
                 ["Case", "Gate", "Passes", "Interval"],
                 ["Verdict", "Session", "Judged"],
                 shown,
-                percent_axis(),
                 caption="Rate and count gates: the interval against the bar (dashed)",
             )
         )
@@ -208,29 +199,25 @@ def render_metrics(document: Mapping[str, Any]) -> Markup | None:
         overall = line.get("scope") == "Overall"
         forest.append(
             ForestLine(
-                before=[
+                cells=[
                     text(line.get("scope"), "?"),
                     text(line.get("metric"), "?"),
                     fmt.plural(integer(line.get("n")) or 0, "input"),
                     fmt.percent1(line.get("value")),
+                    fmt.interval(line.get("low"), line.get("high"), decimals=1),
+                    "; ".join(notes),
                 ],
                 low=fraction(line.get("low")),
                 high=fraction(line.get("high")),
                 estimate=fraction(line.get("value")),
-                after=[
-                    fmt.interval(line.get("low"), line.get("high"), decimals=1),
-                    "; ".join(notes),
-                ],
                 css="metric",
                 diamond=overall,
-                row_class="overall" if overall else "",
             )
         )
     return forest_table(
         ["Scope", "Metric", "Inputs", "Value"],
         ["Interval", "Note"],
         forest,
-        percent_axis(),
         caption="Metrics over inputs, with a case bootstrap interval",
     )
 
@@ -275,21 +262,19 @@ def render_latency(document: Mapping[str, Any], every: bool = False) -> Markup |
         verdict = text(q.get("verdict"))
         lines.append(
             ForestLine(
-                before=[
+                cells=[
                     text(row.get("case")),
                     fmt.plural(integer(q.get("n")) or 0, "run"),
                     fmt.quantile(q.get("quantile")),
                     fmt.duration(q.get("estimate")),
                     f"[{fmt.duration(low)}, {fmt.duration(high)}]",
-                ],
-                low=low if low is not None else (0.0 if high is not None else None),
-                high=high,
-                estimate=num(q.get("estimate")),
-                after=[
                     "" if limit is None else f"≤ {fmt.duration(limit)}",
                     badge(verdict) if verdict else "",
                     text(q.get("method")),
                 ],
+                low=low if low is not None else (0.0 if high is not None else None),
+                high=high,
+                estimate=num(q.get("estimate")),
                 refs=[] if limit is None else [(limit, "gate")],
                 css=f"v-{css_token(verdict)}" if verdict else "lat",
                 open_high=low is not None and high is None,
@@ -389,15 +374,10 @@ def _line(line: Mapping[str, Any], label: str) -> ForestLine:
     verdict = text(line.get("verdict"))
     cost_ratio = num(line.get("cost_ratio"))
     return ForestLine(
-        before=[
+        cells=[
             label,
             fmt.points(line.get("difference")),
             fmt.point_interval(line.get("low"), line.get("high")) or fmt.MISSING,
-        ],
-        low=num(line.get("low")),
-        high=num(line.get("high")),
-        estimate=num(line.get("difference")),
-        after=[
             _p(line),
             fmt.plural(integer(line.get("paired")) or 0, "pair"),
             "" if cost_ratio is None else f"cost ×{cost_ratio:.1f}",
@@ -405,6 +385,9 @@ def _line(line: Mapping[str, Any], label: str) -> ForestLine:
             badge(verdict) if verdict else "",
             _notes(line),
         ],
+        low=num(line.get("low")),
+        high=num(line.get("high")),
+        estimate=num(line.get("difference")),
         refs=_margin_refs(line),
         css=f"v-{css_token(verdict)}" if verdict else "cmp",
     )
@@ -414,7 +397,7 @@ def _input_lines(line: Mapping[str, Any]) -> list[ForestLine]:
     """The per-input lines of the "few pairs" regime, indented under their comparison."""
     return [
         ForestLine(
-            before=[
+            cells=[
                 f"  {text(item.get('input'))}",
                 fmt.points(item.get("difference")),
                 fmt.point_interval(item.get("low"), item.get("high")),
@@ -422,13 +405,18 @@ def _input_lines(line: Mapping[str, Any]) -> list[ForestLine]:
             low=num(item.get("low")),
             high=num(item.get("high")),
             estimate=num(item.get("difference")),
-            after=["", "", "", "", "", ""],
             refs=_margin_refs(line),
             css="sub",
             row_class="sub",
         )
         for item in objects(line.get("inputs"))
     ]
+
+
+def _pair_cells(pair: Mapping[str, Any]) -> tuple[str, ...]:
+    arm, base = obj(pair.get("arm")), obj(pair.get("baseline"))
+    counts = (f"{side.get('passes')}/{side.get('total')}" for side in (arm, base))
+    return (text(pair.get("input")), *counts, fmt.points(pair.get("difference")))
 
 
 def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
@@ -438,23 +426,11 @@ def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
         pairs = objects(line.get("pairs"))
         if not pairs:
             continue
-        rows = []
-        for pair in pairs:
-            arm, base = obj(pair.get("arm")), obj(pair.get("baseline"))
-            cells = (
-                text(pair.get("input")),
-                f"{arm.get('passes')}/{arm.get('total')}",
-                f"{base.get('passes')}/{base.get('total')}",
-                fmt.points(pair.get("difference")),
-            )
-            rows.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
-        arm_name, base_name = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
+        rows = [_pair_cells(pair) for pair in pairs]
+        arm, base = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
         blocks.append(
             f"<details><summary>{escape(label)}: {fmt.plural(len(pairs), 'pair')}</summary>"
-            f'<div class="scroll"><table class="pairs"><thead><tr><th scope="col">Input</th>'
-            f'<th scope="col">{escape(arm_name)}</th><th scope="col">{escape(base_name)}</th>'
-            f'<th scope="col">Difference</th></tr></thead><tbody>{"".join(rows)}</tbody>'
-            "</table></div></details>"
+            f"{table(['Input', arm, base, 'Difference'], rows, class_='pairs')}</details>"
         )
     return "".join(blocks)
 
@@ -466,7 +442,7 @@ def _forest(labelled: Sequence[tuple[str, Mapping[str, Any]]], caption: str) -> 
         lines += [_line(line, label), *_input_lines(line)]
         values += [num(line.get(k)) for k in ("difference", "low", "high", "margin")]
         values += [num(i.get(k)) for i in objects(line.get("inputs")) for k in ("low", "high")]
-    table = forest_table(
+    forest = forest_table(
         ["Comparison", "Difference", "Interval"],
         ["p", "Paired", "Cost", "Margin", "Verdict", "Note"],
         lines,
@@ -474,7 +450,7 @@ def _forest(labelled: Sequence[tuple[str, Mapping[str, Any]]], caption: str) -> 
         refs=[(0.0, "zero")],
         caption=caption,
     )
-    return Markup(table + _pairs(labelled))
+    return Markup(forest + _pairs(labelled))
 
 
 def render_comparisons(document: Mapping[str, Any]) -> Markup | None:

@@ -94,21 +94,12 @@ class Axis:
         return self.pad + (self.width - 2 * self.pad) * min(1.0, max(0.0, share))
 
 
-def percent_axis() -> Axis:
-    """0 % to 100 % with ticks every 25 %."""
-    ticks = [(q / 4, f"{q * 25}%") for q in range(5)]
-    return Axis(0.0, 1.0, ticks)
-
-
 def _nice(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 × 10^k that is at least ``value``."""
     if value <= 0:
         return 1.0
     power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
-        if step * power >= value - 1e-12:
-            return step * power
-    return 10 * power
+    return next(step * power for step in (1, 2, 2.5, 5, 10) if step * power >= value - 1e-12)
 
 
 def difference_axis(values: Iterable[float | None]) -> Axis:
@@ -116,11 +107,11 @@ def difference_axis(values: Iterable[float | None]) -> Axis:
     largest = max((abs(v) for v in values if v is not None), default=0.0)
     reach = min(1.0, _nice(max(largest * 1.1, 0.05)))
     ticks = []
-    for q in (-1, -0.5, 0, 0.5, 1):
-        points = round(q * reach * 100, 1)
-        label = f"{abs(points):g}" if points else "0"
-        sign = "+" if points > 0 else (MINUS if points < 0 else "")
-        ticks.append((q * reach, f"{sign}{label} pp"))
+    for at in (q * reach for q in (-1, -0.5, 0, 0.5, 1)):
+        points = round(at * 100, 1)
+        ticks.append(
+            (at, f"{'+' if points > 0 else MINUS}{abs(points):g} pp" if points else "0 pp")
+        )
     return Axis(-reach, reach, ticks)
 
 
@@ -144,22 +135,22 @@ def time_axis(values: Iterable[float | None]) -> Axis:
 
 @dataclass
 class ForestLine:
-    """One row of a forest plot: text cells before and after the plot, and what it draws.
+    """One row of a forest plot: its text cells, and what the plot between them draws.
 
-    :ivar before: cells left of the plot (the label first); :class:`Markup` kept as is.
-    :ivar after: cells right of the plot.
+    :ivar cells: one per header of :func:`forest_table`, the label first; :class:`Markup`
+        kept as is. Missing cells at the end are empty.
     :ivar refs: reference lines for this row only (value, CSS class), e.g. its margin.
     :ivar css: a CSS class for the row's plot (a status or verdict colour).
     :ivar open_high: the interval has no upper end: drawn as an arrow to the edge.
     :ivar diamond: draw the estimate as a diamond (a summary line such as Overall).
-    :ivar row_class: a CSS class for the ``<tr>`` (``sub`` for indented detail lines).
+    :ivar row_class: a CSS class for the ``<tr>`` (``sub`` for indented detail lines;
+        ``overall`` by default for a diamond line).
     """
 
-    before: Sequence[object]
+    cells: Sequence[object]
     low: float | None
     high: float | None
     estimate: float | None
-    after: Sequence[object] = ()
     refs: Sequence[tuple[float, str]] = field(default_factory=list)
     css: str = ""
     open_high: bool = False
@@ -236,23 +227,19 @@ def stacked_bar(parts: Sequence[tuple[float, str, str]], width: int = 240) -> Ma
 def value_bar(share: float, css: str, width: int = 120) -> Markup:
     """A bar filled to ``share`` (0–1) of its width (costs, token counts)."""
     filled = max(1.0, width * min(1.0, max(0.0, share)))
-    return _svg(
-        "valbar",
-        width,
-        10,
-        [f'<rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" height="8"/>'],
-    )
+    bar = f'<rect class="{class_list(css)}" x="0" y="1" width="{_c(filled)}" height="8"/>'
+    return _svg("valbar", width, 10, [bar])
 
 
-def _filled(values: Sequence[object], index: int) -> bool:
-    return index < len(values) and values[index] not in (None, "")
+def _cell(values: Sequence[object], index: int) -> object:
+    return values[index] if index < len(values) else None
 
 
 def forest_table(
     before: Sequence[str],
     after: Sequence[str],
     lines: Sequence[ForestLine],
-    axis: Axis,
+    axis: Axis | None = None,
     *,
     refs: Sequence[tuple[float, str]] = (),
     caption: str | None = None,
@@ -260,20 +247,27 @@ def forest_table(
     """A forest plot as a table whose rows each draw an interval on one shared axis, the
     numbers in text cells beside it (the table reads without the picture and copies as
     text): headers ``before`` + the plot + ``after``; ``refs`` are reference lines drawn on
-    every row (the zero line), and marked on the axis. A column after the plot that is
-    empty on every row is left out."""
-    kept = [i for i in range(len(after)) if any(_filled(line.after, i) for line in lines)]
-    after = [after[i] for i in kept]
+    every row (the zero line), and marked on the axis. The axis is 0 % to 100 % unless
+    given. A column after the plot that is empty on every row is left out."""
+    axis = axis or Axis(0.0, 1.0, [(q / 4, f"{q * 25}%") for q in range(5)])
+    split = len(before)
+    kept = [
+        i
+        for i in range(split, split + len(after))
+        if any(_cell(line.cells, i) not in (None, "") for line in lines)
+    ]
+    after = [after[i - split] for i in kept]
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in before)
     head += '<th scope="col" class="plot"><span class="sr">Plot</span></th>'
     head += "".join(f'<th scope="col">{escape(h)}</th>' for h in after)
     body = []
     for line in lines:
-        cells = [f'<th scope="row">{case_id(line.before[0])}</th>' if line.before else ""]
-        cells += [f"<td>{escape(value)}</td>" for value in line.before[1:]]
+        cells = [f'<th scope="row">{case_id(line.cells[0])}</th>']
+        cells += [f"<td>{escape(value)}</td>" for value in line.cells[1:split]]
         cells.append(f'<td class="plot">{_forest_row(axis, line, refs)}</td>')
-        cells += [f"<td>{escape(line.after[i] if i < len(line.after) else '')}</td>" for i in kept]
-        row_class = f' class="{class_list(line.row_class)}"' if class_list(line.row_class) else ""
+        cells += [f"<td>{escape(_cell(line.cells, i))}</td>" for i in kept]
+        row_css = class_list(line.row_class or ("overall" if line.diamond else ""))
+        row_class = f' class="{row_css}"' if row_css else ""
         body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     blank, axis_cell = "<td></td>", f'<td class="plot">{_axis_row(axis, refs)}</td>'
     body.append(f'<tr class="axis-line">{blank * len(before)}{axis_cell}{blank * len(after)}</tr>')

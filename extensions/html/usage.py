@@ -39,37 +39,23 @@ def _token_size(value: Any) -> float:
 
 
 def _tokens(usage: Mapping[str, Any]) -> Markup | None:
-    models = [(text(name), obj(totals)) for name, totals in usage.items()]
-    if not models:
+    if not usage:
         return None
-    total_tokens = {
+    models = {text(name): obj(totals) for name, totals in usage.items()}
+    sizes = {
         name: _token_size(t.get("input_tokens")) + _token_size(t.get("output_tokens"))
-        for name, t in models
+        for name, t in models.items()
     }
-    largest = max(total_tokens.values(), default=0.0) or 1.0
-
-    def share(total: float) -> float:  # (the largest is a full bar, also when infinite)
-        return 1.0 if total == largest else total / largest
-
-    rows = [
-        [
-            name,
-            # a count too long for decimal text as the report keeps it (1.000000e+5000)
-            *(
-                count_text(t.get(f"{k}_tokens")) or fmt.MISSING
-                for k in ("input", "output", "cached_input")
-            ),
-            fmt.money(t.get("cost"), ""),
-            value_bar(share(total_tokens[name]), "tok"),
-        ]
-        for name, t in models
-    ]
-    return table(
-        ["Model", "Input", "Output", "Cached input", "Cost", "Tokens"],
-        rows,
-        caption="Tokens per model",
-        class_="numbers",
-    )
+    largest = max(sizes.values()) or 1.0
+    rows = []
+    for name, t in models.items():
+        # a count too long for decimal text as the report keeps it (1.000000e+5000)
+        kinds = ("input", "output", "cached_input")
+        counts = [count_text(t.get(f"{kind}_tokens")) or fmt.MISSING for kind in kinds]
+        share = 1.0 if sizes[name] == largest else sizes[name] / largest  # (also when infinite)
+        rows.append([name, *counts, fmt.money(t.get("cost"), ""), value_bar(share, "tok")])
+    headers = ["Model", "Input", "Output", "Cached input", "Cost", "Tokens"]
+    return table(headers, rows, caption="Tokens per model", class_="numbers")
 
 
 def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
@@ -82,15 +68,10 @@ def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
     lines = []
     for row in shown:
         cost = num(row.get("cost")) or 0.0
-        runs = (integer(row.get("total")) or 0) + (integer(row.get("skipped")) or 0)
-        lines.append(
-            [
-                case_id(text(row.get("case"))),
-                fmt.money(cost),
-                fmt.money_per_run(cost / runs) if runs else fmt.MISSING,
-                value_bar(cost / largest if largest > 0 else 0.0, "cost"),
-            ]
-        )
+        runs = _runs(row, "total")
+        per_run = fmt.money_per_run(cost / runs) if runs else fmt.MISSING
+        bar = value_bar(cost / largest if largest > 0 else 0.0, "cost")
+        lines.append([case_id(text(row.get("case"))), fmt.money(cost), per_run, bar])
     caption = "Cost per case" if len(costed) == len(shown) else f"The {len(shown)} costliest cases"
     result = table(["Case", "Cost", "Per run", ""], lines, caption=caption, class_="numbers")
     if len(costed) == len(shown):
@@ -99,6 +80,11 @@ def _costly_cases(rows: list[Mapping[str, Any]]) -> Markup | None:
         result + f'<p class="muted">{len(costed) - len(shown):,} more cases recorded a '
         "cost; sort the case table by Cost to see them all.</p>"
     )
+
+
+def _runs(counts: Mapping[str, Any], key: str) -> int:
+    """The runs behind a cost: those counted under ``key`` and the skipped ones."""
+    return (integer(counts.get(key)) or 0) + (integer(counts.get("skipped")) or 0)
 
 
 def render_cost(document: Mapping[str, Any]) -> Markup | None:
@@ -111,7 +97,7 @@ def render_cost(document: Mapping[str, Any]) -> Markup | None:
         return None
     parts = []
     if cost is not None:
-        runs = (integer(totals.get("count")) or 0) + (integer(totals.get("skipped")) or 0)
+        runs = _runs(totals, "count")
         per_run = f" ({fmt.money_per_run(cost / runs)} per run over {runs:,} runs)" if runs else ""
         parts.append(f"<p><strong>Cost:</strong> {fmt.money(cost)}{escape(per_run)}</p>")
     parts += [part for part in (_tokens(usage), _costly_cases(rows)) if part]
@@ -139,7 +125,7 @@ def render_stopping(document: Mapping[str, Any]) -> Markup | None:
             f'<p class="muted">{fmt.plural(spread, "case")} ran on several xdist workers and '
             "could only partly stop.</p>"
         )
-    stopped = [(row, obj(row.get("stopped"))) for row in objects(document.get("rows"))]
+    found = [(row, obj(row.get("stopped"))) for row in objects(document.get("rows"))]
     rows = [
         [
             text(row.get("case")),
@@ -147,7 +133,7 @@ def render_stopping(document: Mapping[str, Any]) -> Markup | None:
             f"{info.get('after')}/{info.get('planned')}",
             fmt.count(info.get("skipped")),
         ]
-        for row, info in [(row, info) for row, info in stopped if info][:STOPPED_CASES]
+        for row, info in [pair for pair in found if pair[1]][:STOPPED_CASES]
     ]
     if rows:
         headers = ["Case", "Verdict", "Decided after", "Runs saved"]

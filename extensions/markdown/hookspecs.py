@@ -36,26 +36,10 @@ def pytest_prob_markdown_sections(
         :doc:`/json`): ``rows``, ``records``, ``totals`` and every extension's keys, with
         non-finite numbers already ``null``. Read it; do not change it.
     :param config: the pytest config (``option_value(config, name)`` reads any setting).
-    :return: a list of :class:`~pytest_probability.api.MarkdownSection`
-        (or one section, or ``None`` for none), shown in order after the built-in sections,
-        before the report's warnings. A section has a ``title`` (plain text) and a
-        ``body``: :class:`~pytest_probability.api.Markdown` built with
-        :func:`~pytest_probability.api.markdown_table` and
-        :func:`~pytest_probability.api.markdown_escape` (which escape every text
-        that is not already ``Markdown``), or a plain string, shown as escaped text. A
-        section whose body is empty or only whitespace is not shown (as in the terminal).
-
-    No bundled extension implements it.
-
-    Example: a section listing the slowest runs::
-
-        from pytest_probability.api import MarkdownSection
-        from pytest_probability.api import markdown_table as table
-
-        def pytest_prob_markdown_sections(report, config):
-            runs = sorted(report["records"], key=lambda r: -(r["elapsed"] or 0))[:5]
-            rows = [(r["nodeid"], f'{r["elapsed"]:.3f}s') for r in runs]
-            return [MarkdownSection("Slowest runs", table(["Run", "Elapsed"], rows, "lr"))]
+    :return: a list of :class:`~pytest_probability.api.MarkdownSection` (or one section, or
+        ``None`` for none), shown in order after the built-in sections, before the report's
+        warnings (see :doc:`/markdown`). A section whose body is empty or only whitespace is
+        not shown (as in the terminal).
     """
 
 

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry, Results
 
 SECTIONS_HOOK = "pytest_prob_markdown_sections"
-STEP_SUMMARY_HOOK = "pytest_prob_markdown_step_summary"
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
@@ -136,11 +135,6 @@ def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[Mark
     return sections
 
 
-def _has_results(config: pytest.Config) -> bool:
-    """Whether the session has a report with bench runs recorded in it."""
-    return is_active(config) and report_of(config) is not None and bool(recorded_runs(config))
-
-
 def build_summary(config: pytest.Config, exit_status: int) -> str:
     """The summary's Markdown, from the report document as ``--prob-json`` builds it. Its
     ``records`` are all serialised only when an extension implements
@@ -168,15 +162,6 @@ def first_failures(results: Results) -> list[dict[str, Any]]:
                 found.append({"case": case.display, **fields})
                 break
     return found
-
-
-def _step_summary(config: pytest.Config) -> Path | None:
-    """The job summary file to append to, or ``None``."""
-    answer = getattr(config.hook, STEP_SUMMARY_HOOK)(config=config)
-    if not answer:
-        return None
-    path = Path(os.fspath(answer)).expanduser()
-    return path if path.is_absolute() else config.invocation_params.dir / path
 
 
 def append_file(path: Path, markdown: str) -> None:
@@ -207,10 +192,12 @@ def _same_file(first: Path, second: Path) -> bool:
 def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: int) -> list[str]:
     """Render the summary and write it to every target; returns one error line per failure
     (and none when there was nothing to write). Never raises."""
-    if not _has_results(config):
+    if not is_active(config) or report_of(config) is None or not recorded_runs(config):
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
     try:
-        target = _step_summary(config)
+        answer = config.hook.pytest_prob_markdown_step_summary(config=config)
+        where = config.invocation_params.dir  # (a relative path is relative to it)
+        target = where / Path(os.fspath(answer)).expanduser() if answer else None
     except Exception as exc:  # a conftest's bug costs the job summary, nothing more
         return [f"could not find the job summary file: {type(exc).__name__}: {exc}"]
     if state.path is None and target is None:

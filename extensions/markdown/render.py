@@ -22,10 +22,13 @@ from typing import Any
 
 from pytest_probability.api import (
     count_text,
+    fraction,
     integer,
+    items,
     num,
     obj,
     objects,
+    percent_of,
     row_status,
     text,
     whole_percent,
@@ -65,12 +68,12 @@ def _shown(number: float | None, show: Callable[[float], str], absent: str = MIS
 
 def percent(value: Any) -> str:
     """A fraction in whole percent (row bounds: ``35%``); ``—`` if absent."""
-    return _shown(num(value), lambda number: _percent(min(1.0, max(0.0, number))))
+    return _shown(fraction(value), _percent)
 
 
 def percent1(value: Any) -> str:
     """A fraction with one decimal (aggregates: ``81.0%``); ``—`` if absent."""
-    return _shown(num(value), lambda number: _percent1(min(1.0, max(0.0, number))))
+    return _shown(fraction(value), _percent1)
 
 
 def money(value: Any) -> str:
@@ -93,7 +96,7 @@ def signed_points(value: Any) -> str:
     number = num(value)
     if number is None:
         return MISSING
-    points = _half_up(Decimal(repr(number)) * 100, 0)
+    points = percent_of(number)
     if points == 0:
         return "0"
     return f"{'+' if points > 0 else MINUS}{abs(points):f}"
@@ -126,6 +129,8 @@ def _part(title: str, *blocks: str | None) -> Markdown:
 
 
 def _label(value: Any, show: Callable[[float], str], absent: str) -> str:
+    """``show(value)``; ``absent`` for a missing value, or one ``show`` refuses (a quantile
+    that is not a usable fraction)."""
     try:
         return _shown(num(value), show, absent)
     except ValueError:
@@ -135,11 +140,6 @@ def _label(value: Any, show: Callable[[float], str], absent: str) -> str:
 def quantile(value: Any) -> str:
     """``p95`` for 0.95; ``p?`` when the quantile is not a usable fraction."""
     return _label(value, _quantile_label, "p?")
-
-
-def latency_limit(value: Any) -> str:
-    """A ``max_latency`` limit as written (``2s``); ``?`` if absent."""
-    return _label(value, _limit, "?")
 
 
 def _summary(document: Mapping[str, Any]) -> Markdown | None:
@@ -194,7 +194,7 @@ def _bar(check: Mapping[str, Any], planned: int | None) -> str:
     if kind == "count" and integer(check.get("min_passes")) is not None:
         return f"≥{check['min_passes']}/{planned if planned is not None else '?'}"
     if kind == "latency":
-        return f"{quantile(check.get('quantile'))} ≤{latency_limit(check.get('max_latency'))}"
+        return f"{quantile(check.get('quantile'))} ≤{_label(check.get('max_latency'), _limit, '?')}"
     return kind
 
 
@@ -283,21 +283,10 @@ def _functions(document: Mapping[str, Any]) -> Markdown | None:
         icc = num(line.get("icc"))
         rho = "" if icc is None else f"{icc:.2f}".replace("-", MINUS)
         hidden = text(line.get("hidden"))
-        interval = (
-            escape(f"hidden: {shorten(hidden)}")
-            if hidden
-            else _interval(ci.get("low"), ci.get("high"), percent1)
-        )
-        body.append(
-            [
-                text(line.get("label")),
-                text(integer(line.get("inputs"))),
-                runs,
-                percent1(line.get("estimate")),
-                interval,
-                rho,
-            ]
-        )
+        interval = _interval(ci.get("low"), ci.get("high"), percent1)
+        interval = escape(f"hidden: {shorten(hidden)}") if hidden else interval
+        label, inputs = text(line.get("label")), text(integer(line.get("inputs")))
+        body.append([label, inputs, runs, percent1(line.get("estimate")), interval, rho])
     headers = ["Function", "Inputs", "Runs", "Mean", "Interval", "ρ"]
     return _part("Functions", table(headers, body, "lrrrlr"))
 
@@ -386,18 +375,10 @@ def _comparison_table(labelled: Sequence[tuple[str, Mapping[str, Any]]], first: 
     rows = []
     for label, line in labelled:
         ratio = num(line.get("cost_ratio"))
-        rows.append(
-            [
-                label,
-                _difference(line),
-                _p(line),
-                text(integer(line.get("paired"))),
-                "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}",
-                _margin(line),
-                text(line.get("verdict")).upper(),
-                _notes(line),
-            ]
-        )
+        cost = "" if ratio is None else f"×{_half_up(Decimal(repr(ratio)), 1):f}"
+        paired, verdict = text(integer(line.get("paired"))), text(line.get("verdict")).upper()
+        cells = [_difference(line), _p(line), paired, cost, _margin(line), verdict, _notes(line)]
+        rows.append([label, *cells])
     keep = [i for i in range(len(headers)) if i < 2 or any(row[i] for row in rows)]
     return table(
         [headers[i] for i in keep],
@@ -411,14 +392,10 @@ def _comparisons(document: Mapping[str, Any]) -> Markdown | None:
     lines = objects(document.get("comparisons"))
     if not lines:
         return None
-    labelled = [
-        (
-            f"{text(line.get('label'))}[{text(line.get('axis'))}] "
-            f"{text(line.get('arm'))} {MINUS} {text(line.get('baseline'))}",
-            line,
-        )
-        for line in lines
-    ]
+    labelled = []
+    for line in lines:
+        arms = f"{text(line.get('arm'))} {MINUS} {text(line.get('baseline'))}"
+        labelled.append((f"{text(line.get('label'))}[{text(line.get('axis'))}] {arms}", line))
     return _part("Comparisons", _comparison_table(labelled, "Comparison"))
 
 
@@ -432,8 +409,7 @@ def _baseline(document: Mapping[str, Any]) -> Markdown | None:
     against = f"Against {escape(text(baseline.get('path')) or '?')} ({rule}): now {MINUS} baseline."
     functions = objects(baseline.get("functions"))
     labelled = [(text(line.get("label")), line) for line in functions]
-    names = baseline.get("not_run")
-    not_run = [text(name) for name in names if name is not None] if isinstance(names, list) else []
+    not_run = [text(name) for name in items(baseline.get("not_run")) if name is not None]
     names = ", ".join(not_run[:10]) + (", …" if len(not_run) > 10 else "")
     return _part(
         "Baseline",
@@ -476,14 +452,9 @@ def _failures(document: Mapping[str, Any]) -> Markdown | None:
     body = []
     for record in found[:MAX_FAILURES]:
         lines = text(record.get("message")).strip().splitlines()
-        body.append(
-            [
-                text(record.get("case")),
-                text(integer(record.get("run"))),
-                text(record.get("outcome")),
-                shorten(lines[0], FAILURE_LIMIT) if lines else "",
-            ]
-        )
+        case, outcome = text(record.get("case")), text(record.get("outcome"))
+        message = shorten(lines[0], FAILURE_LIMIT) if lines else ""
+        body.append([case, text(integer(record.get("run"))), outcome, message])
     more = len(found) - MAX_FAILURES
     return _part(
         "Failures",
@@ -497,8 +468,7 @@ def _failures(document: Mapping[str, Any]) -> Markdown | None:
 
 def _warnings(document: Mapping[str, Any]) -> Markdown | None:
     """The report's ``warnings``, one item each."""
-    found = document.get("warnings")
-    shown = [text(w) for w in found if w is not None] if isinstance(found, list) else []
+    shown = [text(w) for w in items(document.get("warnings")) if w is not None]
     if not shown:
         return None
     return _part("Warnings", "\n".join(f"- {escape(shorten(message))}" for message in shown))
