@@ -66,7 +66,6 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
 
     :param case: the collected :class:`~pytest_probability.collection.cases.Case` (ids,
         planned runs, merged ``probability`` mark arguments).
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
         (one item each, named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
 
@@ -87,7 +86,6 @@ def pytest_prob_collect_function_verdicts(
 
     :param function: the :class:`~pytest_probability.collection.cases.FunctionCases` (the
         function and all of its collected cases, with their parameter ids and indices).
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
         (one item each, named ``<function>[<kind>]``, e.g.
         ``bench_triage[compare:chain_of_thought]``, whose runs are all of the function's
@@ -162,7 +160,6 @@ def pytest_prob_logrecord(record: dict[str, Any], config: pytest.Config) -> None
     record, after the kernel added it to the session results.
 
     :param record: the run record as the executing process sent it.
-    :param config: the pytest config.
     :return: nothing. An implementation that raises is reported as a warning (once per
         extension) and in the report's ``warnings``; the session goes on.
 
@@ -184,7 +181,6 @@ def pytest_prob_build_report(
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` to contribute to.
     :param results: the session's :class:`~pytest_probability.report.results.Results`.
-    :param config: the pytest config.
     :return: nothing.
 
     The bundled ``fractions`` extension contributes the ``k/N`` and status columns and the

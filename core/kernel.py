@@ -25,22 +25,11 @@ if TYPE_CHECKING:
     from .report.results import Results
     from .report.safe_calls import FailureLog, HookPlans
 
-KERNEL_NAME = loader.KERNEL_NAME
-COLLECT_MODULE = loader.COLLECT_MODULE
-
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
     "probability(**kwargs): pytest-probability settings for a bench function or case "
     "(runs=N; extensions add gates, comparisons and latency keys)"
 )
-
-
-def kernel_of(config: pytest.Config) -> Kernel:
-    """The kernel of a config (raises when the plugin is not active)."""
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None:
-        raise RuntimeError("pytest-probability is not active in this session")
-    return kernel
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -50,7 +39,7 @@ def _is_worker(config: pytest.Config) -> bool:
 def _bench_item_types() -> tuple[type, ...]:
     """The run and verdict item classes, or ``()`` while no bench file was collected (the
     collection module is then not even imported, so no item can be one)."""
-    collect = sys.modules.get(COLLECT_MODULE)
+    collect = sys.modules.get(loader.COLLECT_MODULE)
     return () if collect is None else (collect.BenchRun, collect.VerdictItem)
 
 
@@ -280,10 +269,9 @@ class Kernel:
         proxies: dict[str, Any] = {}
         for item in session.items:
             if isinstance(item, BenchRun):
-                proxy = proxies.get(item.case.module)
-                if proxy is None:
-                    proxy = proxies[item.case.module] = session.gethookproxy(item.path)
-                item.ihook = proxy
+                if item.case.module not in proxies:
+                    proxies[item.case.module] = session.gethookproxy(item.path)
+                item.ihook = proxies[item.case.module]
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -292,7 +280,7 @@ class Kernel:
 
         Called before every item's setup in the executing process; returns nothing.
         """
-        collect = sys.modules.get(COLLECT_MODULE)
+        collect = sys.modules.get(loader.COLLECT_MODULE)
         if collect is None or not isinstance(item, collect.BenchRun):
             return
         from .execution.context import RunContext, enter_run
@@ -322,7 +310,7 @@ class Kernel:
         try:
             return (yield)
         finally:
-            collect = sys.modules.get(COLLECT_MODULE)
+            collect = sys.modules.get(loader.COLLECT_MODULE)
             if collect is not None:
                 token = item.stash.get(TOKEN_KEY, None)
                 if token is not None:
@@ -343,7 +331,7 @@ class Kernel:
         except for one ``user_properties`` entry carrying the record.
         """
         report = yield
-        collect = sys.modules.get(COLLECT_MODULE)
+        collect = sys.modules.get(loader.COLLECT_MODULE)
         if (
             collect is not None
             and isinstance(item, collect.BenchRun)
@@ -443,11 +431,10 @@ class Kernel:
             # pytest-xdist: the worker running this item died before reporting it
             from .execution.records import crash_record
 
-            key = report.nodeid
             found = crash_record(
                 report.nodeid,
                 str(report.longrepr),
-                self.results.get(key.rsplit("[run", 1)[0] if "[run" in key else key),
+                self.results.get(report.nodeid.rsplit("[run", 1)[0]),
                 self.patterns,
                 len(self.results),
             )
@@ -480,10 +467,8 @@ class Kernel:
         adjust the exit status; returns nothing. The terminal summary is printed later from
         the same report.
         """
-        if _is_worker(session.config):
-            return
-        if not self.has_report():
-            return  # nothing collected and no --prob-json: no report
+        if _is_worker(session.config) or not self.has_report():
+            return  # (nothing collected and no --prob-json: no report)
         from .report.safe_calls import build_report
 
         self.stopped_early = bool(
@@ -494,26 +479,34 @@ class Kernel:
         self.builder = build_report(session.config, self.results, self.failures)
         if self.distribution is not None:
             self.builder.add_summary("Workers:", self.distribution, order=900)
-        if self.json_path is not None:
-            self._write_json(*self.json_path, session)
-
-    def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
-        assert self.builder is not None and self.results is not None
-        from .report.json_report import build_document, iter_dumps
+        if self.json_path is None:
+            return
+        from .report.json_report import iter_dumps
         from .report.writing import failure, write_atomic
 
+        shown, path = self.json_path
         try:
-            document = build_document(
-                results=self.results,
-                builder=self.builder,
-                runs=self.options.session_value("runs"),
-                exit_status=int(session.exitstatus),
-            )
+            document = self.report_document(int(session.exitstatus))
             write_atomic(path, iter_dumps(document, where=str(shown)))
         except Exception as exc:  # any failure is one error line naming the file
             self.json_error = failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def report_document(self, exit_status: int) -> dict[str, Any] | None:
+        """The report document as ``--prob-json`` writes it, or ``None`` before the report
+        is built (:func:`~pytest_probability.sessionviews.report_document`)."""
+        if self.builder is None:
+            return None
+        from .report.json_report import build_document
+
+        assert self.results is not None  # (made with the report's session)
+        return build_document(
+            results=self.results,
+            builder=self.builder,
+            runs=self.options.session_value("runs"),
+            exit_status=exit_status,
+        )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:

@@ -155,19 +155,16 @@ def register_bundled(
         add_hookspecs(pluginmanager, other)
     # (the loader and the option registry are the kernel's: it reads the registry's state)
     config = options._config if options is not None and options._resolved else None
-    if config is None:
-        pluginmanager.register(plugin, plugin_name)
-        return True
-    configure = vars(plugin).pop("pytest_configure", None)
+    configure = None if config is None else vars(plugin).pop("pytest_configure", None)
     try:
         pluginmanager.register(plugin, plugin_name)
     finally:
         if configure is not None:
             vars(plugin)["pytest_configure"] = configure
-    assert options is not None
-    options._resolve_late()
-    if configure is not None:
-        configure(config=config)
+    if config is not None:
+        options._resolve_late()
+        if configure is not None:
+            configure(config=config)
     return True
 
 
@@ -308,16 +305,14 @@ def reserved(name: str) -> bool:
 def undeclared_hooks(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
     """The ``pytest_prob_*`` hooks ``plugin`` implements that have no specification (and are
     not marked ``optionalhook``), sorted."""
-    found = []
-    for name in dir(pluginmanager.hook):
-        if not name.startswith("pytest_prob_"):
-            continue
-        caller = getattr(pluginmanager.hook, name)
-        if caller.has_spec():
-            continue
-        if any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls()):
-            found.append(name)
-    return sorted(found)
+    hooks = pluginmanager.hook
+    callers = [getattr(hooks, name) for name in dir(hooks) if name.startswith("pytest_prob_")]
+    return sorted(
+        caller.name
+        for caller in callers
+        if not caller.has_spec()
+        and any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls())
+    )
 
 
 def _described(entry_point: importlib_metadata.EntryPoint) -> str:

@@ -121,27 +121,13 @@ class OptionRegistry:
         ini key are in pytest's parser already, and once the options are resolved the new
         declaration is resolved at once (raises :class:`pytest.UsageError` on a bad value).
         """
+        fields = dict(locals())  # (every parameter but self is a field of the spec)
+        del fields["self"]
+        fields["mark"] = name if mark is True else (mark or None)
         replaces = self._placeholders.pop(name, None) is not None
         if name in self._specs and not replaces:
             raise ValueError(f"setting {name!r} is declared twice")
-        mark_key = name if mark is True else (mark or None)
-        spec = OptionSpec(
-            name=name,
-            parse=parse,
-            default=default,
-            cli=cli,
-            ini=ini,
-            mark=mark_key,
-            flag_value=flag_value,
-            help=help,
-            metavar=metavar,
-            choices=choices,
-            owner=owner,
-            with_config=with_config,
-            ini_help=ini_help,
-            repeatable=repeatable,
-        )
-        self._specs[name] = spec
+        spec = self._specs[name] = OptionSpec(**fields)
         if self._parser is not None and not replaces:
             self._add_to_parser(self._parser, spec)
         if self._resolved and self._config is not None:
@@ -172,11 +158,9 @@ class OptionRegistry:
         the command line or in the ini file (registered already or not: one registered early,
         because an installed plugin implements its hooks, still asks for the extensions that
         add to its registries)."""
-        found: list[str] = []
-        for name, extension in self._catalog_owners.items():
-            if extension not in found and _raw(config, self._specs[name]) is not None:
-                found.append(extension)
-        return found
+        owners = self._catalog_owners.items()
+        given = (ext for name, ext in owners if _raw(config, self._specs[name]) is not None)
+        return list(dict.fromkeys(given))
 
     def _resolve_late(self) -> None:
         """Resolve the settings checked against a registry that were declared after
