@@ -126,17 +126,14 @@ class Kernel:
     @pytest.hookimpl(tryfirst=True)
     def pytest_cmdline_main(self, config: pytest.Config) -> None:
         """Register the bundled extensions the command line or ini file asks for (one of
-        their settings is given; every one for ``--prob-json``), before ``pytest_configure``.
+        their settings is given), before ``pytest_configure``; all of them when ``--prob-json``
+        or ``--prob-plan`` is given in the aggregating process
+        (:data:`~pytest_probability.loader.WHOLE_SESSION_SETTINGS`). Once per session.
 
         Called once per process after the command line is parsed (also on pytest-xdist
-        workers); returns ``None`` (pytest's own ``main`` runs the session).
+        workers; by the kernel's ``pytest_configure`` when a session is configured without
+        it); returns ``None`` (pytest's own ``main`` runs the session).
         """
-        self.register_requested(config)
-
-    def register_requested(self, config: pytest.Config) -> None:
-        """Register the bundled extensions whose settings are given; all of them when
-        ``--prob-json`` or ``--prob-plan`` is given in the aggregating process
-        (:data:`~pytest_probability.loader.WHOLE_SESSION_SETTINGS`). Once per session."""
         if self.requested_done:
             return
         self.requested_done = True
@@ -182,7 +179,7 @@ class Kernel:
         """
         self.config = config
         self.options.resolve(config)
-        self.register_requested(config)  # (a session configured without pytest_cmdline_main)
+        self.pytest_cmdline_main(config)  # (a session configured without it)
         config.addinivalue_line("markers", MARKER_HELP)
         self.patterns = self.options.session_value("pattern")
         for pattern in self.patterns:
@@ -383,10 +380,8 @@ class Kernel:
         collected, before any is scheduled; returns nothing."""
         if self.active or self.config is None:
             return
-        from pathlib import PurePath
-
         for nodeid in ids:
-            path = PurePath(nodeid.split("::", 1)[0])
+            path = Path(nodeid.split("::", 1)[0])
             if any(path.match(pattern) for pattern in self.patterns):
                 self.activate(self.config)
                 return

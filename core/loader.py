@@ -67,8 +67,7 @@ CATALOG_PATH = Path(__file__).with_name("bundled.json")
 def catalog() -> tuple[dict[str, Any], ...]:
     """The bundled extensions as the catalog describes them, in registration order (read
     once per process: it is the same for every session)."""
-    found = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["extensions"]
-    return tuple(found)
+    return tuple(json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["extensions"])
 
 
 @functools.cache

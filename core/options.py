@@ -128,8 +128,8 @@ class OptionRegistry:
         if name in self._specs and not replaces:
             raise ValueError(f"setting {name!r} is declared twice")
         spec = self._specs[name] = OptionSpec(**fields)
-        if self._parser is not None and not replaces:
-            self._add_to_parser(self._parser, spec)
+        if not replaces:
+            self._add_to_parser(spec)
         if self._resolved and self._config is not None:
             if spec.with_config:  # (its registry may not hold its extension's entries yet)
                 self._session.setdefault(name, spec.default)
@@ -149,8 +149,7 @@ class OptionRegistry:
         self._specs[name] = spec
         self._placeholders[name] = extension
         self._catalog_owners[name] = extension
-        if self._parser is not None:
-            self._add_to_parser(self._parser, spec)
+        self._add_to_parser(spec)
         return spec
 
     def _requested(self, config: pytest.Config) -> list[str]:
@@ -171,8 +170,10 @@ class OptionRegistry:
             for name in late:
                 self._session[name] = self._resolve_one(self._config, self._specs[name])
 
-    def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
-        group = parser.getgroup("probability", "pytest-probability")
+    def _add_to_parser(self, spec: OptionSpec) -> None:
+        if self._parser is None:
+            return  # (a registry made without pytest's parser, as the catalog makes one)
+        group = self._parser.getgroup("probability", "pytest-probability")
         if spec.cli is not None:
             help_text = spec.help + (
                 f" (one of: {', '.join(spec.choices)})" if spec.choices else ""
@@ -183,7 +184,9 @@ class OptionRegistry:
                 how = {"metavar": spec.metavar, "action": "append" if spec.repeatable else "store"}
             group.addoption(spec.cli, default=None, dest=spec.dest, help=help_text, **how)
         if spec.ini is not None:
-            parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
+            self._parser.addini(
+                spec.ini, help=spec.ini_help or spec.help or spec.name, default=None
+            )
 
     def alternatives(self, *keys: str) -> None:
         """Declare mark keys that are alternatives to each other (``min_rate`` or
