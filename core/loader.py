@@ -268,7 +268,7 @@ def extension_entry_points() -> list[importlib_metadata.EntryPoint]:
     seen: set[str] = set()
     marker = f"[{ENTRY_POINT_GROUP}]"
     for dist in importlib_metadata.distributions():
-        name = getattr(dist, "_normalized_name", None) or _normalized(dist)
+        name = dist._normalized_name  # (the key the standard library dedupes by, PEP 503)
         if name in seen:
             continue  # shadowed by a distribution of the same name earlier on the path
         seen.add(name)
@@ -276,13 +276,6 @@ def extension_entry_points() -> list[importlib_metadata.EntryPoint]:
         if text and marker in text:
             found.extend(ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP)
     return found
-
-
-def _normalized(dist: importlib_metadata.Distribution) -> str:
-    """A distribution's name normalized as the standard library does (PEP 503)."""
-    import re
-
-    return re.sub(r"[-_.]+", "_", str(dist.metadata["Name"] or "")).lower()
 
 
 #: the plugin name the kernel registers under
