@@ -290,8 +290,7 @@ KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})
 def reserved(name: str) -> bool:
     """Whether a third-party extension may not be called ``name``: the kernel's names, a
     bundled extension's, or one under a bundled extension (``budget.session``)."""
-    bundled = {bundled_name for bundled_name, _ in BUNDLED}
-    return name in KERNEL_NAMES or name in bundled or name.split(".", 1)[0] in bundled
+    return name in KERNEL_NAMES or name.split(".", 1)[0] in dict(BUNDLED)
 
 
 def undeclared_hooks(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
