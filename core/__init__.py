@@ -16,12 +16,11 @@ from .rewriting import keep_plugin_out_of_rewriting
 keep_plugin_out_of_rewriting()  # before any other module of the package loads
 
 if TYPE_CHECKING:
-    import pytest
-
     from .execution.context import RunContext, current_run
     from .execution.steps import Step
     from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
     from .extensions.latency import record_latency
+    from .sessionviews import option_value
 
 #: Where each public name lives; imported on first use (PEP 562), so importing the package
 #: (which pytest does at start-up) loads none of them.
@@ -34,6 +33,7 @@ _PUBLIC: dict[str, str] = {
     "record_usage": ".extensions.cost",
     "record_latency": ".extensions.latency",
     "Step": ".execution.steps",
+    "option_value": ".sessionviews",
 }
 
 
@@ -63,11 +63,3 @@ __all__ = [
     "record_latency",
     "record_usage",
 ]
-
-
-def option_value(config: pytest.Config, name: str) -> Any:
-    """The validated session value (CLI > ini > default) of a setting declared through
-    ``pytest_prob_addoption``, e.g. ``option_value(config, "runs")``."""
-    from .sessionviews import option_value as read
-
-    return read(config, name)

@@ -58,8 +58,9 @@ def _html(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``--version`` and one subcommand per tool."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line (``--version`` and one subcommand per tool); returns the exit
+    status."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="pytest-probability tools for saved reports (the plugin itself runs "
@@ -81,12 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the page (default: REPORT with the suffix .html)",
     )
     html.set_defaults(handler=_html)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = build_parser()
     arguments = parser.parse_args(argv)
     if arguments.command is None:
         parser.print_usage(sys.stderr)

@@ -212,8 +212,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "claim_output": (".report.output_claims", "claim_output"),
     **_names(".report.writing", "write_atomic", "is_stream"),
     "write_failure": (".report.writing", "failure"),
-    "call_registrations": (".contracts.registering", "call_registrations"),
-    "filled_registry": (".contracts.registering", "filled_registry"),
+    **_names(".contracts.registering", "call_registrations", "filled_registry"),
     "implemented_outside": (".loader", "implemented_outside"),
     # -- reading a report document defensively (renderers) ----------------------------------
     **_names(
@@ -249,9 +248,8 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # -- early stopping: the stopping hooks' values ------------------------------------------
     **_names(".contracts.stops", "CaseStopping", "StopContext", "StopReader"),
     # -- intervals for a pass rate (the row methods' math) ------------------------------------
-    "Interval": (".stats.rate_intervals", "Interval"),
+    **_names(".stats.rate_intervals", "Interval", "RegisterIntervalMethod"),
     "bayes_interval": (".stats.rate_intervals", "bayes"),
-    "RegisterIntervalMethod": (".stats.rate_intervals", "RegisterIntervalMethod"),
     "clopper_pearson_interval": (".stats.rate_intervals", "clopper_pearson"),
     "wilson_interval": (".stats.rate_intervals", "wilson"),
     # -- resampling: the case bootstrap of every interval over cases ---------------------------

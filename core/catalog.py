@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-from pathlib import Path
 from typing import Any
 
 from .loader import BUNDLED, CATALOG_PATH
@@ -56,15 +55,6 @@ def encode_default(value: Any) -> Any:
     raise TypeError(f"default {value!r} cannot be kept in the catalog (JSON values and tuples)")
 
 
-def declared_hooks(module: Any) -> list[str]:
-    """The hook names a ``hookspecs`` module declares (functions marked as pytest specs)."""
-    return sorted(
-        name
-        for name, function in inspect.getmembers(module, inspect.isfunction)
-        if name.startswith("pytest_") and hasattr(function, "pytest_spec")
-    )
-
-
 def describe() -> dict[str, Any]:
     """What the bundled extensions declare, read from the extensions themselves."""
     extensions = []
@@ -75,18 +65,20 @@ def describe() -> dict[str, Any]:
         declare = getattr(plugin, "pytest_prob_addoption", None)
         if declare is not None:
             declare(options=registry)
-        options = []
-        for spec in registry.specs.values():
-            described = {field: getattr(spec, field) for field in FIELDS}
-            if described["choices"] is not None:
-                described["choices"] = list(described["choices"])
-            described["default"] = encode_default(spec.default)
-            options.append(described)
+        options = [  # (a tuple is written as a JSON list)
+            {field: getattr(spec, field) for field in FIELDS}
+            | {"default": encode_default(spec.default)}
+            for spec in registry.specs.values()
+        ]
         extensions.append(
             {
                 "name": name,
                 "package": package,
-                "hooks": declared_hooks(hookspecs),
+                "hooks": sorted(  # (the functions marked as pytest hook specs)
+                    hook
+                    for hook, function in inspect.getmembers(hookspecs, inspect.isfunction)
+                    if hook.startswith("pytest_") and hasattr(function, "pytest_spec")
+                ),
                 "registers": sorted(
                     hook
                     for hook, _ in inspect.getmembers(plugin, inspect.isfunction)
@@ -103,11 +95,6 @@ def dumps(catalog: dict[str, Any]) -> str:
     return json.dumps(catalog, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
 
 
-def write(path: Path = CATALOG_PATH) -> Path:
-    """Write the catalog the bundled extensions declare now to ``path``; returns it."""
-    path.write_text(dumps(describe()), encoding="utf-8")
-    return path
-
-
 if __name__ == "__main__":  # pragma: no cover (python -m pytest_probability.catalog)
-    print(f"wrote {write()}")
+    CATALOG_PATH.write_text(dumps(describe()), encoding="utf-8")
+    print(f"wrote {CATALOG_PATH}")

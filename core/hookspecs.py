@@ -66,7 +66,6 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
 
     :param case: the collected :class:`~pytest_probability.collection.cases.Case` (ids,
         planned runs, merged ``probability`` mark arguments).
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
         (one item each, named ``<case>[<kind>]``, for example ``[gate]``), or ``None``.
 
@@ -87,7 +86,6 @@ def pytest_prob_collect_function_verdicts(
 
     :param function: the :class:`~pytest_probability.collection.cases.FunctionCases` (the
         function and all of its collected cases, with their parameter ids and indices).
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.collection.verdict_items.VerdictRequest`
         (one item each, named ``<function>[<kind>]``, e.g.
         ``bench_triage[compare:chain_of_thought]``, whose runs are all of the function's
@@ -105,7 +103,6 @@ def pytest_prob_classify_outcome(item: pytest.Item, call: pytest.CallInfo[None])
     Called in the executing process after the call phase of every bench run item, and after
     a failed or skipped setup phase.
 
-    :param item: the run item.
     :param call: pytest's :class:`~pytest.CallInfo` of the phase (``call.when`` tells which).
     :return: one of the four outcome words; the first non-``None`` answer wins. Any other
         answer (``"banana"``, ``"passed"``, a number) is warned about once per extension,
@@ -124,8 +121,6 @@ def pytest_prob_skip_run(item: pytest.Item, case: Case) -> str | None:
 
     Called in the executing process at the start of every bench run's setup phase.
 
-    :param item: the run item about to run.
-    :param case: its :class:`~pytest_probability.collection.cases.Case`.
     :return: a skip reason (the run becomes a pytest skip, not a sample), or ``None`` to run
         it. The first non-``None`` answer wins.
 
@@ -141,7 +136,6 @@ def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     Called in the executing process once per run, after its outcome was classified and
     before the record is attached to the report.
 
-    :param item: the run item.
     :param record: the JSON-able run record (see :doc:`/json`); add keys named after your
         extension. Values should be JSON-able: they cross process boundaries under xdist
         (anything else is turned into text before the record travels).
@@ -162,7 +156,6 @@ def pytest_prob_logrecord(record: dict[str, Any], config: pytest.Config) -> None
     record, after the kernel added it to the session results.
 
     :param record: the run record as the executing process sent it.
-    :param config: the pytest config.
     :return: nothing. An implementation that raises is reported as a warning (once per
         extension) and in the report's ``warnings``; the session goes on.
 
@@ -183,8 +176,6 @@ def pytest_prob_build_report(
     of the report is still produced.
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` to contribute to.
-    :param results: the session's :class:`~pytest_probability.report.results.Results`.
-    :param config: the pytest config.
     :return: nothing.
 
     The bundled ``fractions`` extension contributes the ``k/N`` and status columns and the

@@ -18,29 +18,19 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import loader
-from .options import OptionRegistry, declare_kernel_settings
+from .options import OptionRegistry
+from .parsers import parse_bool, parse_delay, parse_patterns, parse_runs, parse_text
 
 if TYPE_CHECKING:
     from .report.builder import ReportBuilder
     from .report.results import Results
     from .report.safe_calls import FailureLog, HookPlans
 
-KERNEL_NAME = loader.KERNEL_NAME
-COLLECT_MODULE = loader.COLLECT_MODULE
-
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
     "probability(**kwargs): pytest-probability settings for a bench function or case "
     "(runs=N; extensions add gates, comparisons and latency keys)"
 )
-
-
-def kernel_of(config: pytest.Config) -> Kernel:
-    """The kernel of a config (raises when the plugin is not active)."""
-    kernel = config.pluginmanager.get_plugin(KERNEL_NAME)
-    if kernel is None:
-        raise RuntimeError("pytest-probability is not active in this session")
-    return kernel
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -50,7 +40,7 @@ def _is_worker(config: pytest.Config) -> bool:
 def _bench_item_types() -> tuple[type, ...]:
     """The run and verdict item classes, or ``()`` while no bench file was collected (the
     collection module is then not even imported, so no item can be one)."""
-    collect = sys.modules.get(COLLECT_MODULE)
+    collect = sys.modules.get(loader.COLLECT_MODULE)
     return () if collect is None else (collect.BenchRun, collect.VerdictItem)
 
 
@@ -137,17 +127,14 @@ class Kernel:
     @pytest.hookimpl(tryfirst=True)
     def pytest_cmdline_main(self, config: pytest.Config) -> None:
         """Register the bundled extensions the command line or ini file asks for (one of
-        their settings is given; every one for ``--prob-json``), before ``pytest_configure``.
+        their settings is given), before ``pytest_configure``; all of them when ``--prob-json``
+        or ``--prob-plan`` is given in the aggregating process
+        (:data:`~pytest_probability.loader.WHOLE_SESSION_SETTINGS`). Once per session.
 
         Called once per process after the command line is parsed (also on pytest-xdist
-        workers); returns ``None`` (pytest's own ``main`` runs the session).
+        workers; by the kernel's ``pytest_configure`` when a session is configured without
+        it); returns ``None`` (pytest's own ``main`` runs the session).
         """
-        self.register_requested(config)
-
-    def register_requested(self, config: pytest.Config) -> None:
-        """Register the bundled extensions whose settings are given; all of them when
-        ``--prob-json`` or ``--prob-plan`` is given in the aggregating process
-        (:data:`~pytest_probability.loader.WHOLE_SESSION_SETTINGS`). Once per session."""
         if self.requested_done:
             return
         self.requested_done = True
@@ -181,8 +168,50 @@ class Kernel:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_prob_addoption(self, options: OptionRegistry) -> None:
-        """Declare the kernel's settings. Called by the historic hook; returns nothing."""
-        declare_kernel_settings(options)
+        """Declare the kernel's settings: runs, the JSON report, the delay, the order, the
+        pattern. Called by the historic hook; returns nothing."""
+        options.add(
+            "runs",
+            parse=parse_runs,
+            default=1,
+            cli="--prob-runs",
+            ini="prob_runs",
+            mark=True,
+            metavar="N",
+            help="run every case N times (default: ini prob_runs or 1)",
+        )
+        options.add(
+            "json",
+            parse=parse_text,
+            cli="--prob-json",
+            metavar="PATH",
+            help="write a JSON report to PATH",
+        )
+        options.add(
+            "delay",
+            parse=parse_delay,
+            default=0.0,
+            cli="--prob-delay",
+            ini="prob_delay",
+            metavar="SECONDS",
+            help="sleep between run executions, never before the first (per xdist worker)",
+        )
+        options.add(
+            "transpose",
+            parse=parse_bool,
+            default=False,
+            cli="--prob-transpose",
+            ini="prob_transpose",
+            flag_value=True,
+            help="run-major order: run 1 of every case, then run 2, ...",
+        )
+        options.add(
+            "pattern",
+            parse=parse_patterns,
+            default=("bench_*.py",),
+            ini="prob_pattern",
+            help="glob(s) for benchmark files (default bench_*.py)",
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -193,7 +222,7 @@ class Kernel:
         """
         self.config = config
         self.options.resolve(config)
-        self.register_requested(config)  # (a session configured without pytest_cmdline_main)
+        self.pytest_cmdline_main(config)  # (a session configured without it)
         config.addinivalue_line("markers", MARKER_HELP)
         self.patterns = self.options.session_value("pattern")
         for pattern in self.patterns:
@@ -280,10 +309,9 @@ class Kernel:
         proxies: dict[str, Any] = {}
         for item in session.items:
             if isinstance(item, BenchRun):
-                proxy = proxies.get(item.case.module)
-                if proxy is None:
-                    proxy = proxies[item.case.module] = session.gethookproxy(item.path)
-                item.ihook = proxy
+                if item.case.module not in proxies:
+                    proxies[item.case.module] = session.gethookproxy(item.path)
+                item.ihook = proxies[item.case.module]
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -292,7 +320,7 @@ class Kernel:
 
         Called before every item's setup in the executing process; returns nothing.
         """
-        collect = sys.modules.get(COLLECT_MODULE)
+        collect = sys.modules.get(loader.COLLECT_MODULE)
         if collect is None or not isinstance(item, collect.BenchRun):
             return
         from .execution.context import RunContext, enter_run
@@ -322,7 +350,7 @@ class Kernel:
         try:
             return (yield)
         finally:
-            collect = sys.modules.get(COLLECT_MODULE)
+            collect = sys.modules.get(loader.COLLECT_MODULE)
             if collect is not None:
                 token = item.stash.get(TOKEN_KEY, None)
                 if token is not None:
@@ -343,7 +371,7 @@ class Kernel:
         except for one ``user_properties`` entry carrying the record.
         """
         report = yield
-        collect = sys.modules.get(COLLECT_MODULE)
+        collect = sys.modules.get(loader.COLLECT_MODULE)
         if (
             collect is not None
             and isinstance(item, collect.BenchRun)
@@ -395,10 +423,8 @@ class Kernel:
         collected, before any is scheduled; returns nothing."""
         if self.active or self.config is None:
             return
-        from pathlib import PurePath
-
         for nodeid in ids:
-            path = PurePath(nodeid.split("::", 1)[0])
+            path = Path(nodeid.split("::", 1)[0])
             if any(path.match(pattern) for pattern in self.patterns):
                 self.activate(self.config)
                 return
@@ -443,11 +469,10 @@ class Kernel:
             # pytest-xdist: the worker running this item died before reporting it
             from .execution.records import crash_record
 
-            key = report.nodeid
             found = crash_record(
                 report.nodeid,
                 str(report.longrepr),
-                self.results.get(key.rsplit("[run", 1)[0] if "[run" in key else key),
+                self.results.get(report.nodeid.rsplit("[run", 1)[0]),
                 self.patterns,
                 len(self.results),
             )
@@ -480,10 +505,8 @@ class Kernel:
         adjust the exit status; returns nothing. The terminal summary is printed later from
         the same report.
         """
-        if _is_worker(session.config):
-            return
-        if not self.has_report():
-            return  # nothing collected and no --prob-json: no report
+        if _is_worker(session.config) or not self.has_report():
+            return  # (nothing collected and no --prob-json: no report)
         from .report.safe_calls import build_report
 
         self.stopped_early = bool(
@@ -494,26 +517,34 @@ class Kernel:
         self.builder = build_report(session.config, self.results, self.failures)
         if self.distribution is not None:
             self.builder.add_summary("Workers:", self.distribution, order=900)
-        if self.json_path is not None:
-            self._write_json(*self.json_path, session)
-
-    def _write_json(self, shown: Path, path: Path, session: pytest.Session) -> None:
-        assert self.builder is not None and self.results is not None
-        from .report.json_report import build_document, iter_dumps
+        if self.json_path is None:
+            return
+        from .report.json_report import iter_dumps
         from .report.writing import failure, write_atomic
 
+        shown, path = self.json_path
         try:
-            document = build_document(
-                results=self.results,
-                builder=self.builder,
-                runs=self.options.session_value("runs"),
-                exit_status=int(session.exitstatus),
-            )
+            document = self.report_document(int(session.exitstatus))
             write_atomic(path, iter_dumps(document, where=str(shown)))
         except Exception as exc:  # any failure is one error line naming the file
             self.json_error = failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def report_document(self, exit_status: int) -> dict[str, Any] | None:
+        """The report document as ``--prob-json`` writes it, or ``None`` before the report
+        is built (:func:`~pytest_probability.sessionviews.report_document`)."""
+        if self.builder is None:
+            return None
+        from .report.json_report import build_document
+
+        assert self.results is not None  # (made with the report's session)
+        return build_document(
+            results=self.results,
+            builder=self.builder,
+            runs=self.options.session_value("runs"),
+            exit_status=exit_status,
+        )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:

@@ -67,8 +67,7 @@ CATALOG_PATH = Path(__file__).with_name("bundled.json")
 def catalog() -> tuple[dict[str, Any], ...]:
     """The bundled extensions as the catalog describes them, in registration order (read
     once per process: it is the same for every session)."""
-    found = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["extensions"]
-    return tuple(found)
+    return tuple(json.loads(CATALOG_PATH.read_text(encoding="utf-8"))["extensions"])
 
 
 @functools.cache
@@ -155,19 +154,16 @@ def register_bundled(
         add_hookspecs(pluginmanager, other)
     # (the loader and the option registry are the kernel's: it reads the registry's state)
     config = options._config if options is not None and options._resolved else None
-    if config is None:
-        pluginmanager.register(plugin, plugin_name)
-        return True
-    configure = vars(plugin).pop("pytest_configure", None)
+    configure = None if config is None else vars(plugin).pop("pytest_configure", None)
     try:
         pluginmanager.register(plugin, plugin_name)
     finally:
         if configure is not None:
             vars(plugin)["pytest_configure"] = configure
-    assert options is not None
-    options._resolve_late()
-    if configure is not None:
-        configure(config=config)
+    if config is not None:
+        options._resolve_late()
+        if configure is not None:
+            configure(config=config)
     return True
 
 
@@ -272,7 +268,7 @@ def extension_entry_points() -> list[importlib_metadata.EntryPoint]:
     seen: set[str] = set()
     marker = f"[{ENTRY_POINT_GROUP}]"
     for dist in importlib_metadata.distributions():
-        name = getattr(dist, "_normalized_name", None) or _normalized(dist)
+        name = dist._normalized_name  # (the key the standard library dedupes by, PEP 503)
         if name in seen:
             continue  # shadowed by a distribution of the same name earlier on the path
         seen.add(name)
@@ -280,13 +276,6 @@ def extension_entry_points() -> list[importlib_metadata.EntryPoint]:
         if text and marker in text:
             found.extend(ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP)
     return found
-
-
-def _normalized(dist: importlib_metadata.Distribution) -> str:
-    """A distribution's name normalized as the standard library does (PEP 503)."""
-    import re
-
-    return re.sub(r"[-_.]+", "_", str(dist.metadata["Name"] or "")).lower()
 
 
 #: the plugin name the kernel registers under
@@ -301,23 +290,20 @@ KERNEL_NAMES = frozenset({"kernel", "decided", "sigterm"})
 def reserved(name: str) -> bool:
     """Whether a third-party extension may not be called ``name``: the kernel's names, a
     bundled extension's, or one under a bundled extension (``budget.session``)."""
-    bundled = {bundled_name for bundled_name, _ in BUNDLED}
-    return name in KERNEL_NAMES or name in bundled or name.split(".", 1)[0] in bundled
+    return name in KERNEL_NAMES or name.split(".", 1)[0] in dict(BUNDLED)
 
 
 def undeclared_hooks(pluginmanager: pytest.PytestPluginManager, plugin: object) -> list[str]:
     """The ``pytest_prob_*`` hooks ``plugin`` implements that have no specification (and are
     not marked ``optionalhook``), sorted."""
-    found = []
-    for name in dir(pluginmanager.hook):
-        if not name.startswith("pytest_prob_"):
-            continue
-        caller = getattr(pluginmanager.hook, name)
-        if caller.has_spec():
-            continue
-        if any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls()):
-            found.append(name)
-    return sorted(found)
+    hooks = pluginmanager.hook
+    callers = [getattr(hooks, name) for name in dir(hooks) if name.startswith("pytest_prob_")]
+    return sorted(
+        caller.name
+        for caller in callers
+        if not caller.has_spec()
+        and any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls())
+    )
 
 
 def _described(entry_point: importlib_metadata.EntryPoint) -> str:

@@ -26,8 +26,6 @@ from typing import Any
 
 import pytest
 
-from .parsers import parse_bool, parse_delay, parse_patterns, parse_runs, parse_text
-
 Parser = Callable[[Any], Any]
 
 
@@ -121,29 +119,15 @@ class OptionRegistry:
         ini key are in pytest's parser already, and once the options are resolved the new
         declaration is resolved at once (raises :class:`pytest.UsageError` on a bad value).
         """
+        fields = dict(locals())  # (every parameter but self is a field of the spec)
+        del fields["self"]
+        fields["mark"] = name if mark is True else (mark or None)
         replaces = self._placeholders.pop(name, None) is not None
         if name in self._specs and not replaces:
             raise ValueError(f"setting {name!r} is declared twice")
-        mark_key = name if mark is True else (mark or None)
-        spec = OptionSpec(
-            name=name,
-            parse=parse,
-            default=default,
-            cli=cli,
-            ini=ini,
-            mark=mark_key,
-            flag_value=flag_value,
-            help=help,
-            metavar=metavar,
-            choices=choices,
-            owner=owner,
-            with_config=with_config,
-            ini_help=ini_help,
-            repeatable=repeatable,
-        )
-        self._specs[name] = spec
-        if self._parser is not None and not replaces:
-            self._add_to_parser(self._parser, spec)
+        spec = self._specs[name] = OptionSpec(**fields)
+        if not replaces:
+            self._add_to_parser(spec)
         if self._resolved and self._config is not None:
             if spec.with_config:  # (its registry may not hold its extension's entries yet)
                 self._session.setdefault(name, spec.default)
@@ -163,8 +147,7 @@ class OptionRegistry:
         self._specs[name] = spec
         self._placeholders[name] = extension
         self._catalog_owners[name] = extension
-        if self._parser is not None:
-            self._add_to_parser(self._parser, spec)
+        self._add_to_parser(spec)
         return spec
 
     def _requested(self, config: pytest.Config) -> list[str]:
@@ -172,11 +155,9 @@ class OptionRegistry:
         the command line or in the ini file (registered already or not: one registered early,
         because an installed plugin implements its hooks, still asks for the extensions that
         add to its registries)."""
-        found: list[str] = []
-        for name, extension in self._catalog_owners.items():
-            if extension not in found and _raw(config, self._specs[name]) is not None:
-                found.append(extension)
-        return found
+        owners = self._catalog_owners.items()
+        given = (ext for name, ext in owners if _raw(config, self._specs[name]) is not None)
+        return list(dict.fromkeys(given))
 
     def _resolve_late(self) -> None:
         """Resolve the settings checked against a registry that were declared after
@@ -187,8 +168,10 @@ class OptionRegistry:
             for name in late:
                 self._session[name] = self._resolve_one(self._config, self._specs[name])
 
-    def _add_to_parser(self, parser: pytest.Parser, spec: OptionSpec) -> None:
-        group = parser.getgroup("probability", "pytest-probability")
+    def _add_to_parser(self, spec: OptionSpec) -> None:
+        if self._parser is None:
+            return  # (a registry made without pytest's parser, as the catalog makes one)
+        group = self._parser.getgroup("probability", "pytest-probability")
         if spec.cli is not None:
             help_text = spec.help + (
                 f" (one of: {', '.join(spec.choices)})" if spec.choices else ""
@@ -199,7 +182,9 @@ class OptionRegistry:
                 how = {"metavar": spec.metavar, "action": "append" if spec.repeatable else "store"}
             group.addoption(spec.cli, default=None, dest=spec.dest, help=help_text, **how)
         if spec.ini is not None:
-            parser.addini(spec.ini, help=spec.ini_help or spec.help or spec.name, default=None)
+            self._parser.addini(
+                spec.ini, help=spec.ini_help or spec.help or spec.name, default=None
+            )
 
     def alternatives(self, *keys: str) -> None:
         """Declare mark keys that are alternatives to each other (``min_rate`` or
@@ -341,49 +326,3 @@ def _read_ini(config: pytest.Config, name: str) -> Any:
     if raw is None or raw == "" or raw == []:
         return None
     return " ".join(str(part) for part in raw) if isinstance(raw, list) else raw
-
-
-def declare_kernel_settings(options: OptionRegistry) -> None:
-    """The kernel's own settings: runs, the JSON report, the delay, the order, the pattern."""
-    options.add(
-        "runs",
-        parse=parse_runs,
-        default=1,
-        cli="--prob-runs",
-        ini="prob_runs",
-        mark=True,
-        metavar="N",
-        help="run every case N times (default: ini prob_runs or 1)",
-    )
-    options.add(
-        "json",
-        parse=parse_text,
-        cli="--prob-json",
-        metavar="PATH",
-        help="write a JSON report to PATH",
-    )
-    options.add(
-        "delay",
-        parse=parse_delay,
-        default=0.0,
-        cli="--prob-delay",
-        ini="prob_delay",
-        metavar="SECONDS",
-        help="sleep between run executions, never before the first (per xdist worker)",
-    )
-    options.add(
-        "transpose",
-        parse=parse_bool,
-        default=False,
-        cli="--prob-transpose",
-        ini="prob_transpose",
-        flag_value=True,
-        help="run-major order: run 1 of every case, then run 2, ...",
-    )
-    options.add(
-        "pattern",
-        parse=parse_patterns,
-        default=("bench_*.py",),
-        ini="prob_pattern",
-        help="glob(s) for benchmark files (default bench_*.py)",
-    )

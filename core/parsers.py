@@ -93,10 +93,8 @@ def parse_bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
     raise ValueError(f"expected true or false, got {value!r}")
 
 

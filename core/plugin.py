@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from . import hookspecs, loader
-from .kernel import KERNEL_NAME, Kernel
+from .kernel import Kernel
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -26,6 +26,6 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     Returns nothing.
     """
     pluginmanager.add_hookspecs(hookspecs)
-    if pluginmanager.get_plugin(KERNEL_NAME) is None:
-        pluginmanager.register(Kernel(), KERNEL_NAME)
+    if pluginmanager.get_plugin(loader.KERNEL_NAME) is None:
+        pluginmanager.register(Kernel(), loader.KERNEL_NAME)
     loader.register_third_party(pluginmanager)

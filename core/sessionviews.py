@@ -93,18 +93,7 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
 
     For an extension that writes the report in another format at ``pytest_sessionfinish``
     or later, in the aggregating process."""
-    kernel = _kernel(config)
-    if kernel.builder is None:
-        return None
-    from .report.json_report import build_document
-
-    assert kernel.results is not None  # (made with the report's session)
-    return build_document(
-        results=kernel.results,
-        builder=kernel.builder,
-        runs=kernel.options.session_value("runs"),
-        exit_status=exit_status,
-    )
+    return _kernel(config).report_document(exit_status)
 
 
 def run_context_of(item: pytest.Item) -> RunContext | None:
