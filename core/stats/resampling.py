@@ -135,23 +135,6 @@ def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[flo
     return counts
 
 
-def multinomial_counts(rng: random.Random, n: int, sizes: Sequence[int]) -> list[int]:
-    """Counts per category of ``n`` draws with replacement from a population whose
-    categories have the given integer ``sizes`` (probabilities ``size / Σ sizes``).
-
-    Exact: category ``i`` gets Binomial(n − already drawn, size_i / remaining sizes).
-    """
-    n = _check_n(n)
-    checked = []
-    for size in sizes:
-        if isinstance(size, bool) or not hasattr(size, "__index__") or size.__index__() < 0:
-            raise ValueError(f"sizes must be integers >= 0, got {size!r}")
-        checked.append(size.__index__())
-    if n > 0 and sum(checked) == 0:
-        raise ValueError("sizes must not all be 0 when n > 0")
-    return _multinomial(rng.random, n, _conditional_probabilities(checked))
-
-
 def quantile_type7(sorted_values: Sequence[float], q: float) -> float:
     """Hyndman–Fan type 7 quantile (linear interpolation; numpy's default) of ascending
     ``sorted_values``: ``x[j] + g (x[j+1] − x[j])`` with ``h = (n − 1) q``, ``j = ⌊h⌋``,
