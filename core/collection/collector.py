@@ -347,28 +347,17 @@ def _verdict_items(
     except OptionError as exc:
         raise pytest.Collector.CollectError(f"{key}: {exc}") from None
     made: list[pytest.Item] = []
-    for request in _flatten(answers):
-        name = case.verdict_item_name(request.kind)
-        made.append(
-            VerdictItem.from_parent(
-                parent,
-                name=name,
-                nodeid=f"{parent.nodeid}::{name}",
-                case=case,
-                request=request,
-                runs=runs,
+    for answer in filter(None, answers):
+        for request in answer if isinstance(answer, (list, tuple)) else [answer]:
+            name = case.verdict_item_name(request.kind)
+            nodeid = f"{parent.nodeid}::{name}"
+            made.append(
+                VerdictItem.from_parent(
+                    parent, name=name, nodeid=nodeid, case=case, request=request, runs=runs
+                )
             )
-        )
-        made[-1].own_markers.extend(marks)
+            made[-1].own_markers.extend(marks)
     return made
-
-
-def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
-    flat: list[VerdictRequest] = []
-    for answer in answers:
-        if answer:
-            flat.extend(answer if isinstance(answer, (list, tuple)) else [answer])
-    return flat
 
 
 def _loadgroup(config: pytest.Config) -> bool:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -61,29 +62,23 @@ def build_document(
             **builder.totals_json,
         },
         "rows": [_row(case, builder) for case in results.cases()],
-        "records": Records(results, builder.record_finishers),
+        "records": Records(results, tuple(builder.record_finishers)),
     }
     if builder.warnings:
         document["warnings"] = list(builder.warnings)
-    for key, value in builder.json.items():
-        if key not in document:
-            document[key] = value
+    document.update({key: v for key, v in builder.json.items() if key not in document})
     return document
 
 
+@dataclass
 class Records:
     """The report's ``records``, made one at a time while the report is written (a copy of
     100,000 records would double the memory the session needs at its end), each passed
     through the extensions' record finishers
     (:meth:`~pytest_probability.report.builder.ReportBuilder.add_record_finisher`)."""
 
-    def __init__(
-        self,
-        results: Results,
-        finishers: Sequence[Callable[[dict[str, Any]], None]] = (),
-    ) -> None:
-        self.results = results
-        self.finishers = tuple(finishers)
+    results: Results
+    finishers: tuple[Callable[[dict[str, Any]], None], ...] = ()
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for case in self.results.cases():
