@@ -152,9 +152,9 @@ def crash_record(
     param = parts[2] if len(parts) > 2 else None
     base = dict(case=case_id(parts[1], param), label=label, module=path, runs=run, mark={})
     base["order"] = order
-    if known is not None and known.records:
+    if known is not None and known.records:  # the case's own fields, as its runs have them
         sample = next(iter(known.records.values()))
-        base.update({k: sample[k] for k in ("case", "label", "module", "runs", "mark", "order")})
+        base.update({k: sample[k] for k in base})
     return {
         **base,
         "run": run,

@@ -21,22 +21,17 @@ from collections.abc import Callable, Sequence
 _INVERSION_LIMIT = 10.0
 
 
-def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not hasattr(n, "__index__"):
-        raise ValueError(f"n must be an integer, got {n!r}")
-    n = n.__index__()
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    return n
-
-
 def binomial_variate(rng: random.Random, n: int, p: float) -> int:
     """One draw from Binomial(n, p) using ``rng`` (exact up to floating point).
 
     Sequential-search inversion when ``n · min(p, 1−p) < 10``, otherwise Hörmann's BTRS
     (transformed rejection with squeeze, 1993); ``p > ½`` by symmetry ``n − X(n, 1−p)``.
     """
-    n = _check_n(n)
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise ValueError(f"n must be an integer, got {n!r}")
+    n = n.__index__()
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be in [0, 1], got {p!r}")
     return _binomial(rng.random, n, p)
