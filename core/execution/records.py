@@ -54,11 +54,9 @@ def make_record(
     """The JSON-able record of one run phase (see the JSON report's ``records``).
 
     An exception whose ``str()`` raises or a step that cannot be read make the run an
-    ``error`` naming the problem. ``warning`` is the warning about a classifier that failed:
-    the run is then an ``error`` too, ``warning_error`` its error type."""
+    ``error`` naming the problem. ``warning`` is the warning about a classifier that failed
+    (the run's ``outcome`` is then ``error``), ``warning_error`` its error type."""
     case: Case = item.case
-    if warning is not None:
-        outcome = ERROR
     try:
         message, error = _describe(call, outcome)
     except UnreadableValue as exc:

@@ -16,7 +16,7 @@ import json
 import math
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -131,7 +131,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _BIG = 1 << 2000
 
 
-def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
+def _plain(value: Any, depth: int, seen: set[int]) -> bool:
     """True when ``value`` holds only str keys, scalars, dicts and lists (nothing to
     convert), no deeper than :data:`MAX_DEPTH`, each container once (a container met again,
     shared or in a cycle, is left to :class:`_Walk`)."""
@@ -140,8 +140,6 @@ def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
         return kind is not int or -_BIG < value < _BIG or not is_huge_int(value)
     if depth >= MAX_DEPTH or (kind is not dict and kind is not list):
         return False
-    if seen is None:
-        seen = set()
     if id(value) in seen:
         return False
     seen.add(id(value))
@@ -150,6 +148,7 @@ def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
     return all(_plain(v, depth + 1, seen) for v in value)
 
 
+@dataclass
 class _Walk:
     """One conversion of a value into JSON values, bounded whatever the value holds: a
     container met again on its own path (a cycle) or deeper than :data:`MAX_DEPTH` becomes
@@ -158,11 +157,10 @@ class _Walk:
     text becomes text (noted in ``huge``). With ``finite``, non-finite floats become
     ``None``."""
 
-    def __init__(self, *, finite: bool = False, huge: list[int] | None = None) -> None:
-        self.finite = finite
-        self.huge = huge
-        self.active: set[int] = set()
-        self.done: dict[int, Any] = {}
+    finite: bool = False
+    huge: list[int] | None = None
+    active: set[int] = field(default_factory=set)
+    done: dict[int, Any] = field(default_factory=dict)
 
     def convert(self, value: Any, depth: int) -> Any:
         kind = type(value)
@@ -204,7 +202,7 @@ def jsonable(value: Any) -> Any:
     :class:`_Walk`), so it crosses process boundaries under xdist; non-finite floats are kept
     until the report is dumped. A value that is plain already (almost every record) is
     returned as it is, without a copy."""
-    if _plain(value):
+    if _plain(value, 0, set()):
         return value
     return _Walk().convert(value, 0)
 
