@@ -105,9 +105,9 @@ def decide_runs(
     partners: tuple[frozenset[str], ...] | None = None,
 ) -> None:
     """Let a verdict decide the runs of case ``key``: its failed and errored runs are
-    reported as xfailed with ``reason`` — when ``partners`` is given,
-    only if the cases of one of those sets are selected too. Call it at collection, in
-    collecting processes (the processes that run the case)."""
+    reported as xfailed with ``reason`` — when ``partners`` is given, only if the cases of
+    one of those sets are selected too. Call it at collection, in collecting processes (the
+    processes that run the case)."""
     found = config.pluginmanager.get_plugin(PLUGIN_NAME)
     if not isinstance(found, DecidedRuns):
         found = DecidedRuns(config)

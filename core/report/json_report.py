@@ -150,12 +150,10 @@ def _plain(value: Any, depth: int, seen: set[int]) -> bool:
 
 @dataclass
 class _Walk:
-    """One conversion of a value into JSON values, bounded whatever the value holds: a
-    container met again on its own path (a cycle) or deeper than :data:`MAX_DEPTH` becomes
-    its short ``repr``; one met again elsewhere (shared) is converted once; an object
-    whose ``str()`` raises becomes a short description; an integer too long for decimal
-    text becomes text (noted in ``huge``). With ``finite``, non-finite floats become
-    ``None``."""
+    """One conversion of a value into JSON values, bounded whatever the value holds (as the
+    module's docstring says); a container shared by two paths is converted once, an object
+    whose ``str()`` raises becomes a short description. With ``finite``, non-finite floats
+    become ``None``; ``huge`` notes the bit length of each integer written as text."""
 
     finite: bool = False
     huge: list[int] | None = None
@@ -208,9 +206,8 @@ def jsonable(value: Any) -> Any:
 
 
 def _dump_value(value: Any, huge: list[int] | None = None) -> str:
-    """One value as strict compact JSON (C encoder); sanitised only when it must be
-    (:class:`_Walk`, noting in ``huge`` the bit length of each integer too long for decimal
-    text), with lone surrogates escaped."""
+    """One value as strict compact JSON (C encoder); sanitised (:class:`_Walk`) only when
+    it must be, with lone surrogates escaped."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
     except (TypeError, ValueError, RecursionError):

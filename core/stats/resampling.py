@@ -16,6 +16,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 #: Below this mean (n · min(p, 1 − p)) the sampler inverts the distribution function.
 _INVERSION_LIMIT = 10.0
@@ -107,12 +108,8 @@ def _btrs(uniform: Callable[[], float], n: int, p: float) -> int:
 
 def _conditional_probabilities(sizes: Sequence[int]) -> list[float]:
     """``size_i / (size_i + size_{i+1} + …)`` for each category (1.0 for the last nonzero)."""
-    remaining = sum(sizes)
-    out: list[float] = []
-    for size in sizes:
-        out.append(size / remaining if remaining > 0 else 0.0)
-        remaining -= size
-    return out
+    remaining = list(accumulate(reversed(sizes)))[::-1]  # size_i + size_{i+1} + …
+    return [size / left if left > 0 else 0.0 for size, left in zip(sizes, remaining, strict=True)]
 
 
 def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[float]) -> list[int]:
@@ -179,12 +176,8 @@ def bootstrap_means(values: Sequence[float], resamples: int, seed: int) -> list[
         choices = rng.choices
         return [sum(choices(data, k=total)) / total for _ in range(resamples)]
     conditional = _conditional_probabilities(list(groups.values()))
-    uniform = rng.random
-    means: list[float] = []
-    for _ in range(resamples):
-        counts = _multinomial(uniform, total, conditional)
-        means.append(sum(c * v for c, v in zip(counts, distinct, strict=True)) / total)
-    return means
+    draws = (_multinomial(rng.random, total, conditional) for _ in range(resamples))
+    return [sum(c * v for c, v in zip(counts, distinct, strict=True)) / total for counts in draws]
 
 
 def bootstrap_mean_interval(
