@@ -98,8 +98,7 @@ def _describe(value: Any) -> str:
 
 def check_cost(value: Any, name: str = "cost") -> float:
     """A finite amount ≥ 0 as a float; ``ValueError`` naming ``name`` and the value."""
-    kind = type(value)
-    if kind is float and 0.0 <= value < math.inf:  # the common case, fast
+    if type(value) is float and 0.0 <= value < math.inf:  # the common case, fast
         return value
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal, Fraction)):
         raise ValueError(f"{name} must be a finite number >= 0, got {_describe(value)}")

@@ -105,7 +105,7 @@ def make_record(
 
 def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
     """The compact message and error type of a run phase; raises
-    :class:`~.untrusted.UnreadableValue` when the exception's message cannot be read."""
+    :class:`~.user_values.UnreadableValue` when the exception's message cannot be read."""
     excinfo = call.excinfo
     if excinfo is None:
         return None, None
