@@ -52,7 +52,7 @@ def call_each(
 ) -> list[tuple[str, Exception]]:
     """Call every non-wrapper implementation of ``hook_name`` in pluggy's order (looked up
     through ``plans`` when given); returns ``(plugin name, exception)`` for each that raised."""
-    plan = (plans or HookPlans()).plan(config, hook_name)
+    plan = (HookPlans() if plans is None else plans).plan(config, hook_name)
     failures: list[tuple[str, Exception]] = []
     for function, argnames, impl in plan:
         try:
