@@ -34,7 +34,6 @@ from pytest_probability.stats.special_functions import (
     binom_pmf,
     binom_sf,
     log_beta,
-    norm_cdf,
     norm_ppf,
 )
 from scipy import special as sp
@@ -284,12 +283,10 @@ def test_norm_ppf_matches_scipy(q: float) -> None:
         assert mine == 0.0
 
 
-def test_norm_ppf_dense_grid_and_cdf() -> None:
+def test_norm_ppf_dense_grid() -> None:
     qs = np.random.default_rng(5).random(2000)
     for q in qs:
         assert norm_ppf(float(q)) == pytest.approx(stats.norm.ppf(q), rel=1e-13, abs=1e-15)
-    for x in np.linspace(-37, 8, 181):
-        assert norm_cdf(float(x)) == pytest.approx(stats.norm.cdf(x), rel=1e-13)
     assert norm_ppf(0.0) == -math.inf
     assert norm_ppf(1.0) == math.inf
     assert norm_ppf(0.975) == pytest.approx(1.959963984540054, rel=1e-15)

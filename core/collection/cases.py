@@ -75,14 +75,9 @@ class Case:
 
 @dataclass(frozen=True)
 class FunctionCases:
-    """A bench function with all of its collected cases (for function-level verdicts).
-
-    :ivar key: the function's node id without parameters (``bench_x.py::bench_triage``).
-    :ivar function: the function's name (``bench_triage``).
-    :ivar label: the function label (``triage``).
-    :ivar module: the bench file's node id.
-    :ivar cases: its cases in collection order.
-    """
+    """A bench function with all of its collected cases (for function-level verdicts): the
+    fields as a :class:`Case`'s, ``key`` being the function's node id without parameters
+    (``bench_x.py::bench_triage``), and its ``cases`` in collection order."""
 
     key: str
     function: str

@@ -252,11 +252,39 @@ def _function_nodes(
     name: str,
     entries: list[tuple[pytest.Function, Case]],
 ) -> list[pytest.Item]:
-    """The items of one bench function: each case's, then the function's verdict items."""
+    """The items of one bench function: each case's (:func:`make_case_items`), then the
+    function-level verdict items (``bench_triage[compare:x]``), children of the module,
+    judging every run of the function."""
     items = [
         item for generated, case in entries for item in make_case_items(collector, generated, case)
     ]
-    return [*items, *make_function_items(collector, module, name, entries, items)]
+    if not entries:
+        return items
+    function = FunctionCases(
+        key=f"{module.nodeid}::{name}",
+        function=name,
+        label=function_label(name),
+        module=module.nodeid,
+        cases=tuple(case for _, case in entries),
+    )
+    config = collector.config
+    # the function's own marks (skip/skipif, -m); parametrize-case marks stay with cases
+    marks = [
+        m
+        for m in getattr(entries[0][0].obj, "pytestmark", [])  # (the function is shared)
+        if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
+    ]
+    hook = config.hook.pytest_prob_collect_function_verdicts
+    runs = [item for item in items if isinstance(item, BenchRun)]
+    made = _verdict_items(
+        module, function.as_case(), runs, marks, function.key, hook, function=function
+    )
+    if made and _loadgroup(config):
+        group = pytest.mark.xdist_group(function.key)
+        for item in [*items, *made]:  # the whole function on one worker (checked at run time)
+            item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
+            item.add_marker(group)
+    return [*items, *made]
 
 
 def make_case_items(
@@ -291,44 +319,6 @@ def make_case_items(
     return [*runs, *verdicts]
 
 
-def make_function_items(
-    collector: pytest.Collector,
-    module: pytest.Collector,
-    name: str,
-    entries: list[tuple[pytest.Function, Case]],
-    items: list[pytest.Item],
-) -> list[pytest.Item]:
-    """The function-level verdict items of one bench function (``bench_triage[compare:x]``),
-    children of the module, judging every run of the function."""
-    if not entries:
-        return []
-    function = FunctionCases(
-        key=f"{module.nodeid}::{name}",
-        function=name,
-        label=function_label(name),
-        module=module.nodeid,
-        cases=tuple(case for _, case in entries),
-    )
-    config = collector.config
-    # the function's own marks (skip/skipif, -m); parametrize-case marks stay with cases
-    marks = [
-        m
-        for m in getattr(entries[0][0].obj, "pytestmark", [])  # (the function is shared)
-        if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
-    ]
-    hook = config.hook.pytest_prob_collect_function_verdicts
-    runs = [item for item in items if isinstance(item, BenchRun)]
-    made = _verdict_items(
-        module, function.as_case(), runs, marks, function.key, hook, function=function
-    )
-    if made and _loadgroup(config):
-        group = pytest.mark.xdist_group(function.key)
-        for item in [*items, *made]:  # the whole function on one worker (checked at run time)
-            item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
-            item.add_marker(group)
-    return made
-
-
 def _verdict_items(
     parent: pytest.Collector,
     case: Case,
@@ -347,28 +337,17 @@ def _verdict_items(
     except OptionError as exc:
         raise pytest.Collector.CollectError(f"{key}: {exc}") from None
     made: list[pytest.Item] = []
-    for request in _flatten(answers):
-        name = case.verdict_item_name(request.kind)
-        made.append(
-            VerdictItem.from_parent(
-                parent,
-                name=name,
-                nodeid=f"{parent.nodeid}::{name}",
-                case=case,
-                request=request,
-                runs=runs,
+    for answer in filter(None, answers):
+        for request in answer if isinstance(answer, (list, tuple)) else [answer]:
+            name = case.verdict_item_name(request.kind)
+            nodeid = f"{parent.nodeid}::{name}"
+            made.append(
+                VerdictItem.from_parent(
+                    parent, name=name, nodeid=nodeid, case=case, request=request, runs=runs
+                )
             )
-        )
-        made[-1].own_markers.extend(marks)
+            made[-1].own_markers.extend(marks)
     return made
-
-
-def _flatten(answers: Iterable[Any]) -> list[VerdictRequest]:
-    flat: list[VerdictRequest] = []
-    for answer in answers:
-        if answer:
-            flat.extend(answer if isinstance(answer, (list, tuple)) else [answer])
-    return flat
 
 
 def _loadgroup(config: pytest.Config) -> bool:
@@ -414,18 +393,17 @@ def _own_function(module: ModuleType, name: str) -> Any:
 def nose_handles_module_setup(config: pytest.Config, module: ModuleType) -> bool:
     """pytest < 8 runs a module's ``setup``/``teardown`` itself when its nose plugin is active
     (and the module has no ``setup_module``); then the kernel must not run them again."""
-    if not config.pluginmanager.has_plugin("nose"):
-        return False
-    return not any(hasattr(module, n) for n in ("setUpModule", "setup_module"))
+    return config.pluginmanager.has_plugin("nose") and not any(
+        hasattr(module, n) for n in ("setUpModule", "setup_module")
+    )
 
 
 def _attach_module_setup(config: pytest.Config, module: ModuleType) -> None:
     """Turn module-level ``setup()``/``teardown()`` into a module-scoped autouse fixture."""
     setup = _own_function(module, "setup")
     teardown = _own_function(module, "teardown")
-    if (setup is None and teardown is None) or hasattr(module, _SETUP_FIXTURE_ATTR):
-        return
-    if nose_handles_module_setup(config, module):
+    done = hasattr(module, _SETUP_FIXTURE_ATTR) or nose_handles_module_setup(config, module)
+    if (setup is None and teardown is None) or done:
         return
 
     @pytest.fixture(autouse=True, scope="module", name=f"_probability_setup_{module.__name__}")

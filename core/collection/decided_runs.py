@@ -89,12 +89,10 @@ class DecidedRuns:
         return report
 
 
-def _settle(decisions: list[Decision], selected: set[str] | None) -> Decision | None:
-    """The decision that applies to a case: of the decisions whose partners are among the
-    ``selected`` case keys (all, when ``selected`` is ``None``), the first one; ``None`` when
-    none applies."""
+def _settle(decisions: list[Decision], selected: set[str]) -> Decision | None:
+    """The first of the decisions whose partners are among the ``selected`` case keys."""
     for d in decisions:
-        if selected is None or d.partners is None or any(g <= selected for g in d.partners):
+        if d.partners is None or any(group <= selected for group in d.partners):
             return d
     return None
 
@@ -107,9 +105,9 @@ def decide_runs(
     partners: tuple[frozenset[str], ...] | None = None,
 ) -> None:
     """Let a verdict decide the runs of case ``key``: its failed and errored runs are
-    reported as xfailed with ``reason`` — when ``partners`` is given,
-    only if the cases of one of those sets are selected too. Call it at collection, in
-    collecting processes (the processes that run the case)."""
+    reported as xfailed with ``reason`` — when ``partners`` is given, only if the cases of
+    one of those sets are selected too. Call it at collection, in collecting processes (the
+    processes that run the case)."""
     found = config.pluginmanager.get_plugin(PLUGIN_NAME)
     if not isinstance(found, DecidedRuns):
         found = DecidedRuns(config)

@@ -48,22 +48,17 @@ def warn_at_selected(
     key_of: Callable[[Case], str] = case_key,
 ) -> None:
     """Issue each pending warning at the bench function of the first selected item whose
-    case maps (through ``key_of``) to its key; keys with no selected item are dropped.
-
-    Keys are warned in collection order, each once, and only by :func:`first_collector`.
-    A warning that a filter turns into an error (``-W error::…``) becomes a failed
+    case maps (through ``key_of``) to its key, in collection order, as the module's docstring
+    says. A warning that a filter turns into an error (``-W error::…``) becomes a failed
     collection report naming the bench function, so that the session stops at collection
-    (exit status 2) exactly as for an error raised while collecting.
-    """
+    (exit status 2) exactly as for an error raised while collecting."""
     if not pending or not first_collector(session.config):
         return
-    found: dict[str, tuple[Case, pytest.Item]] = {}
+    found: dict[str, pytest.Item] = {}
     for item in session.items:
-        if isinstance(item, (BenchRun, VerdictItem)):
-            key = key_of(item.case)
-            if key in pending and key not in found:
-                found[key] = (item.case, item)
-    for key, (case, item) in sorted(found.items(), key=lambda entry: entry[1][0].sequence):
+        if isinstance(item, (BenchRun, VerdictItem)) and (key := key_of(item.case)) in pending:
+            found.setdefault(key, item)
+    for key, item in sorted(found.items(), key=lambda entry: entry[1].case.sequence):
         path, line, _ = item.reportinfo()
         filename, lineno = str(path), (line or 0) + 1
         for warning in pending[key]:
@@ -71,5 +66,5 @@ def warn_at_selected(
                 warnings.warn_explicit(warning, type(warning), filename, lineno)
             except Warning as exc:  # a warning filter made it an error
                 message = f"{filename}:{lineno}: {type(exc).__name__}: {exc}"
-                report = pytest.CollectReport(function_key(case), "failed", message, [])
+                report = pytest.CollectReport(function_key(item.case), "failed", message, [])
                 session.config.hook.pytest_collectreport(report=report)

@@ -72,10 +72,6 @@ class StopReader:
     NOT_YET: ClassVar[str] = "is not settled yet"
 
 
-CANNOT_SAY = StopReader.CANNOT_SAY
-NOT_YET = StopReader.NOT_YET
-
-
 @dataclass(frozen=True)
 class CaseStopping:
     """How a stopping rule sees one case.
@@ -104,23 +100,24 @@ class CaseStopping:
         """Why the case always runs every run: one phrase per verdict reading it, other than
         its own gates, that can never say it is settled (``"the margin of c[arm] cannot
         say when it is settled"``); empty when :attr:`always_runs` is false."""
-        return [f"{r.name} {CANNOT_SAY}" for r in self.readers[self.own :] if r.settled is None]
+        never = [r for r in self.readers[self.own :] if r.settled is None]
+        return [f"{r.name} {StopReader.CANNOT_SAY}" for r in never]
 
     def holding(self, verdict: str, context: Any) -> list[str]:
         """Why the case must keep running although the rule settled its gates on
-        ``verdict``: one phrase per reader that did not answer ``True`` (``"the margin of
-        c[arm] cannot say when it is settled"``), leaving out the case's own open gates when
-        ``verdict`` is FAIL (the worst of its checks, whatever they do); empty when it may
-        stop."""
+        ``verdict``: one phrase per reader that did not answer ``True``, as
+        :meth:`never_settled` (a ``settled`` that raised adds the exception), leaving out the
+        case's own open gates when ``verdict`` is FAIL (the worst of its checks, whatever they
+        do); empty when it may stop."""
         found = []
         for reader in self.readers[self.own :] if verdict == FAIL else self.readers:
-            answer: bool | None = None
+            answer, why = None, ""
             if reader.settled is not None:
                 try:
                     answer = reader.settled(context)
                 except Exception as exc:  # a reader's bug keeps the case running, never stops it
-                    found.append(f"{reader.name} {CANNOT_SAY} ({type(exc).__name__}: {exc})")
-                    continue
+                    why = f" ({type(exc).__name__}: {exc})"
             if answer is not True:
-                found.append(f"{reader.name} {NOT_YET if answer is False else CANNOT_SAY}")
+                said = StopReader.NOT_YET if answer is False else StopReader.CANNOT_SAY
+                found.append(f"{reader.name} {said}{why}")
         return found

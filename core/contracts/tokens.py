@@ -98,8 +98,7 @@ def _describe(value: Any) -> str:
 
 def check_cost(value: Any, name: str = "cost") -> float:
     """A finite amount ≥ 0 as a float; ``ValueError`` naming ``name`` and the value."""
-    kind = type(value)
-    if kind is float and 0.0 <= value < math.inf:  # the common case, fast
+    if type(value) is float and 0.0 <= value < math.inf:  # the common case, fast
         return value
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal, Fraction)):
         raise ValueError(f"{name} must be a finite number >= 0, got {_describe(value)}")
@@ -127,22 +126,17 @@ def check_tokens(value: Any, name: str) -> int | str:
         return value
     if value is None:
         return 0
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-    if isinstance(value, numbers.Integral):
+    count = None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         count = int(value)
-    elif isinstance(value, (numbers.Real, Decimal)):
+    elif isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, bool):
         number = float(value)
-        if not math.isfinite(number) or number != int(number):
-            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-        count = int(number)
-    else:
-        raise ValueError(f"{name} must be a whole number >= 0, got {_describe(value)}")
-    if count < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {int_text(count)}")
-    if is_huge_int(count):
-        return _as_text(count, name)
-    return count
+        if math.isfinite(number) and number == int(number):
+            count = int(number)
+    if count is None or count < 0:
+        shown = _describe(value) if count is None else int_text(count)
+        raise ValueError(f"{name} must be a whole number >= 0, got {shown}")
+    return _as_text(count, name) if is_huge_int(count) else count
 
 
 def _as_text(count: int, name: str) -> str:

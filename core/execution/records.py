@@ -18,14 +18,7 @@ from ..collection.cases import BENCH_PREFIX, Case, case_id, function_label
 from ..collection.collector import ELAPSED_KEY, STEP_RECORDS_KEY, STEPS_KEY, BenchRun
 from ..contracts.outcomes import ERROR, FAIL, PASS, SKIP
 from .steps import INVALID_STEP, StepErrored, StepFailed, read_steps, step_record, truncate
-from .user_values import UnreadableValue, describe, read_text, safe_str, short_repr
-
-#: The outcome words of a run.
-OUTCOMES = (PASS, FAIL, ERROR, SKIP)
-#: The ``error`` of a run whose classifier answered with something else.
-UNKNOWN_OUTCOME = "UnknownOutcome"
-#: The ``error`` of a run whose classifier raised.
-CLASSIFIER_FAILED = "ClassifierError"
+from .user_values import UnreadableValue, read_text, safe_str
 
 
 def default_classify(call: pytest.CallInfo[None]) -> str:
@@ -55,25 +48,22 @@ def make_record(
     report: pytest.TestReport,
     outcome: str,
     order: int,
-    unknown_outcome: str | None = None,
-    unknown_error: str = UNKNOWN_OUTCOME,
+    warning: str | None = None,
+    warning_error: str | None = None,
 ) -> dict[str, Any]:
     """The JSON-able record of one run phase (see the JSON report's ``records``).
 
     An exception whose ``str()`` raises or a step that cannot be read make the run an
-    ``error`` naming the problem. ``unknown_outcome`` is the warning about a classifier
-    (:func:`unknown_outcome`, :func:`failed_classifier`): the run is then an ``error`` too,
-    ``unknown_error`` its error type."""
+    ``error`` naming the problem. ``warning`` is the warning about a classifier that failed
+    (the run's ``outcome`` is then ``error``), ``warning_error`` its error type."""
     case: Case = item.case
-    if unknown_outcome is not None:
-        outcome = ERROR
     try:
         message, error = _describe(call, outcome)
     except UnreadableValue as exc:
         name = type(call.excinfo.value).__name__ if call.excinfo is not None else "Error"
         outcome, message, error = ERROR, truncate(f"{name}: {exc}"), name
-    if unknown_outcome is not None:
-        message, error = message or unknown_outcome, error or unknown_error
+    if warning is not None:
+        message, error = message or warning, error or warning_error
     elapsed = item.stash.get(ELAPSED_KEY, None) if call.when == "call" else None
     steps: list[dict[str, Any]] = []
     if call.when == "call":
@@ -108,14 +98,14 @@ def make_record(
         "module": case.module,
         "mark": case.mark,  # shared by the case's runs; read-only
     }
-    if unknown_outcome is not None:
-        record["warnings"] = [unknown_outcome]
+    if warning is not None:
+        record["warnings"] = [warning]
     return record
 
 
 def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, str | None]:
     """The compact message and error type of a run phase; raises
-    :class:`~.untrusted.UnreadableValue` when the exception's message cannot be read."""
+    :class:`~.user_values.UnreadableValue` when the exception's message cannot be read."""
     excinfo = call.excinfo
     if excinfo is None:
         return None, None
@@ -132,51 +122,6 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
     if outcome == FAIL:
         return truncate(text or name), None
     return truncate(f"{name}: {text}" if text else name), name
-
-
-def checked_outcome(outcome: Any) -> str | None:
-    """``outcome`` as a plain outcome word when it is one of :data:`OUTCOMES` (a ``str``
-    subclass such as a ``StrEnum`` member is made plain), else ``None``."""
-    if isinstance(outcome, str) and outcome in OUTCOMES:
-        return str(outcome)
-    return None
-
-
-def classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
-    """The name of the extension whose ``pytest_prob_classify_outcome`` answers for this
-    run, or raises (asked again, in pluggy's order, on this rare path only): its plugin name
-    as registered, ``"?"`` when none can be found."""
-    hook = item.ihook.pytest_prob_classify_outcome
-    manager = item.config.pluginmanager
-    kwargs = {"item": item, "call": call}
-    for impl in reversed(hook.get_hookimpls()):
-        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
-            continue
-        try:
-            if impl.function(*[kwargs[name] for name in impl.argnames]) is None:
-                continue
-        except Exception:  # (raising is answering)
-            pass
-        return manager.get_name(impl.plugin) or impl.plugin_name
-    return "?"
-
-
-def failed_classifier(name: str, exc: BaseException) -> str:
-    """The warning for a classifier that raised (:func:`~.untrusted.describe` reads the
-    exception without trusting its ``str()``)."""
-    return (
-        f"extension {name!r} failed in pytest_prob_classify_outcome: {describe(exc)}: its "
-        "runs are recorded as errors"
-    )
-
-
-def unknown_outcome(name: str, answer: Any) -> str:
-    """The warning for a classifier's answer that is not an outcome word."""
-    return (
-        f"extension {name!r} returned {short_repr(answer)} from pytest_prob_classify_outcome, "
-        "which is not an outcome (expected 'pass', 'fail', 'error' or 'skip'): its runs are "
-        "recorded as errors"
-    )
 
 
 _RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
@@ -205,9 +150,9 @@ def crash_record(
     param = parts[2] if len(parts) > 2 else None
     base = dict(case=case_id(parts[1], param), label=label, module=path, runs=run, mark={})
     base["order"] = order
-    if known is not None and known.records:
+    if known is not None and known.records:  # the case's own fields, as its runs have them
         sample = next(iter(known.records.values()))
-        base.update({k: sample[k] for k in ("case", "label", "module", "runs", "mark", "order")})
+        base.update({k: sample[k] for k in base})
     return {
         **base,
         "run": run,

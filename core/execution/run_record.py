@@ -13,22 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..contracts.outcomes import ERROR
+from ..contracts.outcomes import ERROR, FAIL, PASS, SKIP
 from ..loader import BUNDLED_NAMES
 from ..report.json_report import jsonable
 from ..report.safe_calls import ProbabilityExtensionWarning, call_each
-from .records import (
-    CLASSIFIER_FAILED,
-    UNKNOWN_OUTCOME,
-    checked_outcome,
-    classifier_of,
-    failed_classifier,
-    make_record,
-    unknown_outcome,
-)
+from .records import make_record
+from .user_values import describe, short_repr
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
+
+HOOK = "pytest_prob_classify_outcome"
 
 
 def make_run_record(
@@ -37,20 +32,28 @@ def make_run_record(
     """The record of the run ``item`` (a ``BenchRun``) whose ``call`` made ``report``:
     classified, given to every ``pytest_prob_run_finished`` implementation, and made
     JSON-able when an extension outside the bundled ones may have added to it."""
-    unknown_error = UNKNOWN_OUTCOME
+    outcome, warning, error = ERROR, None, None
     try:
         answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
     except Exception as exc:  # a third party's bug: the run is an error, not the session
-        outcome, unknown_error = None, CLASSIFIER_FAILED
-        unknown = _warn_classifier(kernel, classifier_of(item, call), failed_classifier, exc)
+        error, problem = "ClassifierError", f"failed in {HOOK}: {describe(exc)}"
     else:
-        outcome = checked_outcome(answer)
-        unknown = None
-        if outcome is None:
-            name = classifier_of(item, call)
-            unknown = _warn_classifier(kernel, name, unknown_outcome, answer)
+        if isinstance(answer, str) and answer in (PASS, FAIL, ERROR, SKIP):
+            outcome = str(answer)  # (a ``str`` subclass such as a ``StrEnum`` member made plain)
+        else:
+            error = "UnknownOutcome"
+            problem = (
+                f"returned {short_repr(answer)} from {HOOK}, which is not an outcome "
+                "(expected 'pass', 'fail', 'error' or 'skip')"
+            )
+    if error is not None:
+        name = _classifier_of(item, call)
+        warning = f"extension {name!r} {problem}: its runs are recorded as errors"
+        if kernel.failures.first(name, HOOK):  # warned about once per extension
+            kernel.failures.messages.append(warning)  # (the report's warnings too)
+            warnings.warn(ProbabilityExtensionWarning(warning), stacklevel=2)
     order = kernel.case_order.get(item.case.key, 0)
-    record = make_record(item, call, report, outcome or ERROR, order, unknown, unknown_error)
+    record = make_record(item, call, report, outcome, order, warning, error)
     plan = kernel.plans.plan(item.config, "pytest_prob_run_finished")
     if plan:
         arguments = {"item": item, "record": record}
@@ -66,13 +69,19 @@ def make_run_record(
     return record
 
 
-def _warn_classifier(kernel: Kernel, name: str, describe: Any, detail: Any) -> str:
-    """The message for a classifier's answer that is not an outcome word, or for a
-    classifier that raised; warned about once per extension
-    (:class:`~pytest_probability.report.safe_calls.ProbabilityExtensionWarning`) and listed in the
-    report's warnings."""
-    message: str = describe(name, detail)
-    if kernel.failures.first(name, "pytest_prob_classify_outcome"):
-        kernel.failures.messages.append(message)  # (the report's warnings too)
-        warnings.warn(ProbabilityExtensionWarning(message), stacklevel=3)
-    return message
+def _classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
+    """The name of the extension whose ``pytest_prob_classify_outcome`` answers for this
+    run, or raises (asked again, in pluggy's order, on this rare path only): its plugin name
+    as registered, ``"?"`` when none can be found."""
+    manager = item.config.pluginmanager
+    kwargs = {"item": item, "call": call}
+    for impl in reversed(item.ihook.pytest_prob_classify_outcome.get_hookimpls()):
+        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
+            continue
+        try:
+            if impl.function(*[kwargs[name] for name in impl.argnames]) is None:
+                continue
+        except Exception:  # (raising is answering)
+            pass
+        return manager.get_name(impl.plugin) or impl.plugin_name
+    return "?"

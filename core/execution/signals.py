@@ -42,32 +42,20 @@ class TermHandler:
         a ``--prob-json`` path); asked when the signal arrives.
     """
 
-    def __init__(self, reportable: Callable[[], bool]) -> None:
+    def __init__(
+        self, reportable: Callable[[], bool], session: pytest.Session | None = None
+    ) -> None:
         self.reportable = reportable
-        self.installed = False
         #: the run loop is over (or a SIGTERM ended it): the report is being made
         self.reporting = False
         #: a SIGTERM arrived (the next one takes the default action)
         self.signalled = False
-        self.session: pytest.Session | None = None
-
-    def install(self) -> bool:
-        """Take over SIGTERM if it has its default action, in the main thread."""
-        if (
-            not hasattr(signal, "SIGTERM")
-            or threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-        ):
-            return False
-        signal.signal(signal.SIGTERM, self.handle)
-        self.installed = True
-        return True
+        self.session = session
 
     def uninstall(self) -> None:
         """Give SIGTERM back its default action (if this handler still holds it)."""
-        if self.installed and signal.getsignal(signal.SIGTERM) == self.handle:
+        if signal.getsignal(signal.SIGTERM) == self.handle:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        self.installed = False
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler (see the module's docstring)."""
@@ -107,12 +95,17 @@ class TermHandler:
 def install(
     config: pytest.Config, reportable: Callable[[], bool], session: pytest.Session | None = None
 ) -> None:
-    """Register a :class:`TermHandler` for this session if SIGTERM is free to take over.
-    Called by the kernel in the aggregating process when the session starts using the
-    plugin; ``session`` is the session when it started already."""
-    if config.pluginmanager.get_plugin(PLUGIN_NAME) is not None:
+    """Register a :class:`TermHandler` for this session if SIGTERM is free to take over (it
+    has its default action, and this is the main thread). Called by the kernel in the
+    aggregating process when the session starts using the plugin; ``session`` is the session
+    when it started already."""
+    if (
+        config.pluginmanager.get_plugin(PLUGIN_NAME) is not None
+        or not hasattr(signal, "SIGTERM")
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
         return
-    handler = TermHandler(reportable)
-    handler.session = session
-    if handler.install():
-        config.pluginmanager.register(handler, PLUGIN_NAME)
+    handler = TermHandler(reportable, session)
+    signal.signal(signal.SIGTERM, handler.handle)
+    config.pluginmanager.register(handler, PLUGIN_NAME)

@@ -91,11 +91,9 @@ def _keep(value: Any, steps: list[Any]) -> bool:
 
 
 def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[Any]) -> None:
-    """Call ``func(**kwargs)`` to completion, appending its steps to ``steps``.
-
-    A generator is consumed until it ends or yields a failed step (then it is closed, so its
-    ``finally`` blocks run). Coroutines and async generators run in a fresh event loop.
-    """
+    """Call ``func(**kwargs)`` to completion, appending its steps to ``steps``. A generator
+    is consumed until it ends or yields a failed step (then it is closed, so its ``finally``
+    blocks run)."""
     result = func(**kwargs)
     if inspect.isasyncgen(result) or inspect.isawaitable(result):
         import asyncio  # (only for async bench bodies: it costs every start that imports this)

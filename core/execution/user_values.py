@@ -39,23 +39,20 @@ def describe(exc: BaseException) -> str:
 def read_text(value: Any, what: str) -> str:
     """``str(value)``; raises :class:`UnreadableValue` naming ``what`` when ``__str__``
     raises or returns something that is not text."""
-    if type(value) is str:
-        return value
-    try:
-        return str(value)
-    except Exception as exc:
-        raise UnreadableValue(what, "str", exc) from None
+    return value if type(value) is str else _read(str, value, what)
 
 
 def read_truth(value: Any, what: str) -> bool:
     """``bool(value)``; raises :class:`UnreadableValue` naming ``what`` when the value has no
     truth value (a numpy array of several elements)."""
-    if value is True or value is False:
-        return value
+    return value if value is True or value is False else _read(bool, value, what)
+
+
+def _read(convert: type, value: Any, what: str) -> Any:
     try:
-        return bool(value)
+        return convert(value)
     except Exception as exc:
-        raise UnreadableValue(what, "bool", exc) from None
+        raise UnreadableValue(what, convert.__name__, exc) from None
 
 
 def read_seconds(value: Any, what: str) -> float | None:

@@ -11,6 +11,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 
 from .rounding import decimal_of, half_up
@@ -56,14 +57,7 @@ def duration(seconds: float | None) -> str:
     """
     if seconds is None:
         return MISSING
-    exact = _exact(seconds, "a duration")
-    if exact == 0:
-        return "0s"
-    for power, unit in _UNITS:
-        text = _three_significant(exact.scaleb(power))
-        if Decimal(text) >= 1 or unit == "µs":
-            return text + unit
-    raise AssertionError("unreachable")
+    return _in_unit(_exact(seconds, "a duration"), _three_significant)
 
 
 def limit(seconds: float) -> str:
@@ -75,13 +69,18 @@ def limit(seconds: float) -> str:
     in exponent form. Zero is ``0s``. Raises :class:`ValueError` for a negative or non-finite
     value.
     """
-    exact = _exact(seconds, "a latency limit")
+    return _in_unit(_exact(seconds, "a latency limit"), _plain)
+
+
+def _in_unit(exact: Decimal, shown: Callable[[Decimal], str]) -> str:
+    """``exact`` seconds written by ``shown`` in the largest unit in which that text is at
+    least 1 (µs below that); zero is ``0s``."""
     if exact == 0:
         return "0s"
     for power, unit in _UNITS:
-        value = exact.scaleb(power)
-        if value >= 1 or unit == "µs":
-            return f"{_plain(value)}{unit}"
+        text = shown(exact.scaleb(power))
+        if Decimal(text) >= 1 or unit == "µs":
+            return text + unit
     raise AssertionError("unreachable")
 
 

@@ -44,10 +44,8 @@ def interval_cells(
     """``[35%,  93%]`` cells, each bound right-aligned to the column's widest."""
     fmt = percent if decimals == 0 else percent1
     texts = {key: (fmt(low), fmt(high)) for key, (low, high) in bounds.items()}
-    if not texts:
-        return {}
-    low_width = max(len(low) for low, _ in texts.values())
-    high_width = max(len(high) for _, high in texts.values())
+    low_width = max((len(low) for low, _ in texts.values()), default=0)
+    high_width = max((len(high) for _, high in texts.values()), default=0)
     return {
         key: f"[{low.rjust(low_width)}, {high.rjust(high_width)}]"
         for key, (low, high) in texts.items()

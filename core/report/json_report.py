@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -61,29 +62,23 @@ def build_document(
             **builder.totals_json,
         },
         "rows": [_row(case, builder) for case in results.cases()],
-        "records": Records(results, builder.record_finishers),
+        "records": Records(results, tuple(builder.record_finishers)),
     }
     if builder.warnings:
         document["warnings"] = list(builder.warnings)
-    for key, value in builder.json.items():
-        if key not in document:
-            document[key] = value
+    document.update({key: v for key, v in builder.json.items() if key not in document})
     return document
 
 
+@dataclass
 class Records:
     """The report's ``records``, made one at a time while the report is written (a copy of
     100,000 records would double the memory the session needs at its end), each passed
     through the extensions' record finishers
     (:meth:`~pytest_probability.report.builder.ReportBuilder.add_record_finisher`)."""
 
-    def __init__(
-        self,
-        results: Results,
-        finishers: Sequence[Callable[[dict[str, Any]], None]] = (),
-    ) -> None:
-        self.results = results
-        self.finishers = tuple(finishers)
+    results: Results
+    finishers: tuple[Callable[[dict[str, Any]], None], ...] = ()
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for case in self.results.cases():
@@ -136,7 +131,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _BIG = 1 << 2000
 
 
-def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
+def _plain(value: Any, depth: int, seen: set[int]) -> bool:
     """True when ``value`` holds only str keys, scalars, dicts and lists (nothing to
     convert), no deeper than :data:`MAX_DEPTH`, each container once (a container met again,
     shared or in a cycle, is left to :class:`_Walk`)."""
@@ -145,8 +140,6 @@ def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
         return kind is not int or -_BIG < value < _BIG or not is_huge_int(value)
     if depth >= MAX_DEPTH or (kind is not dict and kind is not list):
         return False
-    if seen is None:
-        seen = set()
     if id(value) in seen:
         return False
     seen.add(id(value))
@@ -155,19 +148,17 @@ def _plain(value: Any, depth: int = 0, seen: set[int] | None = None) -> bool:
     return all(_plain(v, depth + 1, seen) for v in value)
 
 
+@dataclass
 class _Walk:
-    """One conversion of a value into JSON values, bounded whatever the value holds: a
-    container met again on its own path (a cycle) or deeper than :data:`MAX_DEPTH` becomes
-    its short ``repr``; one met again elsewhere (shared) is converted once; an object
-    whose ``str()`` raises becomes a short description; an integer too long for decimal
-    text becomes text (noted in ``huge``). With ``finite``, non-finite floats become
-    ``None``."""
+    """One conversion of a value into JSON values, bounded whatever the value holds (as the
+    module's docstring says); a container shared by two paths is converted once, an object
+    whose ``str()`` raises becomes a short description. With ``finite``, non-finite floats
+    become ``None``; ``huge`` notes the bit length of each integer written as text."""
 
-    def __init__(self, *, finite: bool = False, huge: list[int] | None = None) -> None:
-        self.finite = finite
-        self.huge = huge
-        self.active: set[int] = set()
-        self.done: dict[int, Any] = {}
+    finite: bool = False
+    huge: list[int] | None = None
+    active: set[int] = field(default_factory=set)
+    done: dict[int, Any] = field(default_factory=dict)
 
     def convert(self, value: Any, depth: int) -> Any:
         kind = type(value)
@@ -209,15 +200,14 @@ def jsonable(value: Any) -> Any:
     :class:`_Walk`), so it crosses process boundaries under xdist; non-finite floats are kept
     until the report is dumped. A value that is plain already (almost every record) is
     returned as it is, without a copy."""
-    if _plain(value):
+    if _plain(value, 0, set()):
         return value
     return _Walk().convert(value, 0)
 
 
 def _dump_value(value: Any, huge: list[int] | None = None) -> str:
-    """One value as strict compact JSON (C encoder); sanitised only when it must be
-    (:class:`_Walk`, noting in ``huge`` the bit length of each integer too long for decimal
-    text), with lone surrogates escaped."""
+    """One value as strict compact JSON (C encoder); sanitised (:class:`_Walk`) only when
+    it must be, with lone surrogates escaped."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
     except (TypeError, ValueError, RecursionError):

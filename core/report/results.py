@@ -53,21 +53,10 @@ class CaseResult:
             self._counts = Counter(record["outcome"] for record in self.records.values())
         return self._counts.get(outcome, 0)
 
-    @property
-    def passes(self) -> int:
-        return self._count(PASS)
-
-    @property
-    def fails(self) -> int:
-        return self._count(FAIL)
-
-    @property
-    def errors(self) -> int:
-        return self._count(ERROR)
-
-    @property
-    def skipped(self) -> int:
-        return self._count(SKIP)
+    passes = property(lambda self: self._count(PASS))
+    fails = property(lambda self: self._count(FAIL))
+    errors = property(lambda self: self._count(ERROR))
+    skipped = property(lambda self: self._count(SKIP))
 
     @property
     def total(self) -> int:

@@ -28,21 +28,15 @@ class ProbabilityExtensionWarning(pytest.PytestWarning):
 Plan = tuple[tuple[Any, tuple[str, ...], Any], ...]
 
 
-class HookPlans:
+class HookPlans(dict[str, Plan]):
     """Each hook's non-wrapper implementations in pluggy's call order, looked up once (the
     kernel clears them whenever a plugin is registered): a dictionary lookup per run
     instead of pluggy's list copies."""
 
-    def __init__(self) -> None:
-        self._plans: dict[str, Plan] = {}
-
-    def clear(self) -> None:
-        self._plans.clear()
-
     def plan(self, config: pytest.Config, hook_name: str) -> Plan:
-        found = self._plans.get(hook_name)
+        found = self.get(hook_name)
         if found is None:
-            found = self._plans[hook_name] = tuple(
+            found = self[hook_name] = tuple(
                 (impl.function, tuple(impl.argnames), impl)
                 for impl in reversed(getattr(config.hook, hook_name).get_hookimpls())
                 if not (getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False))
@@ -58,7 +52,7 @@ def call_each(
 ) -> list[tuple[str, Exception]]:
     """Call every non-wrapper implementation of ``hook_name`` in pluggy's order (looked up
     through ``plans`` when given); returns ``(plugin name, exception)`` for each that raised."""
-    plan = (plans or HookPlans()).plan(config, hook_name)
+    plan = (HookPlans() if plans is None else plans).plan(config, hook_name)
     failures: list[tuple[str, Exception]] = []
     for function, argnames, impl in plan:
         try:

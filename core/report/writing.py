@@ -185,12 +185,10 @@ def descriptor_of(path: str | os.PathLike[str]) -> int | None:
     return None
 
 
-class Claims:
-    """The files a session's writers will write, so that no two write the same file and no
-    writer replaces a source file. Checked at configure time, before anything runs."""
-
-    def __init__(self) -> None:
-        self._claimed: list[tuple[str, Target, object]] = []
+class Claims(list[tuple[str, str, object]]):
+    """The files a session's writers will write (``(option, path as given, identity)``), so
+    that no two write the same file and no writer replaces a source file. Checked at
+    configure time, before anything runs."""
 
     def claim(
         self,
@@ -218,15 +216,12 @@ class Claims:
             for name in names
         ):
             raise UnwritablePath(option, shown, what, f"{shown!r} is a Python source file")
-        earlier = [(o, t.shown, i) for o, t, i in self._claimed]
-        for other_option, other_path in others:
-            given = os.fspath(other_path)
-            earlier.append((other_option, given, _identity(Path(os.path.abspath(given)))))
-        for other_option, given, other in earlier:
+        outside = [(o, os.fspath(p), _identity(Path(os.path.abspath(p)))) for o, p in others]
+        for other_option, given, other in [*self, *outside]:
             if other == identity:
                 clash = f"{other_option}={given} writes the same file; give each its own path"
                 raise UnwritablePath(option, shown, what, clash)
-        self._claimed.append((option, target, identity))
+        self.append((option, shown, identity))
 
 
 def failure(what: str, shown: str, exc: BaseException) -> str:

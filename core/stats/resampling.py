@@ -16,18 +16,10 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 #: Below this mean (n · min(p, 1 − p)) the sampler inverts the distribution function.
 _INVERSION_LIMIT = 10.0
-
-
-def _check_n(n: int) -> int:
-    if isinstance(n, bool) or not hasattr(n, "__index__"):
-        raise ValueError(f"n must be an integer, got {n!r}")
-    n = n.__index__()
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    return n
 
 
 def binomial_variate(rng: random.Random, n: int, p: float) -> int:
@@ -36,7 +28,11 @@ def binomial_variate(rng: random.Random, n: int, p: float) -> int:
     Sequential-search inversion when ``n · min(p, 1−p) < 10``, otherwise Hörmann's BTRS
     (transformed rejection with squeeze, 1993); ``p > ½`` by symmetry ``n − X(n, 1−p)``.
     """
-    n = _check_n(n)
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise ValueError(f"n must be an integer, got {n!r}")
+    n = n.__index__()
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be in [0, 1], got {p!r}")
     return _binomial(rng.random, n, p)
@@ -112,12 +108,8 @@ def _btrs(uniform: Callable[[], float], n: int, p: float) -> int:
 
 def _conditional_probabilities(sizes: Sequence[int]) -> list[float]:
     """``size_i / (size_i + size_{i+1} + …)`` for each category (1.0 for the last nonzero)."""
-    remaining = sum(sizes)
-    out: list[float] = []
-    for size in sizes:
-        out.append(size / remaining if remaining > 0 else 0.0)
-        remaining -= size
-    return out
+    remaining = list(accumulate(reversed(sizes)))[::-1]  # size_i + size_{i+1} + …
+    return [size / left if left > 0 else 0.0 for size, left in zip(sizes, remaining, strict=True)]
 
 
 def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[float]) -> list[int]:
@@ -133,23 +125,6 @@ def _multinomial(uniform: Callable[[], float], n: int, conditional: Sequence[flo
         counts[i] = _binomial(uniform, left, prob)
         left -= counts[i]
     return counts
-
-
-def multinomial_counts(rng: random.Random, n: int, sizes: Sequence[int]) -> list[int]:
-    """Counts per category of ``n`` draws with replacement from a population whose
-    categories have the given integer ``sizes`` (probabilities ``size / Σ sizes``).
-
-    Exact: category ``i`` gets Binomial(n − already drawn, size_i / remaining sizes).
-    """
-    n = _check_n(n)
-    checked = []
-    for size in sizes:
-        if isinstance(size, bool) or not hasattr(size, "__index__") or size.__index__() < 0:
-            raise ValueError(f"sizes must be integers >= 0, got {size!r}")
-        checked.append(size.__index__())
-    if n > 0 and sum(checked) == 0:
-        raise ValueError("sizes must not all be 0 when n > 0")
-    return _multinomial(rng.random, n, _conditional_probabilities(checked))
 
 
 def quantile_type7(sorted_values: Sequence[float], q: float) -> float:
@@ -201,12 +176,8 @@ def bootstrap_means(values: Sequence[float], resamples: int, seed: int) -> list[
         choices = rng.choices
         return [sum(choices(data, k=total)) / total for _ in range(resamples)]
     conditional = _conditional_probabilities(list(groups.values()))
-    uniform = rng.random
-    means: list[float] = []
-    for _ in range(resamples):
-        counts = _multinomial(uniform, total, conditional)
-        means.append(sum(c * v for c, v in zip(counts, distinct, strict=True)) / total)
-    return means
+    draws = (_multinomial(rng.random, total, conditional) for _ in range(resamples))
+    return [sum(c * v for c, v in zip(counts, distinct, strict=True)) / total for counts in draws]
 
 
 def bootstrap_mean_interval(

@@ -164,8 +164,4 @@ def _joined(one: Span, other: Span) -> Span:
 def worst_verdict(verdicts: Sequence[str]) -> str:
     """A case's verdict over its gates, the worst of theirs: any FAIL fails, else any
     UNDECIDED, else PASS (docs/gates.rst)."""
-    if FAIL in verdicts:
-        return FAIL
-    if UNDECIDED in verdicts:
-        return UNDECIDED
-    return PASS
+    return next((worst for worst in (FAIL, UNDECIDED) if worst in verdicts), PASS)
