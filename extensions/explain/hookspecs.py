@@ -29,8 +29,6 @@ def pytest_prob_explain(
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
-    :param results: the session results.
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.formatting.readings.Reading`
         (what the numbers say, what they assume, and the next step), or ``None``. A
         reading's ``target`` (a JSON object of the report) gets its text as an
@@ -56,8 +54,6 @@ def pytest_prob_explain_count(
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
-    :param results: the session results.
-    :param config: the pytest config.
     :return: how many readings with ``notable=True`` your ``pytest_prob_explain`` would
         return on the same data (``None`` counts as 0). An extension that implements
         ``pytest_prob_explain`` but not this hook has its readings built to count them.

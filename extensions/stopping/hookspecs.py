@@ -36,8 +36,6 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
         remaining runs, or ``None`` to go on. A rule must only stop when no remaining run
         can change the verdict the case is judged on. Registering a name twice (or
         ``off``) is an error.
-    :param config: the pytest config.
-    :return: nothing.
 
     The bundled ``stopping`` extension registers ``curtail`` and ``sequential`` through it.
     """
@@ -56,7 +54,6 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     soon as every reader answers ``True``.
 
     :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.extensions.stopping.service.StopReader`,
         one per verdict of yours that reads this case's runs (its ``settled(context)``
         answers "is this verdict settled given the case's runs so far?": ``True`` lets the
@@ -88,7 +85,6 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
 
     :param cases: the line's cases, each a :class:`~pytest_probability.report.results.CaseResult`
         with its run records.
-    :param config: the pytest config.
     :return: the note printed instead of the interval (``"10 cases were stopped early and
         lean toward their verdicts"``), which also goes into the JSON line as ``hidden``;
         ``None`` when nothing hides it, or to let the next implementation answer. The first
@@ -112,7 +108,6 @@ def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool | 
     (the pairs the stopped ones saved). Not called when no plugin implements it.
 
     :param case: a :class:`~pytest_probability.report.results.CaseResult`, with its run records.
-    :param config: the pytest config.
     :return: ``True`` when some runs of the case were skipped by ``--prob-stop``, ``False``
         when none was; ``None`` to let the next implementation answer. The first
         non-``None`` answer wins.
