@@ -18,24 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from pytest_probability.api import PASS, CaseStopping, StopContext, StopReader
-
-__all__ = [
-    "CANNOT_SAY",
-    "NOT_YET",
-    "SETTLED",
-    "CaseStopping",
-    "StopContext",
-    "StopReader",
-    "case_kept",
-    "case_stop",
-    "case_stopping",
-    "hidden_reason",
-    "holding",
-    "is_spread",
-    "is_stopped",
-]
-
+from pytest_probability.api import PASS, CaseStopping, Thresholds
+from pytest_probability.api import StopContext as StopContext
+from pytest_probability.api import StopReader as StopReader
 
 #: what a reader that cannot say when its verdict is settled keeps a case running for
 CANNOT_SAY = StopReader.CANNOT_SAY
@@ -80,6 +65,15 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     if not monotone and not any(reader.settled is not None for reader in readers[own:]):
         return None  # nothing a rule decides on, and no reader that can say
     return CaseStopping(monotone, tuple(readers), own)
+
+
+def gate_thresholds(shared: dict[Any, Thresholds], config: Any, kind: Any, spec: Any) -> Thresholds:
+    """A gate's :class:`~pytest_probability.api.Thresholds`, made once in ``shared`` for the
+    cases whose gates are alike (a rule asks them before every run, a plan at every state)."""
+    key = (kind.name, spec)
+    if key not in shared:
+        shared[key] = Thresholds(lambda p, n: kind.verdict_at(spec, p, n, config))
+    return shared[key]
 
 
 def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
