@@ -34,9 +34,6 @@ def pytest_prob_explain(
         reading's ``target`` (a JSON object of the report) gets its text as an
         ``explanation`` field. An implementation that raises is reported as a warning and
         the other readings still appear.
-
-    Implemented by the bundled ``fractions``, ``gates``, ``intervals``, ``metrics``,
-    ``comparisons`` and ``latency`` extensions, each for its own numbers.
     """
 
 
@@ -58,7 +55,4 @@ def pytest_prob_explain_count(
         return on the same data (``None`` counts as 0). An extension that implements
         ``pytest_prob_explain`` but not this hook has its readings built to count them.
         An implementation that raises is reported as a warning and counts 0.
-
-    Implemented by the same bundled extensions as ``pytest_prob_explain``; the test suite
-    checks each count against the readings it stands for.
     """

@@ -31,9 +31,6 @@ def pytest_prob_plan_case(case: Case, row: PlanRow, config: pytest.Config) -> No
     :param row: the case's :class:`~pytest_probability.extensions.plan.rows.PlanRow`; add
         a line of text with ``row.notes.append(...)`` (printed under the case) and
         JSON-able details with ``row.data[key] = ...`` (``plan.cases[].<key>``).
-
-    The bundled ``latency`` extension notes the runs a ``max_latency`` gate needs for its
-    interval to have an upper end.
     """
 
 
@@ -48,10 +45,8 @@ def pytest_prob_plan_costs(path: str, config: pytest.Config) -> dict[str, float]
         both by the case's key (``file::function[id]``) and by its case id (the plan
         looks a case up by key first, then by id, so a renamed file keeps its costs);
         ``None`` to let the next implementation answer. Raise :class:`pytest.UsageError`
-        naming ``--prob-plan-report`` for a file that is not a report.
-
-    The bundled ``comparisons`` extension answers with its baseline reader (the file
-    ``--prob-baseline`` reads); without it the plan says the option needs it.
+        naming ``--prob-plan-report`` for a file that is not a report. Without an answer
+        the plan says the option needs the ``comparisons`` extension.
     """
 
 
@@ -70,7 +65,4 @@ def pytest_prob_plan_comparisons(
         fields docs/json.rst lists), or ``None``. Raise :class:`ValueError` when the
         difference does not fit ``assume`` (the plan turns it into a usage error naming
         ``--prob-plan-assume-diff``).
-
-    The bundled ``comparisons`` extension plans every arm compared with the ``paired`` test
-    as sequential stopping would run it.
     """
