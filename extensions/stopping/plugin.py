@@ -28,6 +28,7 @@ from pytest_probability.api import (
     results_of,
 )
 
+from .planning import SEQUENTIAL, model_stopping
 from .rules import curtail_decision, sequential_decision
 from .sequence import confidence_sequence
 from .service import (
@@ -45,7 +46,6 @@ from .service import (
 Decide = Callable[[StopContext], str | None]
 
 OFF = "off"
-SEQUENTIAL = "sequential"
 SEQ_METHOD = "seq"
 STATE_KEY = pytest.StashKey["StopRules"]()
 STOPPER = "probability.stopping.runs"
@@ -54,17 +54,13 @@ SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
 def curtail_rule(context: StopContext) -> str | None:
-    """The bundled ``curtail`` rule: stop once every completion gives the same verdict
-    (:func:`~.rules.curtail_decision`)."""
+    """The bundled ``curtail`` rule: :func:`~.rules.curtail_decision` of the case's counts."""
     return curtail_decision(context.gates, context.passes, context.judged, context.remaining)
 
 
 def sequential_rule(context: StopContext) -> str | None:
-    """The bundled ``sequential`` rule: rate gates are judged on the confidence sequence
-    (anytime-valid), so a case stops as soon as every rate gate is PASS or FAIL now; and,
-    like ``curtail``, once no remaining run can change the verdict (count gates only ever
-    stop that way). :func:`~.rules.sequential_decision`, which ``--prob-plan`` follows
-    too."""
+    """The bundled ``sequential`` rule: :func:`~.rules.sequential_decision` of the case's
+    counts."""
     return sequential_decision(
         context.gates, context.kinds, context.passes, context.judged, context.remaining
     )
@@ -215,8 +211,7 @@ def pytest_prob_build_report(
     if cells:
         report.add_column("stopped", cells, order=COLUMN_ORDER, align="free")
     share = f"{ratio_percent(saved, planned)}%" if planned else "0%"  # half up: 1/8 → 13%
-    word = "case" if stopped_cases == 1 else "cases"
-    text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
+    text = f"{_many(stopped_cases, 'case')} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
         text += f", about {money(avoided)} not spent"
     lines = [text]
@@ -248,7 +243,7 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
     """Why an interval over ``cases`` is hidden: some were stopped early (their fractions
     lean toward their verdicts); ``None`` when none was. Called in the aggregating process
     for every function-level, Overall and metric line."""
-    return hidden_reason(list(cases))
+    return hidden_reason(cases)
 
 
 @pytest.hookimpl(trylast=True)
@@ -263,16 +258,16 @@ def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
     """``2 cases kept running for 10 runs the rule would have skipped: the margin of c[arm]
     cannot say when it is settled`` (each reason with its count of cases when there are
     several)."""
-    word = "case" if cases == 1 else "cases"
     if len(reasons) == 1:
         why = next(iter(reasons))
     else:
-        why = "; ".join(
-            f"{reason} ({count} {'case' if count == 1 else 'cases'})"
-            for reason, count in reasons.items()
-        )
-    made = "run" if runs == 1 else "runs"
-    return f"{cases} {word} kept running for {runs} {made} the rule would have skipped: {why}"
+        why = "; ".join(f"{reason} ({_many(count, 'case')})" for reason, count in reasons.items())
+    kept = f"{_many(cases, 'case')} kept running for {_many(runs, 'run')}"
+    return f"{kept} the rule would have skipped: {why}"
+
+
+def _many(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -283,8 +278,6 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     extensions add their notes; returns nothing."""
     if row.gate is None:  # (no gate the pass count decides: nothing a rule stops on)
         return
-    from .planning import model_stopping
-
     model_stopping(config, case, row, options_of(config).session_value("plan_assume"))
 
 
@@ -342,17 +335,13 @@ class Stopper:
         runs)."""
         if hasattr(self.config, "workerinput"):
             return
-        runs: dict[str, set[int]] = {}
-        planned: dict[str, int] = {}
+        runs: dict[str, tuple[int, set[int]]] = {}
         for item in session.items:
             case = getattr(item, "case", None)
             run = getattr(item, "run", None)
             if isinstance(case, Case) and isinstance(run, int):
-                runs.setdefault(case.key, set()).add(run)
-                planned[case.key] = case.runs
-        self.complete = {
-            key for key, made in runs.items() if made == set(range(1, planned[key] + 1))
-        }
+                runs.setdefault(case.key, (case.runs, set()))[1].add(run)
+        self.complete = {key for key, (n, made) in runs.items() if made == set(range(1, n + 1))}
 
     def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
         """Skip the run when its case's verdict is settled: the rule says its gates are, and

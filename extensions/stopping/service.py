@@ -16,9 +16,9 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from pytest_probability.api import PASS, CaseStopping, Thresholds
+from pytest_probability.api import PASS, CaseResult, CaseStopping, Thresholds
 from pytest_probability.api import StopContext as StopContext
 from pytest_probability.api import StopReader as StopReader
 
@@ -84,11 +84,7 @@ def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
     return CaseStopping((), tuple(readers)).holding(PASS, context)
 
 
-class HasRecords(Protocol):
-    records: dict[int, dict[str, Any]]
-
-
-def case_stop(case: HasRecords) -> dict[str, Any] | None:
+def case_stop(case: CaseResult) -> dict[str, Any] | None:
     """``{"verdict", "after", "planned", "skipped"}`` when the case was stopped early,
     else ``None``."""
     marks = [r["stopped"] for r in case.records.values() if r.get("stopped")]
@@ -97,18 +93,18 @@ def case_stop(case: HasRecords) -> dict[str, Any] | None:
     return {**marks[0], "skipped": len(marks)}
 
 
-def is_stopped(case: HasRecords) -> bool:
+def is_stopped(case: CaseResult) -> bool:
     """Whether some runs of the case were skipped by a stopping rule (its fraction leans
     toward its verdict, so intervals over several cases should not use it)."""
     return any(r.get("stopped") for r in case.records.values())
 
 
-def is_spread(case: HasRecords) -> bool:
+def is_spread(case: CaseResult) -> bool:
     """Whether a worker could not stop the case because its runs were spread."""
     return any(r.get("stop_partial") for r in case.records.values())
 
 
-def hidden_reason(cases: list[Any]) -> str | None:
+def hidden_reason(cases: Sequence[CaseResult]) -> str | None:
     """Why an interval over ``cases`` is hidden (some were stopped early), or ``None``."""
     stopped = sum(1 for case in cases if is_stopped(case))
     if not stopped:
@@ -117,7 +113,7 @@ def hidden_reason(cases: list[Any]) -> str | None:
     return f"{stopped} {word} stopped early and lean toward their verdicts"
 
 
-def case_kept(case: HasRecords) -> dict[str, Any] | None:
+def case_kept(case: CaseResult) -> dict[str, Any] | None:
     """``{"after", "planned", "runs", "reasons"}`` when the stopping rule would have stopped
     the case but a verdict reading it kept it running (``runs``: the runs made for that
     reader; ``after``: the runs made before the first of them), else ``None``."""
