@@ -7,7 +7,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -69,30 +68,25 @@ class PlanSession:
                 )
             self.costs = found
         self.rows: list[PlanRow] = []
-        self.seconds: float = 0.0
         self.write_error: str | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Plan every selected case. Called once after collection; returns nothing."""
-        start = time.perf_counter()
+        """Plan every selected case, and each compared arm under sequential stopping. Called
+        once after collection."""
         seen: dict[str, Case] = {}
         for item in items:
             if isinstance(item, BenchRun):
                 seen.setdefault(item.case.key, item.case)
-        self.rows = [self.plan(case) for case in seen.values()]
-        self.comparisons = self._plan_comparisons(list(seen.values()))
-        self.seconds = time.perf_counter() - start
-
-    def _plan_comparisons(self, cases: list[Case]) -> list[dict[str, Any]]:
-        """Each compared arm under sequential stopping (``pytest_prob_plan_comparisons``)."""
+        cases = list(seen.values())
+        self.rows = [self.plan(case) for case in cases]
         try:
             found = self.config.hook.pytest_prob_plan_comparisons(
                 cases=cases, assume=self.assume, difference=self.difference, config=self.config
             )
         except ValueError as exc:  # the difference does not fit the assumed rate
             raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
-        return [comparison for each in found for comparison in each or ()]
+        self.comparisons = [comparison for each in found for comparison in each or ()]
 
     def plan(self, case: Case) -> PlanRow:
         """One case's plan."""
