@@ -73,23 +73,20 @@ def seq_interval(
     return confidence_sequence(passes, total, level)
 
 
-class StopRules:
-    """Registered stopping rules."""
-
-    def __init__(self) -> None:
-        self.rules: dict[str, Decide] = {}
+class StopRules(dict[str, Decide]):
+    """Registered stopping rules, by name."""
 
     def register(self, name: str, decide: Decide, *, description: str = "") -> None:
         if not name or name == OFF or not name.replace("-", "").isalnum():
             raise ValueError(f"stopping rule name {name!r} must be a word other than 'off'")
-        if name in self.rules:
+        if name in self:
             raise ValueError(f"stopping rule {name!r} is registered twice")
-        self.rules[name] = decide
+        self[name] = decide
 
     def check(self, value: Any) -> str:
         text = str(value).strip().lower()
-        if text != OFF and text not in self.rules:
-            valid = ", ".join([OFF, *self.rules])
+        if text != OFF and text not in self:
+            valid = ", ".join([OFF, *self])
             raise ValueError(f"expected one of {valid}, got {value!r}")
         return text
 
@@ -170,7 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--prob-stop={mode} stops gated cases and needs the bundled gates extension: "
                 "remove -p no:probability.gates"
             )
-        config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
+        config.pluginmanager.register(Stopper(config, rules_of(config)[mode]), STOPPER)
 
 
 def pytest_prob_build_report(
