@@ -36,7 +36,6 @@ HEAVY = (
     "pytest_probability.extensions.markdown.render",
     "pytest_probability.extensions.plan.session",
     "pytest_probability.extensions.plan.power",
-    "pytest_probability.extensions.plan.tomlfile",
     "pytest_probability.extensions.texts.client",
     "pytest_probability.extensions.texts.transport",
     "pytest_probability.extensions.texts.evaluate",

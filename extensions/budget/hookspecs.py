@@ -22,8 +22,6 @@ def pytest_prob_run_spend(record: dict[str, Any], config: pytest.Config) -> floa
     Called in the aggregating process (the only process, or the xdist controller) once per
     run record that arrives, while a budget is set.
 
-    :param record: the run record.
-    :param config: the pytest config.
     :return: the amount, a real number of at least 0 (``int``, ``float``, ``Decimal``,
         ``Fraction``; infinity reaches any budget), or ``None`` (nothing recorded). The first
         non-``None`` answer wins. Anything else — text, NaN, a negative number, ``True`` —

@@ -7,9 +7,10 @@ kernel's, pytest-xdist's, or the run-major one of ``--prob-transpose``) in a
 wrapped scheduler a :class:`Hand` for each worker: what it sends through it reaches the
 worker only as the budget allows.
 
-* A worker that reads the tally file (it leaves a mark beside it: :func:`~.tally.reader_mark`)
-  gets everything, as without a budget: it skips every run once the file says the budget
-  is reached, and the file is rewritten before anything more is handed out.
+* A worker that reads the tally file (it leaves a mark beside it:
+  :func:`~.session.reader_mark`) gets everything, as without a budget: it skips every run
+  once the file says the budget is reached, and the file is rewritten before anything more
+  is handed out.
 * A worker that cannot read it (on another machine, or the file could not be written) holds
   at most :data:`AT_A_TIME` runs at once, and once the budget is reached gets no more runs:
   the scheduler is told they are done (never made, never reported by pytest) and the budget

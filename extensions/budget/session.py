@@ -1,6 +1,6 @@
 """The session's budget, registered as ``probability.budget.session`` only when a budget is
 set: the tally, the skips, the report. Under pytest-xdist the controller keeps the tally and
-shares it through a file the workers read before each run (:mod:`.tally`), and hands out no
+shares it through a file the workers read before each run (:class:`Tally`), and hands out no
 more runs to be made once the budget is reached (:mod:`.scheduling`).
 
 PYTEST_DONT_REWRITE
@@ -9,11 +9,14 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import os
 import shutil
 import tempfile
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 from decimal import Decimal
 from numbers import Real
 from pathlib import Path
@@ -33,7 +36,6 @@ from pytest_probability.api import (
 )
 
 from .scheduling import Dealing, run_case, wrap
-from .tally import Tally, TallyReader, reader_mark
 
 if TYPE_CHECKING:
     from pytest_probability.api import Case, ReportBuilder, Results
@@ -49,6 +51,59 @@ WORKERS_ORDER = 900
 WORKER_KEY = "prob_budget_tally"
 REASON = "budget of "
 RUN_MAJOR = "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
+
+
+# -- the session's spend, shared with pytest-xdist workers through a small file (rewritten
+# atomically by the aggregating process after every run; read by a worker before each run,
+# when it changed). A worker that can read it leaves a mark beside it (reader_mark).
+@dataclass
+class Tally:
+    """Spend and runs so far."""
+
+    spent: float = 0.0
+    runs: int = 0
+
+    def add(self, amount: float | None) -> None:
+        self.runs += 1
+        if amount is not None:
+            self.spent += amount
+
+    def write(self, path: Path) -> None:
+        handle, temporary = tempfile.mkstemp(prefix=".tally.", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump({"spent": self.spent, "runs": self.runs}, stream)
+        os.replace(temporary, path)
+
+
+def reader_mark(path: Path, worker: str) -> Path:
+    """The file a worker that reads the tally at ``path`` leaves beside it."""
+    return path.parent / f"reader-{worker}"
+
+
+class TallyReader:
+    """A worker's view of the controller's tally (re-read only when the file changed)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: tuple[int, int, int] | None = None
+        self.tally = Tally()
+
+    def read(self) -> Tally:
+        try:
+            status = self.path.stat()
+        except OSError:
+            return self.tally
+        # each write replaces the file (a new inode): two writes within the file system's
+        # clock tick have the same modification time
+        stamp = (status.st_ino, status.st_mtime_ns, status.st_size)
+        if stamp != self.seen:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                self.tally = Tally(float(data["spent"]), int(data["runs"]))
+                self.seen = stamp
+            except (OSError, ValueError, KeyError):
+                pass  # a partial read between writes: keep the last good tally
+        return self.tally
 
 
 class BudgetWarning(pytest.PytestWarning):

@@ -29,16 +29,11 @@ def pytest_prob_explain(
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
-    :param results: the session results.
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.formatting.readings.Reading`
         (what the numbers say, what they assume, and the next step), or ``None``. A
         reading's ``target`` (a JSON object of the report) gets its text as an
         ``explanation`` field. An implementation that raises is reported as a warning and
         the other readings still appear.
-
-    Implemented by the bundled ``fractions``, ``gates``, ``intervals``, ``metrics``,
-    ``comparisons`` and ``latency`` extensions, each for its own numbers.
     """
 
 
@@ -56,13 +51,8 @@ def pytest_prob_explain_count(
 
     :param report: the :class:`~pytest_probability.report.builder.ReportBuilder` as the other
         extensions left it.
-    :param results: the session results.
-    :param config: the pytest config.
     :return: how many readings with ``notable=True`` your ``pytest_prob_explain`` would
         return on the same data (``None`` counts as 0). An extension that implements
         ``pytest_prob_explain`` but not this hook has its readings built to count them.
         An implementation that raises is reported as a warning and counts 0.
-
-    Implemented by the same bundled extensions as ``pytest_prob_explain``; the test suite
-    checks each count against the readings it stands for.
     """

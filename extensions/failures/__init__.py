@@ -7,9 +7,3 @@ they failed, and the short test summary has one line per case. The grouping rule
 
 PYTEST_DONT_REWRITE
 """
-
-# kept for code that imports it from here: the public API's ``runs_text``, with which the
-# terminal and the HTML page name a group's runs
-from pytest_probability.api import runs_text
-
-__all__ = ["runs_text"]

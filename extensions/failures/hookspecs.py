@@ -28,7 +28,6 @@ def pytest_prob_failure_key(record: dict[str, Any], config: pytest.Config) -> st
     :param record: the run record, as the JSON report's ``records[]`` shows it (``case``,
         ``run``, ``outcome``, ``message``, ``error``, ``phase``, ``steps``, and whatever
         extensions added in ``pytest_prob_run_finished``). Read it; do not change it.
-    :param config: the pytest config.
     :return: the run's group key, a string: the runs of a case with equal keys are one group,
         and the key is the text the group is shown with (in the line after the case's
         traceback, in its short-summary line, in ``rows[].failures[].text`` and in the HTML

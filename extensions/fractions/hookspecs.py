@@ -23,7 +23,6 @@ def pytest_prob_row_status(case: CaseResult, config: pytest.Config) -> tuple[str
     Called once per row in the aggregating process while the report is built.
 
     :param case: the row's :class:`~pytest_probability.report.results.CaseResult`.
-    :param config: the pytest config.
     :return: ``(word, key)`` such as ``("FLAKY", "flaky")``; the first non-``None`` answer
         wins. The bundled default (``trylast``) follows STATISTICS.md: blank/``pass``,
         ``FLAKY``, ``FAIL``, ``N ERRORED``/``errored``, ``ERROR``, ``FAIL (N errored)``,

@@ -31,11 +31,6 @@ def pytest_prob_plan_case(case: Case, row: PlanRow, config: pytest.Config) -> No
     :param row: the case's :class:`~pytest_probability.extensions.plan.rows.PlanRow`; add
         a line of text with ``row.notes.append(...)`` (printed under the case) and
         JSON-able details with ``row.data[key] = ...`` (``plan.cases[].<key>``).
-    :param config: the pytest config.
-    :return: nothing.
-
-    The bundled ``latency`` extension notes the runs a ``max_latency`` gate needs for its
-    interval to have an upper end.
     """
 
 
@@ -46,15 +41,12 @@ def pytest_prob_plan_costs(path: str, config: pytest.Config) -> dict[str, float]
     Called once, at ``pytest_configure`` of a planning session, in the (only) process.
 
     :param path: the file ``--prob-plan-report`` names.
-    :param config: the pytest config.
     :return: the cost of one run of each case of the report that recorded a cost, keyed
         both by the case's key (``file::function[id]``) and by its case id (the plan
         looks a case up by key first, then by id, so a renamed file keeps its costs);
         ``None`` to let the next implementation answer. Raise :class:`pytest.UsageError`
-        naming ``--prob-plan-report`` for a file that is not a report.
-
-    The bundled ``comparisons`` extension answers with its baseline reader (the file
-    ``--prob-baseline`` reads); without it the plan says the option needs it.
+        naming ``--prob-plan-report`` for a file that is not a report. Without an answer
+        the plan says the option needs the ``comparisons`` extension.
     """
 
 
@@ -69,12 +61,8 @@ def pytest_prob_plan_comparisons(
     :param cases: the selected cases, in collection order.
     :param assume: ``--prob-plan-assume``, the pass rate of the better arm.
     :param difference: ``--prob-plan-assume-diff``, the arm's rate minus the baseline's.
-    :param config: the pytest config.
     :return: one JSON-able object per planned comparison (``plan.comparisons[]``: the
         fields docs/json.rst lists), or ``None``. Raise :class:`ValueError` when the
         difference does not fit ``assume`` (the plan turns it into a usage error naming
         ``--prob-plan-assume-diff``).
-
-    The bundled ``comparisons`` extension plans every arm compared with the ``paired`` test
-    as sequential stopping would run it.
     """

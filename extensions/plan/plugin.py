@@ -111,12 +111,9 @@ def pytest_configure(config: pytest.Config) -> None:
     a bad one is a usage error). Called once per process; returns nothing."""
     options = options_of(config)
     if not options.session_value("plan"):
-        for name, flag in (
-            ("plan_report", "--prob-plan-report"),
-            ("plan_write", "--prob-plan-write"),
-        ):
+        for name in ("plan_report", "plan_write"):
             if options.session_value(name) is not None:
-                raise pytest.UsageError(f"{flag} needs --prob-plan")
+                raise pytest.UsageError(f"--prob-{name.replace('_', '-')} needs --prob-plan")
         return
     if getattr(config.option, "numprocesses", None) or getattr(config, "workerinput", None):
         raise pytest.UsageError(

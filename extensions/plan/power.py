@@ -20,15 +20,14 @@ from pytest_probability.api import Thresholds, binom_sf
 MAX_RUNS = 1_000_000
 
 
-def pass_chance(thresholds: Thresholds, runs: int, rate: float, guess: int | None = None) -> float:
-    """The chance the gate PASSes with ``runs`` runs when each passes with ``rate``:
-    ``P(X ≥ pass_min(runs))`` for ``X ~ Binomial(runs, rate)``."""
-    needed = thresholds.pass_min(runs) if guess is None else thresholds.pass_min_near(runs, guess)
-    if needed > runs:
-        return 0.0
-    if needed <= 0:
-        return 1.0
-    return binom_sf(needed - 1, runs, rate)
+def pass_chance(thresholds: Thresholds, runs: int, rate: float) -> float:
+    """The chance the gate PASSes with ``runs`` runs when each passes with ``rate``."""
+    return _at_least(thresholds.pass_min(runs), runs, rate)
+
+
+def _at_least(needed: int, runs: int, rate: float) -> float:
+    """``P(X ≥ needed)`` for ``X ~ Binomial(runs, rate)``."""
+    return 0.0 if needed > runs else 1.0 if needed <= 0 else binom_sf(needed - 1, runs, rate)
 
 
 #: upward jumps of power below the first crossing found that must all stay under the
@@ -56,7 +55,7 @@ def runs_for_power(
     def power(n: int) -> float:
         needed = thresholds.pass_min_near(n, math.ceil(n * ratio[0]))
         ratio[0] = needed / n
-        return 0.0 if needed > n else binom_sf(needed - 1, n, rate) if needed > 0 else 1.0
+        return _at_least(needed, n, rate)
 
     high = max(1, start)
     while power(high) < target:
@@ -84,7 +83,7 @@ def runs_for_power(
                 jumps_below = 0
             else:
                 jumps_below += 1
-        chance = binom_sf(needed - 1, n, rate) if 0 < needed <= n else float(needed <= 0)
+        chance = _at_least(needed, n, rate)
         if chance >= target:
             best = n
         above, above_power = needed, chance

@@ -7,8 +7,6 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import math
-import time
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +19,15 @@ from pytest_probability.api import (
     Thresholds,
     claim_output,
     describe_exception,
+    escape_surrogates,
     money,
     options_of,
     worst_verdict,
+    write_atomic,
 )
 
-from .compare import comparison_lines
 from .power import catch_chance, pass_chance, runs_for_power, runs_to_catch
-from .rows import PlanRow, flake_label, render
-from .tomlfile import write_toml
+from .rows import PlanRow, comparison_lines, percent_as_written, render
 
 SECTION_ORDER = 50
 #: Why the plan's total shows ``overflow``.
@@ -70,30 +68,25 @@ class PlanSession:
                 )
             self.costs = found
         self.rows: list[PlanRow] = []
-        self.seconds: float = 0.0
         self.write_error: str | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Plan every selected case. Called once after collection; returns nothing."""
-        start = time.perf_counter()
+        """Plan every selected case, and each compared arm under sequential stopping. Called
+        once after collection."""
         seen: dict[str, Case] = {}
         for item in items:
             if isinstance(item, BenchRun):
                 seen.setdefault(item.case.key, item.case)
-        self.rows = [self.plan(case) for case in seen.values()]
-        self.comparisons = self._plan_comparisons(list(seen.values()))
-        self.seconds = time.perf_counter() - start
-
-    def _plan_comparisons(self, cases: list[Case]) -> list[dict[str, Any]]:
-        """Each compared arm under sequential stopping (``pytest_prob_plan_comparisons``)."""
+        cases = list(seen.values())
+        self.rows = [self.plan(case) for case in cases]
         try:
             found = self.config.hook.pytest_prob_plan_comparisons(
                 cases=cases, assume=self.assume, difference=self.difference, config=self.config
             )
         except ValueError as exc:  # the difference does not fit the assumed rate
             raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
-        return [comparison for each in found for comparison in each or ()]
+        self.comparisons = [comparison for each in found for comparison in each or ()]
 
     def plan(self, case: Case) -> PlanRow:
         """One case's plan."""
@@ -135,7 +128,7 @@ class PlanSession:
     def _gate_text(kind: Any, spec: Any, case: Case) -> str:
         """A gate as the plan shows it: ``≥90%``, ``≥19/20``, or the kind's own words."""
         if kind.name == "rate":
-            return f"≥{_percent_as_written(spec.min_rate)}"
+            return f"≥{percent_as_written(spec.min_rate)}"
         if kind.name == "count":
             return f"≥{spec.min_passes}/{case.runs}"
         return str(kind.describe(spec))
@@ -169,7 +162,7 @@ class PlanSession:
         return {
             "assume": self.assume,
             "flakes": list(self.flakes),
-            "runs_to_catch": {flake_label(f): runs_to_catch(f) for f in self.flakes},
+            "runs_to_catch": {percent_as_written(f): runs_to_catch(f) for f in self.flakes},
             "total_runs": sum(row.runs for row in self.rows),
             "total_cost": self.total_cost(),
             "cases": [row.to_json() for row in self.rows],
@@ -197,7 +190,7 @@ class PlanSession:
         lines = [f"  assuming each run passes with probability {self.assume:g}; nothing ran"]
         lines += render(self.rows, self.flakes, money)
         catches = ", ".join(
-            f"{runs_to_catch(f)} runs catch a {flake_label(f)} flake" for f in self.flakes
+            f"{runs_to_catch(f)} runs catch a {percent_as_written(f)} flake" for f in self.flakes
         )
         lines.append(f"  with 95% probability: {catches}")
         sequential = "stop" in options.specs and options.session_value("stop") == "sequential"
@@ -229,6 +222,36 @@ class PlanSession:
         report.set_json("plan", self.document())
 
 
-def _percent_as_written(rate: float) -> str:
-    """``0.9`` → ``90%``, ``0.975`` → ``97.5%`` (the bar as written)."""
-    return f"{format((Decimal(repr(rate)) * 100).normalize(), 'f')}%"
+# -- the plan file (--prob-plan-write): numbers are written as people read them, every float
+# to 15 significant digits, the precision a float holds for certain (the rule the cost
+# extension applies to its sums), so a projected cost of 0.0045 / 6 * 10 is cost = 0.0075, not
+# 0.007499999999999999. Only the binary noise of the arithmetic goes.
+#: Significant digits of every float the plan file holds.
+SIGNIFICANT = 15
+
+
+def toml_values(value: Any) -> Any:
+    """``value`` ready for TOML: floats to :data:`SIGNIFICANT` digits, the ``None`` fields of every
+    table left out (TOML has no null), and a lone surrogate in any text (from a file name
+    that is not UTF-8) written as its escape, the text ``\\udcff``."""
+    if isinstance(value, dict):
+        return {
+            escape_surrogates(str(key)): toml_values(item)
+            for key, item in value.items()
+            if item is not None
+        }
+    if isinstance(value, (list, tuple)):
+        return [toml_values(item) for item in value]
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT}g}") + 0.0  # (-0.0 becomes 0.0)
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    return value
+
+
+def write_toml(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` as TOML (atomically, missing directories created); raises
+    ``OSError`` when the file cannot be written."""
+    import tomli_w
+
+    write_atomic(path, tomli_w.dumps(toml_values(document)))

@@ -27,19 +27,12 @@ def pytest_prob_register_stopping_rules(register: Any, config: pytest.Config) ->
     Called once per session, historically, the first time a rule is needed (while options
     are validated at ``pytest_configure``), in every process.
 
-    :param register: ``register(name, decide, *, description="")``;
-        ``decide(context)`` receives a
-        :class:`~pytest_probability.extensions.stopping.service.StopContext` (the case's
-        passes and judged runs so far, the runs left of those planned, its gates'
-        thresholds) before each run of a gated case, in the executing process, and returns
-        the settled verdict (``"pass"``, ``"fail"``, ``"undecided"``) to skip the case's
-        remaining runs, or ``None`` to go on. A rule must only stop when no remaining run
-        can change the verdict the case is judged on. Registering a name twice (or
-        ``off``) is an error.
-    :param config: the pytest config.
-    :return: nothing.
-
-    The bundled ``stopping`` extension registers ``curtail`` and ``sequential`` through it.
+    :param register: ``register(name, decide, *, description="")``; ``decide(context)``
+        receives a :class:`~pytest_probability.extensions.stopping.service.StopContext`
+        before each run of a gated case and returns the settled verdict (``"pass"``,
+        ``"fail"``, ``"undecided"``) to skip the case's remaining runs, or ``None`` to go
+        on. A rule must only stop when no remaining run can change the verdict the case is
+        judged on. Registering a name twice (or ``off``) is an error.
     """
 
 
@@ -56,7 +49,6 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     soon as every reader answers ``True``.
 
     :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
-    :param config: the pytest config.
     :return: a list of :class:`~pytest_probability.extensions.stopping.service.StopReader`,
         one per verdict of yours that reads this case's runs (its ``settled(context)``
         answers "is this verdict settled given the case's runs so far?": ``True`` lets the
@@ -64,16 +56,6 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
         all: it can never say, and the case runs every run); ``None`` or ``[]`` when no
         verdict of yours reads it. The cases kept running, and why, are counted under the
         ``Stopped:`` line.
-
-    The bundled ``comparisons`` extension implements it: every case a comparison margin
-    (``margin=``) judges, and every case ``--prob-margin`` pairs with the baseline, is read
-    by a verdict over several cases that cannot say when it is settled, so such cases run
-    every run and the margin is judged on the same runs as without ``--prob-stop``; under
-    ``--prob-stop=sequential`` a comparison with the ``paired`` test — an axis comparison,
-    or ``--prob-margin`` against a baseline report — is judged on an anytime-valid sequence
-    instead, and its readers say when it is settled. (The stopper
-    itself treats a gate kind without ``verdict_at``, such as ``max_latency``, as a reader
-    that cannot say.)
     """
 
 
@@ -88,15 +70,10 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
 
     :param cases: the line's cases, each a :class:`~pytest_probability.report.results.CaseResult`
         with its run records.
-    :param config: the pytest config.
     :return: the note printed instead of the interval (``"10 cases were stopped early and
         lean toward their verdicts"``), which also goes into the JSON line as ``hidden``;
         ``None`` when nothing hides it, or to let the next implementation answer. The first
         non-``None`` answer wins.
-
-    The bundled ``stopping`` extension answers (``trylast``) when some of the cases were
-    stopped early by ``--prob-stop``, read from the run records. Without it
-    (``-p no:probability.stopping``) no case is stopped and the hook answers ``None``.
     """
 
 
@@ -112,12 +89,7 @@ def pytest_prob_case_stopped(case: CaseResult, config: pytest.Config) -> bool | 
     (the pairs the stopped ones saved). Not called when no plugin implements it.
 
     :param case: a :class:`~pytest_probability.report.results.CaseResult`, with its run records.
-    :param config: the pytest config.
     :return: ``True`` when some runs of the case were skipped by ``--prob-stop``, ``False``
         when none was; ``None`` to let the next implementation answer. The first
         non-``None`` answer wins.
-
-    The bundled ``stopping`` extension answers (``trylast``) from the run records (the
-    ``stopped`` mark its stopper leaves on each skipped run). Without it
-    (``-p no:probability.stopping``) no case is stopped and the hook answers ``None``.
     """

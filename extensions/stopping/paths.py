@@ -64,21 +64,18 @@ def follow(decide: Decide, final: Final, planned: int, rate: float) -> StopOutco
     ended = {PASS: 0.0, FAIL: 0.0, UNDECIDED: 0.0}
     outcome = StopOutcome()
     alive: dict[int, float] = {0: 1.0}
-    passed = 0.0  # the chance of having ended PASS so far
     made: list[float] = []  # per path and run, the chance the run is made
     for n in range(planned):
         moved: dict[int, float] = {}
         for x, chance in alive.items():
             # the stopper decides from the runs made: never before the first
             if n and decide(x, n, planned - n) is not None:  # it stops with n runs made
-                end = final(x, n)
-                ended[end] += chance
-                passed += chance if end == PASS else 0.0
+                ended[final(x, n)] += chance
                 continue
             made.append(chance)
             moved[x + 1] = moved.get(x + 1, 0.0) + chance * rate
             moved[x] = moved.get(x, 0.0) + chance * (1.0 - rate)
-        outcome.pass_by.append(passed)
+        outcome.pass_by.append(ended[PASS])
         alive = {}
         for x, chance in moved.items():
             if chance >= NEGLIGIBLE:
@@ -88,9 +85,8 @@ def follow(decide: Decide, final: Final, planned: int, rate: float) -> StopOutco
     for x, chance in alive.items():  # every planned run made
         end = final(x, planned)
         ended[end] += chance
-        passed += chance if end == PASS else 0.0
         outcome.running += chance if end == UNDECIDED else 0.0
-    outcome.pass_by.append(passed)
+    outcome.pass_by.append(ended[PASS])
     outcome.chances = ended
     outcome.expected_runs = math.fsum(made)
     return outcome

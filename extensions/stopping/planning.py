@@ -13,6 +13,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -28,16 +29,14 @@ from pytest_probability.api import (
     worst_verdict,
 )
 
-from .paths import StopOutcome, follow
-from .paths import runs_for_power as runs_for_stopping_power
+from .paths import StopOutcome, follow, runs_for_power
 from .rules import RATE, sequential_decision
 from .sequence import sequence_end
-from .service import CANNOT_SAY, case_stopping
-
-#: the kinds of a case whose one gate is a rate gate
-RATE_KINDS = (RATE,)
+from .service import CANNOT_SAY, case_stopping, gate_thresholds
 
 SEQUENTIAL = "sequential"
+#: the chance of passing the power column asks for
+POWER = 0.8
 #: the most planned runs the 80%-power search under ``sequential`` follows
 MOST_RUNS = 20_000
 #: the most planned runs scanned one by one when a reader with a verdict takes part
@@ -48,69 +47,39 @@ MOST_SCANNED = 1_000
 _THRESHOLDS = pytest.StashKey[dict[Any, Any]]()
 
 
-def model_stopping(config: pytest.Config, case: Case, row: Any, rate: float) -> set[str]:
+def model_stopping(config: pytest.Config, case: Case, row: Any, rate: float) -> None:
     """Fill ``row.sequential_runs`` (a :class:`~pytest_probability.extensions.plan.rows.PlanRow`)
     and, under ``--prob-stop=sequential``, the stopped case's ``pass_chance`` and
     ``power_runs``, when the case has a gate a stopping rule decides on (replacing the
-    fixed-run numbers the plan filled). Returns the names of the row's fields it filled."""
-    filled: set[str] = set()
+    fixed-run numbers the plan filled)."""
     seen = case_stopping(config, case)
     if seen is None or not seen.gates:  # (a case only readers stop has no gate to plan)
-        return filled
+        return
     kinds = tuple(kind.name for kind, _ in seen.gates)
     options = options_of(config)  # (no "stop" with -p no:probability.stopping)
     sequential = "stop" in options.specs and options.session_value("stop") == SEQUENTIAL
     if not sequential and kinds != (RATE,):
-        return filled  # the column is about a lone rate gate under the sequential rule
-    filled.add("sequential_runs")
+        return  # the column is about a lone rate gate under the sequential rule
     if seen.always_runs:  # a verdict reading it keeps it running: every run, fixed-run odds
         row.sequential_runs = float(case.runs)
         others = seen.readers[seen.own :]
         why = "; ".join(f"{r.name} {CANNOT_SAY}" for r in others if r.settled is None)
         row.notes.append(f"--prob-stop=sequential runs every run: {why}")
-        return filled
+        return
     shared = config.stash.setdefault(_THRESHOLDS, {})
     if sequential:
-        gates = tuple(
-            shared.setdefault(
-                (kind.name, spec),
-                Thresholds(lambda p, n, _f=kind.verdict_at, _s=spec: _f(_s, p, n, config)),
-            )
-            for kind, spec in seen.gates
-        )
+        gates = tuple(gate_thresholds(shared, config, kind, spec) for kind, spec in seen.gates)
     else:  # the case's rate gate as the rule would judge it: on the sequence
         spec = seen.gates[0][1]
         key = ("seq", spec.min_rate, spec.interval.level)
         if key not in shared:
             shared[key] = Thresholds(sequence_verdict(spec.min_rate, spec.interval.level))
         gates = (shared[key],)
-    outcome_at = _follower(case, gates, kinds, seen, rate)
-    row.sequential_runs = outcome_at(case.runs).expected_runs
-    if not sequential:
-        return filled
-    row.pass_chance = outcome_at(case.runs).pass_chance
-    filled.add("pass_chance")
-    if kinds == (RATE,) and not seen.readers:
-        row.power_runs = _power(seen.gates[0][1], outcome_at, rate, row.min_runs or 1)
-        filled.add("power_runs")
-    elif seen.readers:  # a reader may hold a PASS until it is gone: scan the run counts
-        row.power_runs = _scan_power(outcome_at, row.min_runs or 1)
-        filled.add("power_runs")
-    # other gates are only curtailed: their verdict, hence the power, is that of running
-    # every run (the fixed-run number the caller fills in)
-    return filled
 
-
-def _follower(
-    case: Case, gates: tuple[Any, ...], kinds: tuple[str, ...], seen: Any, rate: float
-) -> Callable[[int], StopOutcome]:
-    """``planned → StopOutcome`` for the case under the runtime's rule, its readers asked
-    at every state where the rule would stop (with a hypothetical context), remembered."""
-    found: dict[int, StopOutcome] = {}
-
+    @functools.cache
     def outcome_at(planned: int) -> StopOutcome:
-        if planned in found:
-            return found[planned]
+        """The case under the runtime's rule, its readers asked at every state where the
+        rule would stop (with a hypothetical context)."""
 
         def decide(x: int, n: int, left: int) -> str | None:
             verdict = sequential_decision(gates, kinds, x, n, left)
@@ -122,32 +91,24 @@ def _follower(
         def final(x: int, n: int) -> str:
             return worst_verdict([thresholds.at(x, n) for thresholds in gates])
 
-        found[planned] = follow(decide, final, planned, rate)
-        return found[planned]
+        return follow(decide, final, planned, rate)
 
-    return outcome_at
-
-
-def _scan_power(outcome_at: Callable[[int], StopOutcome], start: int) -> int | None:
-    """The fewest planned runs, from ``start``, with which the case passes with chance 0.8
-    when readers take part (the chance need not grow with the runs): one programme per run
-    count, up to :data:`MOST_SCANNED`."""
-    return next(
-        (n for n in range(start, MOST_SCANNED + 1) if outcome_at(n).pass_chance >= 0.8), None
-    )
-
-
-def _power(
-    spec: Any, outcome_at: Callable[[int], StopOutcome], rate: float, start: int
-) -> int | None:
-    """The fewest planned runs with which the rate gate passes with chance 0.8 under
-    ``sequential``. A rate at or below the bar passes with chance at most ``1 − level``
-    (the sequence would have to exclude the true rate), so then none does when that is
-    below 0.8."""
-    target = 0.8
-    if rate <= spec.min_rate and 1.0 - spec.interval.level < target:
-        return None
-    return runs_for_stopping_power(outcome_at, target, start, MOST_RUNS)
+    row.sequential_runs = outcome_at(case.runs).expected_runs
+    if not sequential:
+        return
+    row.pass_chance = outcome_at(case.runs).pass_chance
+    start = row.min_runs or 1
+    if kinds == (RATE,) and not seen.readers:
+        # a rate at or below the bar passes with chance at most 1 − level (the sequence
+        # would have to exclude the true rate): no run count reaches 80% when that is less
+        spec = seen.gates[0][1]
+        hopeless = rate <= spec.min_rate and 1.0 - spec.interval.level < POWER
+        row.power_runs = None if hopeless else runs_for_power(outcome_at, POWER, start, MOST_RUNS)
+    elif seen.readers:  # a reader may hold a PASS until it is gone: one programme per count
+        scanned = range(start, MOST_SCANNED + 1)
+        row.power_runs = next((n for n in scanned if outcome_at(n).pass_chance >= POWER), None)
+    # other gates are only curtailed: their verdict, hence the power, is that of running
+    # every run (the fixed-run number the caller fills in)
 
 
 def sequence_verdict(bar: float, level: float) -> Callable[[int, int], str]:
@@ -173,7 +134,7 @@ def sequential_outcome(thresholds: Thresholds, planned: int, rate: float) -> Sto
     followed over every path (:func:`.paths.follow`)."""
     gates = (thresholds,)
     return follow(
-        lambda x, n, left: sequential_decision(gates, RATE_KINDS, x, n, left),
+        lambda x, n, left: sequential_decision(gates, (RATE,), x, n, left),
         thresholds.at,
         planned,
         rate,

@@ -7,32 +7,45 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from pytest_probability.api import (
+    SKIP,
     Case,
     CaseResult,
     OptionRegistry,
     ReportBuilder,
     Results,
     StopContext,
+    Thresholds,
     filled_registry,
     money,
     option_value,
     options_of,
     ratio_percent,
+    results_of,
 )
 
+from .planning import SEQUENTIAL, model_stopping
 from .rules import curtail_decision, sequential_decision
 from .sequence import confidence_sequence
-from .service import case_kept, case_stop, hidden_reason, is_spread, is_stopped
-from .stopper import Stopper
+from .service import (
+    SETTLED,
+    CaseStopping,
+    case_kept,
+    case_stop,
+    case_stopping,
+    gate_thresholds,
+    hidden_reason,
+    is_spread,
+    is_stopped,
+)
 
 Decide = Callable[[StopContext], str | None]
 
 OFF = "off"
-SEQUENTIAL = "sequential"
 SEQ_METHOD = "seq"
 STATE_KEY = pytest.StashKey["StopRules"]()
 STOPPER = "probability.stopping.runs"
@@ -41,17 +54,13 @@ SUMMARY_ORDER = 160  # after Gates: (150), before Cost: (200)
 
 
 def curtail_rule(context: StopContext) -> str | None:
-    """The bundled ``curtail`` rule: stop once every completion gives the same verdict
-    (:func:`~.rules.curtail_decision`)."""
+    """The bundled ``curtail`` rule: :func:`~.rules.curtail_decision` of the case's counts."""
     return curtail_decision(context.gates, context.passes, context.judged, context.remaining)
 
 
 def sequential_rule(context: StopContext) -> str | None:
-    """The bundled ``sequential`` rule: rate gates are judged on the confidence sequence
-    (anytime-valid), so a case stops as soon as every rate gate is PASS or FAIL now; and,
-    like ``curtail``, once no remaining run can change the verdict (count gates only ever
-    stop that way). :func:`~.rules.sequential_decision`, which ``--prob-plan`` follows
-    too."""
+    """The bundled ``sequential`` rule: :func:`~.rules.sequential_decision` of the case's
+    counts."""
     return sequential_decision(
         context.gates, context.kinds, context.passes, context.judged, context.remaining
     )
@@ -64,23 +73,20 @@ def seq_interval(
     return confidence_sequence(passes, total, level)
 
 
-class StopRules:
-    """Registered stopping rules."""
-
-    def __init__(self) -> None:
-        self.rules: dict[str, Decide] = {}
+class StopRules(dict[str, Decide]):
+    """Registered stopping rules, by name."""
 
     def register(self, name: str, decide: Decide, *, description: str = "") -> None:
         if not name or name == OFF or not name.replace("-", "").isalnum():
             raise ValueError(f"stopping rule name {name!r} must be a word other than 'off'")
-        if name in self.rules:
+        if name in self:
             raise ValueError(f"stopping rule {name!r} is registered twice")
-        self.rules[name] = decide
+        self[name] = decide
 
     def check(self, value: Any) -> str:
         text = str(value).strip().lower()
-        if text != OFF and text not in self.rules:
-            valid = ", ".join([OFF, *self.rules])
+        if text != OFF and text not in self:
+            valid = ", ".join([OFF, *self])
             raise ValueError(f"expected one of {valid}, got {value!r}")
         return text
 
@@ -161,7 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--prob-stop={mode} stops gated cases and needs the bundled gates extension: "
                 "remove -p no:probability.gates"
             )
-        config.pluginmanager.register(Stopper(config, rules_of(config).rules[mode]), STOPPER)
+        config.pluginmanager.register(Stopper(config, rules_of(config)[mode]), STOPPER)
 
 
 def pytest_prob_build_report(
@@ -202,8 +208,7 @@ def pytest_prob_build_report(
     if cells:
         report.add_column("stopped", cells, order=COLUMN_ORDER, align="free")
     share = f"{ratio_percent(saved, planned)}%" if planned else "0%"  # half up: 1/8 → 13%
-    word = "case" if stopped_cases == 1 else "cases"
-    text = f"{stopped_cases} {word} early, saving {saved} of {planned} runs ({share})"
+    text = f"{_many(stopped_cases, 'case')} early, saving {saved} of {planned} runs ({share})"
     if avoided is not None and saved:
         text += f", about {money(avoided)} not spent"
     lines = [text]
@@ -235,7 +240,7 @@ def pytest_prob_hide_interval(cases: Sequence[CaseResult], config: pytest.Config
     """Why an interval over ``cases`` is hidden: some were stopped early (their fractions
     lean toward their verdicts); ``None`` when none was. Called in the aggregating process
     for every function-level, Overall and metric line."""
-    return hidden_reason(list(cases))
+    return hidden_reason(cases)
 
 
 @pytest.hookimpl(trylast=True)
@@ -250,16 +255,16 @@ def kept_line(cases: int, runs: int, reasons: dict[str, int]) -> str:
     """``2 cases kept running for 10 runs the rule would have skipped: the margin of c[arm]
     cannot say when it is settled`` (each reason with its count of cases when there are
     several)."""
-    word = "case" if cases == 1 else "cases"
     if len(reasons) == 1:
         why = next(iter(reasons))
     else:
-        why = "; ".join(
-            f"{reason} ({count} {'case' if count == 1 else 'cases'})"
-            for reason, count in reasons.items()
-        )
-    made = "run" if runs == 1 else "runs"
-    return f"{cases} {word} kept running for {runs} {made} the rule would have skipped: {why}"
+        why = "; ".join(f"{reason} ({_many(count, 'case')})" for reason, count in reasons.items())
+    kept = f"{_many(cases, 'case')} kept running for {_many(runs, 'run')}"
+    return f"{kept} the rule would have skipped: {why}"
+
+
+def _many(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -270,6 +275,134 @@ def pytest_prob_plan_case(case: Case, row: Any, config: pytest.Config) -> None:
     extensions add their notes; returns nothing."""
     if row.gate is None:  # (no gate the pass count decides: nothing a rule stops on)
         return
-    from .planning import model_stopping
-
     model_stopping(config, case, row, options_of(config).session_value("plan_assume"))
+
+
+@dataclass(frozen=True)
+class StopCase:
+    """What the stopper keeps about one case: how the rule sees it, and each gate's
+    thresholds and kind name."""
+
+    seen: CaseStopping
+    gates: tuple[Thresholds, ...]
+    #: each gate's kind name, in the order of ``gates`` (worked out once: asked every run)
+    kinds: tuple[str, ...]
+
+
+@dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable
+class Stopper:
+    """Decides, before each run of a gated case, whether the case is settled. Registered as
+    ``probability.stopping.runs`` by :func:`pytest_configure` only when a rule is on
+    (``--prob-stop``), so sessions without one pay nothing per run."""
+
+    config: pytest.Config
+    decide: Callable[[StopContext], str | None]
+    #: case key → (verdict, runs made before stopping)
+    decided: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: cases whose earlier runs this process did not make (spread over workers, or -k)
+    partial: set[str] = field(default_factory=set)
+    #: cases every run of which this process runs (not an xdist worker, none deselected):
+    #: they may stop whatever order their runs come in (pytest-randomly shuffles them)
+    complete: set[str] = field(default_factory=set)
+    #: (case key, run) → why the run is made although the rule would stop the case
+    held: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
+    _cases: dict[str, StopCase | None] = field(default_factory=dict)
+
+    def _case(self, case: Case) -> StopCase | None:
+        """The case's gate thresholds, kinds and readers (``None``: never stopped), worked
+        out once per case. Every gate has thresholds (whether or not it decides the runs,
+        each must be settled)."""
+        if case.key not in self._cases:
+            seen = case_stopping(self.config, case)
+            found = None
+            if seen is not None:
+                gates = tuple(
+                    gate_thresholds(self._thresholds, self.config, kind, spec)
+                    for kind, spec in seen.gates
+                )
+                found = StopCase(seen, gates, tuple(kind.name for kind, _ in seen.gates))
+            self._cases[case.key] = found
+        return self._cases[case.key]
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Note the cases all of whose runs this process will run. Called once per process
+        after collection and deselection. A worker of pytest-xdist runs only what it is
+        sent, so it notes none (its cases stop only from a run-order prefix of their
+        runs)."""
+        if hasattr(self.config, "workerinput"):
+            return
+        runs: dict[str, tuple[int, set[int]]] = {}
+        for item in session.items:
+            case = getattr(item, "case", None)
+            run = getattr(item, "run", None)
+            if isinstance(case, Case) and isinstance(run, int):
+                runs.setdefault(case.key, (case.runs, set()))[1].add(run)
+        self.complete = {key for key, (n, made) in runs.items() if made == set(range(1, n + 1))}
+
+    def pytest_prob_skip_run(self, item: pytest.Item, case: Case) -> str | None:
+        """Skip the run when its case's verdict is settled: the rule says its gates are, and
+        every reader of the case (``pytest_prob_stop_readers``) says its verdict is. Called
+        before every run in the executing process; returns the skip reason or ``None``."""
+        key = case.key
+        stopped = self.decided.get(key)
+        if stopped is not None:
+            return stop_reason(*stopped, case.runs)
+        if key in self.partial:
+            return None
+        found = self._case(case)
+        if found is None:
+            return None  # no gate a rule can decide on
+        run: int = getattr(item, "run", 1)
+        result = results_of(self.config).get(key)
+        made = set(result.records) if result is not None else set()
+        if key not in self.complete and not set(range(1, run)) <= made:
+            self.partial.add(key)  # never stop a case from a partial view
+            return None
+        if result is None:
+            return None
+        made.discard(run)  # a rerun (pytest-rerunfailures) is still to be made
+        exclude = option_value(self.config, "errors") == "exclude"
+        judged = result.passes + result.fails + (0 if exclude else result.errors)
+        if judged == 0:
+            # no judged run yet (all skipped so far): stopped now the case would have no
+            # verdict at all, where a judged run still to come gives it one
+            return None
+        context = StopContext(
+            case, result.passes, judged, case.runs - len(made), case.runs, found.gates, found.kinds
+        )
+        # a case without gates (only read by a sequential comparison): settled by its readers
+        verdict = self.decide(context) if found.gates else SETTLED
+        if verdict is None:
+            return None
+        reasons = found.seen.holding(verdict, context)
+        if reasons:  # a verdict reading the case is not settled: make the run
+            held = {"after": len(made), "planned": case.runs, "reasons": reasons}
+            if found.gates:  # (the rule settled the case's own gates: say what held it)
+                self.held[(key, run)] = held
+            return None
+        self.decided[key] = (verdict, len(made))
+        return stop_reason(verdict, len(made), case.runs)
+
+    def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
+        """Mark the skipped runs of a stopped case (``stopped``), the runs made only because
+        a verdict reading the case was not settled (``stop_held``), and the runs of a case
+        this process could not stop because its earlier runs ran elsewhere
+        (``stop_partial``). Called in the executing process once per run."""
+        key = record["key"]
+        held = self.held.pop((key, record["run"]), None)
+        if held is not None and record["outcome"] != SKIP:
+            record["stop_held"] = held
+        stopped = self.decided.get(key)
+        if stopped is not None and record["outcome"] == SKIP:
+            verdict, after = stopped
+            record["stopped"] = {"verdict": verdict, "after": after, "planned": record["runs"]}
+        elif key in self.partial and hasattr(self.config, "workerinput"):
+            record["stop_partial"] = True
+
+
+def stop_reason(verdict: str, after: int, planned: int) -> str:
+    """``decided after 38/40 (UNDECIDED)`` (``settled after …`` for a case without gates)."""
+    if verdict == SETTLED:
+        return f"settled after {after}/{planned} (every verdict reading it)"
+    return f"decided after {after}/{planned} ({verdict.upper()})"

@@ -3,9 +3,9 @@ written down.
 
 The runtime's stopper calls them (through ``curtail_rule`` and ``sequential_rule`` of the
 plugin, with the case's runs so far) before each run of a gated case, and ``--prob-plan``'s
-dynamic programme calls the very same functions at every state it follows
-(:mod:`pytest_probability.extensions.plan.sequential`), so the plan's chances and expected
-runs are those of the rule that runs. Pure module: never imports pytest.
+dynamic programme calls the very same functions at every state it follows (:mod:`.planning`),
+so the plan's chances and expected runs are those of the rule that runs. Pure module: never
+imports pytest.
 
 PYTEST_DONT_REWRITE
 """

@@ -59,8 +59,6 @@ def sequence_end(passes: int, runs: int, level: float, side: str) -> float:
     """One end (``"low"`` or ``"high"``) of :func:`confidence_sequence`, the very float it
     returns, for a caller that needs only one (a verdict against a bar)."""
     _check(passes, runs, level)
-    if side not in (LOW, HIGH):
-        raise ValueError(f"side must be {LOW!r} or {HIGH!r}, got {side!r}")
     return _end(passes, runs, level, side)
 
 

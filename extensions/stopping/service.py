@@ -16,26 +16,11 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from pytest_probability.api import PASS, CaseStopping, StopContext, StopReader
-
-__all__ = [
-    "CANNOT_SAY",
-    "NOT_YET",
-    "SETTLED",
-    "CaseStopping",
-    "StopContext",
-    "StopReader",
-    "case_kept",
-    "case_stop",
-    "case_stopping",
-    "hidden_reason",
-    "holding",
-    "is_spread",
-    "is_stopped",
-]
-
+from pytest_probability.api import PASS, CaseResult, CaseStopping, Thresholds
+from pytest_probability.api import StopContext as StopContext
+from pytest_probability.api import StopReader as StopReader
 
 #: what a reader that cannot say when its verdict is settled keeps a case running for
 CANNOT_SAY = StopReader.CANNOT_SAY
@@ -82,6 +67,15 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
     return CaseStopping(monotone, tuple(readers), own)
 
 
+def gate_thresholds(shared: dict[Any, Thresholds], config: Any, kind: Any, spec: Any) -> Thresholds:
+    """A gate's :class:`~pytest_probability.api.Thresholds`, made once in ``shared`` for the
+    cases whose gates are alike (a rule asks them before every run, a plan at every state)."""
+    key = (kind.name, spec)
+    if key not in shared:
+        shared[key] = Thresholds(lambda p, n: kind.verdict_at(spec, p, n, config))
+    return shared[key]
+
+
 def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
     """Why the case must keep running although its gates are settled: one phrase per reader
     that did not answer ``True`` (``"the margin of c[arm] cannot say when it is settled"``);
@@ -90,11 +84,7 @@ def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
     return CaseStopping((), tuple(readers)).holding(PASS, context)
 
 
-class HasRecords(Protocol):
-    records: dict[int, dict[str, Any]]
-
-
-def case_stop(case: HasRecords) -> dict[str, Any] | None:
+def case_stop(case: CaseResult) -> dict[str, Any] | None:
     """``{"verdict", "after", "planned", "skipped"}`` when the case was stopped early,
     else ``None``."""
     marks = [r["stopped"] for r in case.records.values() if r.get("stopped")]
@@ -103,18 +93,18 @@ def case_stop(case: HasRecords) -> dict[str, Any] | None:
     return {**marks[0], "skipped": len(marks)}
 
 
-def is_stopped(case: HasRecords) -> bool:
+def is_stopped(case: CaseResult) -> bool:
     """Whether some runs of the case were skipped by a stopping rule (its fraction leans
     toward its verdict, so intervals over several cases should not use it)."""
     return any(r.get("stopped") for r in case.records.values())
 
 
-def is_spread(case: HasRecords) -> bool:
+def is_spread(case: CaseResult) -> bool:
     """Whether a worker could not stop the case because its runs were spread."""
     return any(r.get("stop_partial") for r in case.records.values())
 
 
-def hidden_reason(cases: list[Any]) -> str | None:
+def hidden_reason(cases: Sequence[CaseResult]) -> str | None:
     """Why an interval over ``cases`` is hidden (some were stopped early), or ``None``."""
     stopped = sum(1 for case in cases if is_stopped(case))
     if not stopped:
@@ -123,7 +113,7 @@ def hidden_reason(cases: list[Any]) -> str | None:
     return f"{stopped} {word} stopped early and lean toward their verdicts"
 
 
-def case_kept(case: HasRecords) -> dict[str, Any] | None:
+def case_kept(case: CaseResult) -> dict[str, Any] | None:
     """``{"after", "planned", "runs", "reasons"}`` when the stopping rule would have stopped
     the case but a verdict reading it kept it running (``runs``: the runs made for that
     reader; ``after``: the runs made before the first of them), else ``None``."""
