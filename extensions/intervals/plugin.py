@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 from pytest_probability.api import (
     CaseResult,
+    Interval,
     OptionRegistry,
     Reading,
     ReportBuilder,
     Results,
+    bayes_interval,
+    clopper_pearson_interval,
     implemented_outside,
     interval_cells,
     options_of,
@@ -24,10 +27,10 @@ from pytest_probability.api import (
     parse_positive_int,
     parse_probability,
     reading_percent,
+    wilson_interval,
 )
 
 from .aggregate import Aggregate, aggregate, render
-from .methods import Interval, bayes, clopper_pearson, wilson
 from .service import interval_methods, settings
 
 INTERVAL_ORDER = 200
@@ -165,17 +168,17 @@ def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) 
     Called once per session through the historic hook."""
     register(
         "exact",
-        lambda x, n, level, prior: _pair(clopper_pearson(x, n, level)),
+        lambda x, n, level, prior: _pair(clopper_pearson_interval(x, n, level)),
         description="Clopper-Pearson exact binomial interval",
     )
     register(
         "wilson",
-        lambda x, n, level, prior: _pair(wilson(x, n, level)),
+        lambda x, n, level, prior: _pair(wilson_interval(x, n, level)),
         description="Wilson score interval",
     )
     register(
         "bayes",
-        lambda x, n, level, prior: _pair(bayes(x, n, level, prior)),
+        lambda x, n, level, prior: _pair(bayes_interval(x, n, level, prior)),
         description="equal-tailed Beta credible interval (prior prob_prior or prior=)",
         uses_prior=True,
     )
