@@ -71,15 +71,14 @@ def interval_method(config: pytest.Config, name: str) -> Compute:
     """The interval method ``name`` (``compute(passes, total, level, prior) -> (low,
     high)``), asked of ``pytest_prob_interval_method`` once per session."""
     known = config.stash.setdefault(METHODS_KEY, {})
-    found = known.get(name)
-    if found is None:
+    if name not in known:
         found = config.hook.pytest_prob_interval_method(name=name, config=config)
         if found is None:  # (the gates refuse min_rate and min_passes without intervals)
             raise ValueError(
                 f"no interval method {name!r}: the bundled intervals extension is disabled"
             )
         known[name] = found
-    return found
+    return known[name]
 
 
 @dataclass(frozen=True)

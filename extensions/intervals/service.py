@@ -3,8 +3,9 @@
 ``IntervalMethods`` is the registry of row interval methods (one per config, filled through
 the historic hook by ``interval_methods``); ``interval(config, passes, total, ...)``
 resolves a case's method, level and prior with the kernel's precedence (mark > CLI > ini >
-default) and computes through the registry. ``quantile_type7`` is re-exported from the
-public API, where other extensions take it.
+default) and computes through the registry. The statistics functions are re-exported (the
+special functions and the resampling tools from the public API, where other extensions take
+them).
 
 PYTEST_DONT_REWRITE
 """
@@ -17,15 +18,51 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pytest_probability.api import Interval, filled_registry, options_of, quantile_type7
+from pytest_probability.api import (
+    Interval,
+    beta_ppf,
+    betainc,
+    betaincc,
+    binom_cdf,
+    binom_pmf,
+    binom_sf,
+    binomial_variate,
+    bootstrap_mean_interval,
+    bootstrap_means,
+    case_bootstrap_interval,
+    case_mean,
+    filled_registry,
+    norm_ppf,
+    options_of,
+    quantile_type7,
+)
+from pytest_probability.api import bayes_interval as bayes
+from pytest_probability.api import clopper_pearson_interval as clopper_pearson
+from pytest_probability.api import wilson_interval as wilson
 
 __all__ = [
+    "Interval",
     "IntervalMethods",
     "Settings",
+    "bayes",
+    "beta_ppf",
+    "betainc",
+    "betaincc",
+    "binom_cdf",
+    "binom_pmf",
+    "binom_sf",
+    "binomial_variate",
+    "bootstrap_mean_interval",
+    "bootstrap_means",
+    "case_bootstrap_interval",
+    "case_mean",
+    "clopper_pearson",
     "interval",
     "interval_methods",
+    "norm_ppf",
     "quantile_type7",
     "settings",
+    "wilson",
 ]
 
 Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
