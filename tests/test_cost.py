@@ -773,7 +773,7 @@ def test_reports_round_the_sums_that_runs_keep_plain(
 def test_round_record_replaces_what_it_rounds() -> None:
     """The finisher rounds the copy's cost fields and leaves the session's record as it was
     (nested maps and steps are replaced, not changed); values that are not floats stay."""
-    from pytest_probability.extensions.cost.format import round_record
+    from pytest_probability.extensions.cost.usage import round_record
 
     usage = {"m": {"input_tokens": 1, "cost": 0.1 + 0.2}, "free": {"cost": None}}
     steps = [{"label": "s", "cost": 0.1 + 0.2, "usage": []}, {"label": "t", "cost": None}]

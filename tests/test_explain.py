@@ -306,7 +306,7 @@ def test_runs_to_settle_is_the_first_settling_count_at_bounded_work(bar: float) 
     (the scan it replaced made up to 20,000 per case, issue 20)."""
     from types import SimpleNamespace
 
-    from pytest_probability.extensions.gates.explain import runs_to_settle
+    from pytest_probability.extensions.gates.rate import runs_to_settle
 
     spec = RateSpec(bar, Settings("exact", 0.95, (1.0, 1.0)))
     made = []
@@ -335,7 +335,7 @@ def test_runs_to_settle_on_the_bar_gives_up_after_a_bounded_search() -> None:
     (about 20 verdicts), not a verdict per run count."""
     from types import SimpleNamespace
 
-    from pytest_probability.extensions.gates.explain import runs_to_settle
+    from pytest_probability.extensions.gates.rate import runs_to_settle
 
     spec = RateSpec(0.5, Settings("exact", 0.95, (1.0, 1.0)))
     made = []
@@ -353,11 +353,11 @@ COUNTING_CONFTEST = """
 import json
 
 import pytest
-import pytest_probability.extensions.gates.explain as gates_explain
+import pytest_probability.extensions.gates.rate as gates_rate
 from pytest_probability.formatting.readings import Reading
 
 BUILT = {"readings": 0, "runs_to_settle": 0}
-_settle = gates_explain.runs_to_settle
+_settle = gates_rate.runs_to_settle
 
 
 def _counted_settle(*args, **kwargs):
@@ -365,7 +365,7 @@ def _counted_settle(*args, **kwargs):
     return _settle(*args, **kwargs)
 
 
-gates_explain.runs_to_settle = _counted_settle
+gates_rate.runs_to_settle = _counted_settle
 _init = Reading.__init__
 
 
@@ -393,7 +393,7 @@ def pytest_prob_build_report(report, results, config):
 
 
 def pytest_unconfigure(config):
-    gates_explain.runs_to_settle = _settle  # the classes outlive this in-process session
+    gates_rate.runs_to_settle = _settle  # the classes outlive this in-process session
     Reading.__init__ = _init
     with open("built.json", "w") as out:
         json.dump(BUILT, out)

@@ -8,7 +8,6 @@ import tomllib
 
 import pytest
 from helpers import load_json, section
-from pytest_probability.extensions.intervals.methods import clopper_pearson
 from pytest_probability.extensions.plan.power import (
     catch_chance,
     pass_chance,
@@ -17,6 +16,7 @@ from pytest_probability.extensions.plan.power import (
 )
 from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
 from pytest_probability.extensions.stopping.planning import expected_runs_sequential
+from pytest_probability.stats.rate_intervals import clopper_pearson
 from scipy import stats
 
 PLAN_BENCH = """

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from pytest_probability.extensions.intervals.methods import (
+from pytest_probability.stats.rate_intervals import (
     Interval,
     bayes,
     clopper_pearson,

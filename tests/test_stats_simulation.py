@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
-from pytest_probability.extensions.intervals.methods import Interval, clopper_pearson, wilson
+from pytest_probability.stats.rate_intervals import Interval, clopper_pearson, wilson
 from pytest_probability.stats.resampling import (
     _conditional_probabilities,
     _multinomial,

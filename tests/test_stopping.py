@@ -8,12 +8,6 @@ import random
 
 import pytest
 from helpers import load_json, section
-from pytest_probability.extensions.intervals.methods import (
-    Interval,
-    bayes,
-    clopper_pearson,
-    wilson,
-)
 from pytest_probability.extensions.stopping.curtail import (
     FAIL,
     PASS,
@@ -22,6 +16,12 @@ from pytest_probability.extensions.stopping.curtail import (
     curtail,
 )
 from pytest_probability.extensions.stopping.sequence import confidence_sequence
+from pytest_probability.stats.rate_intervals import (
+    Interval,
+    bayes,
+    clopper_pearson,
+    wilson,
+)
 
 #: The spec's curtailment example: identify_pii fails run 38 only, never passes runs 1-3.
 STOP_BENCH = """

@@ -23,8 +23,7 @@ from helpers import load_json, section
 from pytest_probability.contracts.tokens import check_tokens
 from pytest_probability.execution import user_values
 from pytest_probability.execution.steps import Step, read_steps, step_to_json
-from pytest_probability.extensions.cost.format import tokens
-from pytest_probability.extensions.cost.usage import add_counts, total_cost
+from pytest_probability.extensions.cost.usage import add_counts, tokens, total_cost
 from pytest_probability.formatting.money import money
 from pytest_probability.report import json_report
 from pytest_probability.report.document import count_text

@@ -30,11 +30,8 @@ def pytest_prob_normalize_usage(obj: Any) -> TokenUsage | Any | None:
         ``cost``), or ``None`` when the implementation does not know the shape.
         A ``ValueError`` raised here becomes the run's error, so name the field.
 
-    The bundled implementation is ``trylast``: it reads our field names, OpenAI chat
-    completions (``prompt_tokens``, ``completion_tokens``,
-    ``prompt_tokens_details.cached_tokens``), OpenAI responses
-    (``input_tokens_details.cached_tokens``) and Anthropic (``cache_read_input_tokens``).
-    Implement this hook to add another SDK's shape.
+    The bundled implementation (``trylast``) reads our field names and the OpenAI and
+    Anthropic shapes; implement this hook to add another SDK's shape.
     """
 
 
@@ -52,11 +49,9 @@ def pytest_prob_price_usage(
     ``cost`` is ``None`` (only when some plugin implements it); the first non-``None``
     result wins.
 
-    :param model: the entry's model name.
-    :param input_tokens: its input tokens.
-    :param output_tokens: its output tokens.
-    :param cached_input_tokens: its cached input tokens.
-    :param config: the pytest config (for your own settings).
+    The arguments are the entry's model name and token counts, and the pytest config (for
+    your own settings).
+
     :return: the cost (a finite number ≥ 0, in the unit of every other recorded cost), or
         ``None`` to leave the entry unpriced. Anything else is a warning and the entry stays
         unpriced.
@@ -77,15 +72,10 @@ def pytest_prob_case_cost(case: CaseResult, config: pytest.Config) -> float | No
     ``Stopped:`` line).
 
     :param case: the :class:`~pytest_probability.report.results.CaseResult`, with its run records.
-    :param config: the pytest config.
     :return: the sum of the cost recorded by the case's runs (skipped runs included: they may
         have spent), in the unit of the recorded costs; ``None`` when none recorded a cost
         (not the same as ``0``), or to let the next implementation answer. The first
-        non-``None`` answer wins.
-
-    The bundled ``cost`` extension answers (``trylast``) from the run records' ``cost``
-    (``record_cost``, priced ``record_usage``, steps). Without it (``-p no:probability.cost``)
-    no run records a cost and the hook answers ``None``.
+        non-``None`` answer wins. Without the ``cost`` extension no run records a cost.
     """
 
 
@@ -105,17 +95,8 @@ def pytest_prob_record_usage(
     run, once per finished call that reported its usage: by the ``texts`` extension after
     each call of its judge (``texts_expect_*`` and ``texts_agg_*``).
 
-    :param model: the model the call was answered by.
-    :param input_tokens: its input tokens.
-    :param output_tokens: its output tokens.
-    :param cached_input_tokens: its cached input tokens.
-    :param cost: its cost, or ``None`` when not known (a ``pytest_prob_price_usage``
-        plugin may then price it).
-    :param config: the pytest config.
-    :return: nothing. An invalid value raises as ``record_usage`` does (the run is then an
-        error naming it).
-
-    The bundled ``cost`` extension implements it with ``record_usage``: the usage appears in
-    the ``Tokens:`` line and the run record's ``usage``. Without it
-    (``-p no:probability.cost``) nothing implements it and the usage is not recorded.
+    The arguments are the model the call was answered by, its token counts and its cost
+    (``None`` when not known: a ``pytest_prob_price_usage`` plugin may then price it). An
+    invalid value raises as ``record_usage`` does (the run is then an error naming it).
+    Without the ``cost`` extension nothing implements it and the usage is not recorded.
     """

@@ -18,10 +18,9 @@ from pytest_probability.api import (
     run_context_of,
 )
 
-from .format import round_record, token_lines
 from .recording import LEDGER, SEALED, Ledger, ledger_of, record_usage, step_spend
 from .service import case_cost, summarize
-from .usage import merge_usage, read_usage, total_cost
+from .usage import merge_usage, read_usage, round_record, token_lines, total_cost
 
 if TYPE_CHECKING:
     from pytest_probability.api import CaseResult, ReportBuilder, Results, TokenUsage
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
 #: the kernel's collection module (its ``BenchRun`` items and their steps' stash key),
 #: imported when the first bench file is collected
 COLLECT_MODULE = "pytest_probability.collection.collector"
-COST_ORDER = 300
-COST_SUMMARY_ORDER = 200
-TOKENS_SUMMARY_ORDER = 300
 
 
 @pytest.hookimpl(trylast=True)
@@ -62,19 +58,14 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 
 def pytest_prob_run_finished(item: pytest.Item, record: dict[str, Any]) -> None:
     """Move the run's recorded cost and usage into its record (``cost``, ``usage``, and
-    ``cost``/``usage`` on each step, as plain float sums: see :func:`.format.round_record`)
+    ``cost``/``usage`` on each step, as plain float sums: see :func:`.usage.round_record`)
     and seal its ledger: later calls are warned about. Called in the executing process once
     per run."""
     collect = sys.modules[COLLECT_MODULE]  # (a run finished: its item is a bench run)
     context = run_context_of(item)
     ledger = None if context is None else context.data.setdefault(LEDGER, SEALED)
     raw_steps = item.stash.get(collect.STEPS_KEY, ()) if record["phase"] == "call" else ()
-    if ledger is None or ledger is SEALED:
-        if not raw_steps:  # nothing recorded
-            for step in record["steps"]:
-                step.update(cost=None, usage=[])
-            record.update(cost=None, usage={})
-            return
+    if ledger is None or ledger is SEALED:  # nothing recorded
         ledger = Ledger()
     ledger.sealed = True
     run_level = ledger.cost()
@@ -150,11 +141,11 @@ def pytest_prob_build_report(
             cells[case.key] = money(cost)
     report.add_totals_json({"cost": total, "usage": usage})
     if total is not None:
-        report.add_column("cost", cells, order=COST_ORDER)
+        report.add_column("cost", cells, order=300)
         shown = money(total)
         if is_overflow(total):
             shown = f"{OVERFLOW} ({OVERFLOW_REASON})"
             report.warn(overflow_note("the session's cost"))
-        report.add_summary("Cost:", shown, order=COST_SUMMARY_ORDER)
+        report.add_summary("Cost:", shown, order=200)
     if usage:
-        report.add_summary("Tokens:", token_lines(usage), order=TOKENS_SUMMARY_ORDER)
+        report.add_summary("Tokens:", token_lines(usage), order=300)

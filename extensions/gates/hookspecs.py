@@ -30,12 +30,6 @@ def pytest_prob_register_gates(register: RegisterGate, config: pytest.Config) ->
         describe=None, decides_runs=True, render=None, verdict_at=None)``; see
         :class:`~pytest_probability.extensions.gates.registry.GateKind` for what each
         callable receives and returns. Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
-
-    The bundled ``gates`` extension registers ``rate`` (``min_rate``) and ``count``
-    (``min_passes``) through it, exactly as a third party would; the ``latency`` extension
-    adds ``latency`` (``max_latency``) the same way.
 
     A kind whose ``judge`` raises does not stop the session: the case's check becomes
     UNDECIDED with the error as its line, and a warning names the kind.
@@ -53,18 +47,15 @@ def pytest_prob_case_gates(case: Case, config: pytest.Config) -> list[tuple[Gate
     ``--prob-stop`` or ``--prob-plan``.
 
     :param case: the collected :class:`~pytest_probability.collection.cases.Case`.
-    :param config: the pytest config.
     :return: ``(kind, spec)`` for each gate of the case, in registration order of the
         kinds: the :class:`~pytest_probability.extensions.gates.registry.GateKind` (its
         ``name``, ``describe(spec)``, ``verdict_at``…) and the spec its ``configure``
         returned; ``[]`` for an ungated case; ``None`` to let the next implementation
         answer. The first non-``None`` answer wins. Read the list; do not change it.
 
-    The bundled ``gates`` extension answers (``trylast``) from the gates it configured for
-    the case (the same ones its ``[gate]`` item and the report judge), raising
-    :class:`~pytest_probability.options.OptionError` for a ``min_rate`` or ``min_passes``
-    gate while the ``intervals`` extension is disabled. Without the ``gates`` extension
-    (``-p no:probability.gates``) the hook answers ``None``: no case is gated.
+    The bundled answer (``trylast``) raises :class:`~pytest_probability.options.OptionError`
+    for a ``min_rate`` or ``min_passes`` gate while the ``intervals`` extension is disabled.
+    Without the ``gates`` extension the hook answers ``None``: no case is gated.
     """
 
 
@@ -78,12 +69,7 @@ def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | N
     give.
 
     :param case: the case's :class:`~pytest_probability.report.results.CaseResult`.
-    :param config: the pytest config.
     :return: ``"pass"``, ``"fail"`` or ``"undecided"`` (the worst of the case's gates);
         ``None`` for an ungated case, or to let the next implementation answer. The first
-        non-``None`` answer wins.
-
-    The bundled ``gates`` extension answers (``trylast``) from the verdicts its report
-    computed. Without it (``-p no:probability.gates``) the hook answers ``None``: no case
-    has a verdict.
+        non-``None`` answer wins. Without the ``gates`` extension no case has a verdict.
     """

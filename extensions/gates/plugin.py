@@ -36,13 +36,11 @@ from pytest_probability.api import (
     warn_at_selected,
 )
 
-from . import explain, rate
+from . import rate
 from .state import CaseVerdict, state_of
 
 GATE_KIND = "gate"
 GATE_SUFFIX = f"[{GATE_KIND}]"
-GATES_SUMMARY_ORDER = 150
-GATES_SECTION_ORDER = 100
 #: why a gated case's failing runs are xfailed (:mod:`pytest_probability.collection.decided_runs`)
 XFAIL_REASON = "gated case: its [gate] verdict decides"
 DEFERRED = "judged at session end"
@@ -50,16 +48,6 @@ DEFERRED = "judged at session end"
 
 class GateWarning(pytest.PytestWarning):
     """A gate cannot pass with the runs its case has (filter with ``-W``)."""
-
-
-def parse_rate(value: Any) -> float:
-    """A pass rate strictly between 0 and 1; ``90`` gets a did-you-mean for ``0.9``."""
-    return parse_fraction(
-        value,
-        expected="a rate between 0 and 1 (exclusive)",
-        percent_hint=lambda n: f"{n:g}%",
-        hint_from=1.0 + 1e-12,
-    )
 
 
 def _choice(*valid: str) -> Any:
@@ -77,7 +65,13 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     add = partial(options.add, owner="gates")
     add(
         "min_rate",
-        parse=parse_rate,
+        # ``90`` gets a did-you-mean for ``0.9``
+        parse=partial(
+            parse_fraction,
+            expected="a rate between 0 and 1 (exclusive)",
+            percent_hint=lambda n: f"{n:g}%",
+            hint_from=1.0 + 1e-12,
+        ),
         cli="--prob-min-rate",
         ini="prob_min_rate",
         mark=True,
@@ -347,7 +341,7 @@ def pytest_prob_build_report(
         report.add_row_json(case.key, {"gate": gate})
     words = [("passed", PASS), ("failed", FAIL), ("undecided", UNDECIDED)]
     text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])
-    report.add_summary("Gates:", text, order=GATES_SUMMARY_ORDER)
+    report.add_summary("Gates:", text, order=150)
     lines = [line for render, rows in groups.items() for line in render(rows)]
     at_end = [key for key, ended in state.item_outcomes.items() if ended == "deferred"]
     if at_end:
@@ -356,7 +350,7 @@ def pytest_prob_build_report(
             "in several processes (keep each case on one pytest-xdist worker)"
         )
     if lines:
-        report.add_section("gates", lines, order=GATES_SECTION_ORDER)
+        report.add_section("gates", lines, order=100)
     totals = {word: counts[key] for word, key in words}
     settings = {"undecided_fails": undecided == "fail", "errors": option_value(config, "errors")}
     report.set_json("gates", totals | settings)
@@ -409,7 +403,7 @@ def pytest_prob_explain(
                     "change that; the case needs fixing."
                 )
             else:
-                needed = explain.runs_to_settle(kind, spec, data["passes"], data["n"], config)
+                needed = rate.runs_to_settle(kind, spec, data["passes"], data["n"], config)
                 settle = (
                     " If it keeps passing at "
                     f"{reading_percent(data['passes'] / data['n'], 1)}, "

@@ -10,6 +10,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -32,6 +33,12 @@ from .registry import GateResult
 
 #: the largest run count searched for a rate gate's minimum
 MAX_RUNS = 10_000_000
+#: the most runs the "would settle it" search of ``--prob-explain`` considers
+MAX_SETTLE = 1_000_000
+#: the most run counts below the bisection's answer checked one by one: verdicts at a fixed
+#: rate are not monotone in n (the passes are rounded to whole runs), so the first settling
+#: count can lie below the point the bisection lands on, by about 2 / |rate - bar| counts
+MAX_WINDOW = 1024
 
 Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
 #: the session's interval methods the gates asked for: name → compute
@@ -64,15 +71,14 @@ def interval_method(config: pytest.Config, name: str) -> Compute:
     """The interval method ``name`` (``compute(passes, total, level, prior) -> (low,
     high)``), asked of ``pytest_prob_interval_method`` once per session."""
     known = config.stash.setdefault(METHODS_KEY, {})
-    found = known.get(name)
-    if found is None:
+    if name not in known:
         found = config.hook.pytest_prob_interval_method(name=name, config=config)
         if found is None:  # (the gates refuse min_rate and min_passes without intervals)
             raise ValueError(
                 f"no interval method {name!r}: the bundled intervals extension is disabled"
             )
         known[name] = found
-    return found
+    return known[name]
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,31 @@ def first_true(holds: Callable[[int], bool], start: int, cap: int) -> int | None
         else:
             low = middle
     return high
+
+
+def runs_to_settle(kind: Any, spec: Any, passes: int, n: int, config: pytest.Config) -> int | None:
+    """About how many runs would decide an UNDECIDED gate if the case kept passing at its
+    observed rate (``None`` when no number of runs up to :data:`MAX_SETTLE` would, e.g. a
+    rate on the bar).
+
+    Doubling from ``n`` finds a settling count, bisection a count where the verdict turns,
+    and the counts below it where rounding can still settle the gate (about
+    ``2 / |rate - bar|``, at most :data:`MAX_WINDOW`) are checked one by one for an earlier
+    one: about ``2 log2(answer / n)`` verdicts plus that window, never a scan of every count.
+    """
+    if kind.verdict_at is None or n == 0:
+        return None
+    rate = passes / n
+
+    def decided(m: int) -> bool:
+        return kind.verdict_at(spec, round(rate * m), m, config) != "undecided"
+
+    high = first_true(decided, max(n, 1), MAX_SETTLE)
+    if high is None:
+        return None
+    gap = abs(rate - bar) if (bar := getattr(spec, "min_rate", None)) is not None else 0.0
+    window = MAX_WINDOW if gap == 0 else min(MAX_WINDOW, math.ceil(2 / gap) + 16)
+    return next((m for m in range(max(n, high - window), high) if decided(m)), high)
 
 
 def minimum_runs_rate(spec: RateSpec, config: pytest.Config) -> int | None:

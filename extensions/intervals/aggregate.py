@@ -150,9 +150,7 @@ def _size(line: Aggregate) -> str:
 
 
 def render(lines: Sequence[Aggregate]) -> list[str]:
-    """The two-line layout of the spec, columns aligned across all lines."""
-    if not lines:
-        return []
+    """The two-line layout of the spec, columns aligned across all lines (at least one)."""
     label_width = max(len(line.label) for line in lines)
     sizes = [_size(line) for line in lines]
     size_width = max(len(s) for s in sizes)

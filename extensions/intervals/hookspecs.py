@@ -35,11 +35,6 @@ def pytest_prob_register_interval_methods(
         ``(a, b)`` Beta prior (only methods registered with ``uses_prior=True`` use it);
         ``tag`` is a short word printed after the method's row intervals (``seq``).
         Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
-
-    The bundled ``intervals`` extension registers ``exact`` (Clopper–Pearson), ``wilson``
-    and ``bayes`` through it, exactly as a third party would.
     """
 
 
@@ -59,15 +54,12 @@ def pytest_prob_interval_method(
 
     :param name: a method name the settings accepted (``exact``, ``wilson``, ``bayes``,
         ``seq``, or a registered one).
-    :param config: the pytest config.
     :return: ``compute(passes, total, level, prior) -> (low, high)``: the method's interval
         for ``passes`` of ``total`` judged runs at two-sided ``level`` with the ``(a, b)``
         Beta prior, checked as the rows' intervals are (a result that is not finite and
         ordered inside [0, 1] raises :class:`ValueError`); or ``None`` to let the next
-        implementation answer. The first non-``None`` answer wins.
-
-    The bundled ``intervals`` extension answers (``trylast``) from the registry that
-    ``pytest_prob_register_interval_methods`` fills, and raises :class:`ValueError` for a
-    name nothing registered. Without it (``-p no:probability.intervals``) the hook answers
-    ``None``, and the ``gates`` extension refuses ``min_rate`` and ``min_passes`` gates.
+        implementation answer. The first non-``None`` answer wins. The bundled answer
+        (``trylast``) raises :class:`ValueError` for a name nothing registered; without the
+        ``intervals`` extension the hook answers ``None`` (and the ``gates`` extension refuses
+        ``min_rate`` and ``min_passes`` gates).
     """

@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 from pytest_probability.api import (
     CaseResult,
+    Interval,
     OptionRegistry,
     Reading,
     ReportBuilder,
     Results,
+    bayes_interval,
+    clopper_pearson_interval,
     implemented_outside,
     interval_cells,
     options_of,
@@ -24,14 +27,12 @@ from pytest_probability.api import (
     parse_positive_int,
     parse_probability,
     reading_percent,
+    wilson_interval,
 )
 
 from .aggregate import Aggregate, aggregate, render
-from .methods import Interval, bayes, clopper_pearson, wilson
 from .service import interval_methods, settings
 
-INTERVAL_ORDER = 200
-FUNCTION_LINES_ORDER = 500
 #: ρ below which runs vary enough that more runs help most, and above which inputs do
 LOW_RHO, HIGH_RHO = 0.3, 0.6
 #: Most bootstrap resamples (``--prob-bootstrap``): each function-level, Overall, metric and
@@ -165,17 +166,17 @@ def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) 
     Called once per session through the historic hook."""
     register(
         "exact",
-        lambda x, n, level, prior: _pair(clopper_pearson(x, n, level)),
+        lambda x, n, level, prior: _pair(clopper_pearson_interval(x, n, level)),
         description="Clopper-Pearson exact binomial interval",
     )
     register(
         "wilson",
-        lambda x, n, level, prior: _pair(wilson(x, n, level)),
+        lambda x, n, level, prior: _pair(wilson_interval(x, n, level)),
         description="Wilson score interval",
     )
     register(
         "bayes",
-        lambda x, n, level, prior: _pair(bayes(x, n, level, prior)),
+        lambda x, n, level, prior: _pair(bayes_interval(x, n, level, prior)),
         description="equal-tailed Beta credible interval (prior prob_prior or prior=)",
         uses_prior=True,
     )
@@ -205,16 +206,11 @@ def pytest_prob_build_report(
     tags: dict[str, str] = {}
     methods = interval_methods(config)
     # cases mostly share their counts (10/10, 0/10): each distinct question is asked once
-    computed: dict[tuple[Any, ...], Interval] = {}
+    compute = functools.cache(methods.compute)
     for case in results.rows():
         chosen = settings(config, case.mark)
-        question = (chosen.method, case.passes, case.total, chosen.level, tuple(chosen.prior))
         try:
-            found = computed.get(question)
-            if found is None:
-                found = computed[question] = methods.compute(
-                    chosen.method, case.passes, case.total, chosen.level, chosen.prior
-                )
+            found = compute(chosen.method, case.passes, case.total, chosen.level, chosen.prior)
         except Exception as exc:  # a third-party method's bug marks its cells, nothing more
             report.warn(f"interval for {case.display} failed: {type(exc).__name__}: {exc}")
             continue
@@ -230,10 +226,10 @@ def pytest_prob_build_report(
                 cells[case.key] = "[error]"
             elif tags[case.key]:
                 cells[case.key] += f" {tags[case.key]}"
-        report.add_column("interval", cells, order=INTERVAL_ORDER, align="left")
+        report.add_column("interval", cells, order=200, align="left")
     lines = _aggregates(results, config)
     if lines:
-        report.add_block(render(lines), order=FUNCTION_LINES_ORDER)
+        report.add_block(render(lines), order=500)
     report.set_json("aggregates", [line.to_json() for line in lines])
 
 
@@ -277,8 +273,7 @@ def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
     case_cost = config.hook.pytest_prob_case_cost
     if not case_cost.get_hookimpls():  # (-p no:probability.cost: not a call per case)
         return None
-    costs = [case_cost(case=case, config=config) for case in cases]
-    known = [c for c in costs if c is not None]
+    known = [c for case in cases if (c := case_cost(case=case, config=config)) is not None]
     return sum(known) if known else None
 
 

@@ -1,6 +1,6 @@
 """The resampling tools, for code that imports them from here: they are the kernel's
 (``pytest_probability.stats.resampling``), published by :mod:`pytest_probability.api`, where
-extensions take them (:mod:`.service` re-exports them all).
+extensions take them.
 
 PYTEST_DONT_REWRITE
 """

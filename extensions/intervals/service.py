@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from pytest_probability.api import (
+    Interval,
     beta_ppf,
     betainc,
     betaincc,
@@ -35,8 +36,9 @@ from pytest_probability.api import (
     options_of,
     quantile_type7,
 )
-
-from .methods import Interval, bayes, clopper_pearson, wilson
+from pytest_probability.api import bayes_interval as bayes
+from pytest_probability.api import clopper_pearson_interval as clopper_pearson
+from pytest_probability.api import wilson_interval as wilson
 
 __all__ = [
     "Interval",

@@ -35,11 +35,6 @@ def pytest_prob_register_latency_methods(
         and returns a
         :class:`~pytest_probability.extensions.latency.quantiles.LatencyQuantile` (its
         ``estimate``, ``low`` and ``high`` may be ``None`` where they do not exist).
-        Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
-
-    The bundled ``latency`` extension registers ``order-statistic`` (the distribution-free
-    interval of STATISTICS.md) through it; ``prob_latency_method`` (or the mark key
-    ``latency_method``) selects one.
+        Registering a name twice is an error. ``prob_latency_method`` (or the mark key
+        ``latency_method``) selects one.
     """

@@ -43,19 +43,8 @@ from .service import (
     minimum_runs,
 )
 
-LATENCY_SECTION_ORDER = 300
 #: the per-config watcher of plugins registered after start-up (:class:`LateMethods`)
 LATE_METHODS = "probability.latency.late-methods"
-
-
-def parse_quantile(value: Any) -> float:
-    """A quantile strictly between 0 and 1; ``95`` gets a did-you-mean for ``0.95``."""
-    return parse_fraction(
-        value,
-        expected="a quantile between 0 and 1 (exclusive) such as 0.95 for p95",
-        percent_hint=lambda n: f"p{n:g}",
-        hint_from=1.0 + 1e-12,
-    )
 
 
 def parse_seconds(value: Any) -> float:
@@ -87,7 +76,13 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
     add(
         "latency_quantile",
-        parse=parse_quantile,
+        # ``95`` gets a did-you-mean for ``0.95``
+        parse=partial(
+            parse_fraction,
+            expected="a quantile between 0 and 1 (exclusive) such as 0.95 for p95",
+            percent_hint=lambda n: f"p{n:g}",
+            hint_from=1.0 + 1e-12,
+        ),
         default=0.95,
         ini="prob_latency_quantile",
         mark=True,
@@ -306,9 +301,7 @@ def pytest_prob_build_report(
         if show_all or found.settings.limit is not None:
             shown.append((case.display, found))
     if shown:
-        report.add_section(
-            "latency", render_rows(shown) + open_end_notes(shown), order=LATENCY_SECTION_ORDER
-        )
+        report.add_section("latency", render_rows(shown) + open_end_notes(shown), order=300)
 
 
 def _read(report: ReportBuilder, results: Results, config: pytest.Config) -> list[Any]:

@@ -34,13 +34,8 @@ def pytest_prob_register_metrics(register: RegisterMetric, config: pytest.Config
         ``min_runs(parameter)`` is the number of runs a case needs to be counted (default:
         ``K`` for a family, 1 for a fixed name); cases with fewer are left out and counted.
         ``min_parameter`` is the smallest ``K`` a family accepts (a smaller one is a usage
-        error naming it).
-        Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
+        error naming it). Registering a name twice is an error.
 
-    The bundled ``metrics`` extension registers the families ``pass^`` and ``pass@``
-    through it; ``--prob-metric`` selects what is reported. The extension averages every
-    metric per function and overall, with the case bootstrap interval, exactly as for the
-    bundled two.
+    ``--prob-metric`` selects what is reported; every metric is averaged per function and
+    overall, with the case bootstrap interval, as the bundled ``pass^`` and ``pass@`` are.
     """

@@ -27,7 +27,6 @@ from .registry import ChosenMetric, MetricCase, Metrics
 from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
 
 STATE_KEY = pytest.StashKey[Metrics]()
-SECTION_ORDER = 90
 #: used when the intervals extension (which owns these settings) is disabled
 DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
 #: what the bundled families' values are, and their glossary terms
@@ -48,15 +47,11 @@ def metrics_of(config: pytest.Config) -> Metrics:
     )
 
 
-def parse_metrics(value: Any, config: pytest.Config) -> tuple[ChosenMetric, ...]:
-    return metrics_of(config).parse(value)
-
-
 def pytest_prob_addoption(options: OptionRegistry) -> None:
     """Declare ``--prob-metric`` / ``prob_metric``. Called by the kernel's historic hook."""
     options.add(
         "metric",
-        parse=parse_metrics,
+        parse=lambda value, config: metrics_of(config).parse(value),
         with_config=True,
         cli="--prob-metric",
         ini="prob_metric",
@@ -160,7 +155,7 @@ def pytest_prob_build_report(
             picked = [values[metric.label][i] for i in members]
             ids = [cases[i].case_id for i in members]
             lines.append(summarize(scope, metric, picked, bootstrap, hidden, case_ids=ids))
-    report.add_section("metrics", render(lines), order=SECTION_ORDER)
+    report.add_section("metrics", render(lines), order=90)
     report.set_json("metrics", {"metrics": labels, "lines": [line.to_json() for line in lines]})
 
 

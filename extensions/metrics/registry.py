@@ -98,11 +98,8 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_^@.-]*")
 _PARAMETER = re.compile(r"[0-9]+")
 
 
-class Metrics:
-    """Registered metrics in registration order."""
-
-    def __init__(self) -> None:
-        self._metrics: dict[str, Metric] = {}
+class Metrics(dict[str, Metric]):
+    """Registered metrics by name, in registration order."""
 
     def register(
         self,
@@ -120,21 +117,19 @@ class Metrics:
                 f"metric name {name!r} must start with a letter and use letters, digits "
                 "and _ ^ @ . -"
             )
-        if name in self._metrics:
+        if name in self:
             raise ValueError(f"metric {name!r} is registered twice")
         if not callable(compute):
             raise ValueError(f"metric {name!r}: expected a callable, got {compute!r}")
         if isinstance(min_parameter, bool) or not isinstance(min_parameter, int):
             raise ValueError(f"metric {name!r}: min_parameter must be a whole number")
-        self._metrics[name] = Metric(
-            name, compute, family, min_runs, description, max(1, min_parameter)
-        )
+        self[name] = Metric(name, compute, family, min_runs, description, max(1, min_parameter))
 
     def accepted(self) -> str:
         """The accepted spellings, for error messages: ``pass^K, pass@K (K a whole
         number >= 1)``, or ``…, agree@K (K a whole number >= 1; >= 2 for agree@K)``."""
-        forms = [metric.spelled() for metric in self._metrics.values()]
-        families = [metric for metric in self._metrics.values() if metric.family]
+        forms = [metric.spelled() for metric in self.values()]
+        families = [metric for metric in self.values() if metric.family]
         if not families:
             return ", ".join(forms)
         higher = [
@@ -148,10 +143,10 @@ class Metrics:
         K is read as a whole number (``pass^02`` is ``pass^2``, and is labelled so); K = 0
         is not a metric."""
         label = text.strip()
-        found = self._metrics.get(label)
+        found = self.get(label)
         if found is not None and not found.family:
             return ChosenMetric(label, found, None)
-        for metric in self._metrics.values():
+        for metric in self.values():
             if metric.family and label.startswith(metric.name):
                 rest = label[len(metric.name) :]
                 if _PARAMETER.fullmatch(rest) and int(rest) > 0:

@@ -51,8 +51,8 @@ from typing import Any
 
 from prop_harness import Relation, Session, relation, session_check
 from prop_suites import ARM_AXIS, THIRD_PARTY, Example, Flags, Function, Suite
-from pytest_probability.extensions.intervals.methods import bayes
 from pytest_probability.extensions.stopping.sequence import confidence_sequence
+from pytest_probability.stats.rate_intervals import bayes
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 OUTCOMES = {"p": "pass", "f": "fail", "e": "error", "s": "skip"}
