@@ -36,8 +36,9 @@ from .options import (
     PAIRED,
     REGRESSION,
     add_options,
-    registries_of,
+    adjustments_of,
     sequential_mode,
+    tests_of,
 )
 from .report import explain, section
 from .sequential import runtime
@@ -86,9 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     registration, as historic hooks are); register the baseline regression when one of its
     options is given, the verdict items' tracker in the aggregating process, and the
     sequential comparisons under ``--prob-stop=sequential``. Called once per process."""
-    registries = registries_of(config)
-    registries.tests()
-    registries.adjustments()
+    tests_of(config)
+    adjustments_of(config)
     options = options_of(config)
     if any(
         options.session_value(name) is not None

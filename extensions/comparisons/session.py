@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
 
-from .axis.arms import ArmInfo
-from .options import registries_of
+from .axis.arms import ArmInfo, compared_arms
+from .options import adjustments_of, tests_of
 from .registry import Pair, Side, TestSettings
 from .sequential import outcome as sequential
 from .statistics.engine import Comparison, adjust_family, run_test
@@ -164,7 +164,6 @@ def build(
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
     options = options_of(config)
-    registries = registries_of(config)
     cost_of = cost_reader(config)
     is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
@@ -186,9 +185,7 @@ def build(
             inputs.setdefault(info.input_key, {})[info.arm] = case
             names.setdefault(info.input_key, info.input)
         base = first_info.baseline
-        for _, arm in sorted({(i.arm_index, i.arm) for i, _ in members}):
-            if arm == base:
-                continue
+        for arm in compared_arms(info for info, _ in members):
             pairs: list[Pair] = []
             unpaired: list[tuple[str, str]] = []
             for key, by_arm in inputs.items():
@@ -219,7 +216,7 @@ def build(
                 args = (inputs, names, settings.level, chosen)
                 compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue
-            what, work = f"comparison test {test!r}", registries.tests().get(test)
+            what, work = f"comparison test {test!r}", tests_of(config).get(test)
             compute(config, f"test:{test}", what, run_test, comparison, work, settings)
             stopped = [c for i in inputs.values() for c in i.values() if is_stopped(c)]
             if stopped and comparison.outcome is not None:
@@ -232,7 +229,7 @@ def build(
             ):
                 sequential.e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
             else:
-                adjust_family(comparisons, name, registries.adjustments().get(name))
+                adjust_family(comparisons, name, adjustments_of(config).get(name))
         except Exception as exc:
             state_of(config).warn_once(
                 f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"

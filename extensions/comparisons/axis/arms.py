@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,12 @@ class ArmInfo:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ArmInfo:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+
+
+def compared_arms(infos: Iterable[ArmInfo]) -> list[str]:
+    """The arms compared with the baseline arm, in the axis's order."""
+    found = sorted({(info.arm_index, info.arm, info.baseline) for info in infos})
+    return [arm for _, arm, baseline in found if arm != baseline]
 
 
 class OneValueError(ValueError):

@@ -42,7 +42,7 @@ from ..session import (
     state_of,
 )
 from ..statistics.engine import Comparison
-from .arms import ArmInfo, OneValueError, analyse_axis
+from .arms import ArmInfo, OneValueError, analyse_axis, compared_arms
 
 KIND_PREFIX = "compare:"
 DEFERRED = "judged at session end"
@@ -120,12 +120,10 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     if not gate_items(config):
         return []
     baseline = next(iter(arms.values())).baseline
-    ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [
         VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
-        for _, arm in ordered
-        if arm != baseline
+        for arm in compared_arms(arms.values())
     ]
 
 
@@ -177,11 +175,10 @@ def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[
             arms_of.setdefault(info.input_key, set()).add(info.arm)
     first = next(iter(check.arms.values()))
     base = first.baseline
-    ordered = sorted({(info.arm_index, info.arm) for info in check.arms.values()})
     found: list[Warning] = []
-    for _, arm in ordered:
+    for arm in compared_arms(check.arms.values()):
         paired = sum(1 for arms in arms_of.values() if arm in arms and base in arms)
-        if arm != base and 2 <= paired < min_inputs:
+        if 2 <= paired < min_inputs:
             name = f"{first.label}[{first.axis}] {arm} − {base}"
             found.append(margin_warning(name, paired, check.rule, min_inputs))
     return found

@@ -38,7 +38,7 @@ from pytest_probability.api import (
 )
 
 from ..axis.collection import deferred_items, failing, gate_items, judge_line, judged_cases
-from ..options import PAIRED, REGRESSION, registries_of
+from ..options import PAIRED, REGRESSION, tests_of
 from ..registry import Pair, Side
 from ..report import render
 from ..sequential import outcome as sequential
@@ -234,7 +234,7 @@ class Regression:
                 compute(self.config, key, what, self.judge_on_sequence, comparison, olds)
                 stopped = 0
             else:
-                test = registries_of(self.config).tests().get(comparison.test)
+                test = tests_of(self.config).get(comparison.test)
                 compute(self.config, key, what, run_test, comparison, test, settings)
             if stopped and comparison.outcome is not None:
                 hide(comparison, stopped)
