@@ -56,16 +56,6 @@ def parse_margin(value: Any) -> float:
     )
 
 
-def parse_flag(value: Any) -> bool:
-    return value if isinstance(value, bool) else parse_bool(value)
-
-
-def parse_resolution(value: Any) -> float:
-    return parse_points(
-        value, expected="a width of at least 0 and below 1 such as 0.05 for 5 points"
-    )
-
-
 def add_options(options: OptionRegistry) -> None:
     add = functools.partial(options.add, owner="comparisons")
     add(
@@ -91,7 +81,7 @@ def add_options(options: OptionRegistry) -> None:
     )
     add(
         "equivalence",
-        parse=parse_flag,
+        parse=parse_bool,
         default=False,
         mark=True,
         help="with margin=: the arm must be within ±MARGIN of the baseline",
@@ -117,7 +107,9 @@ def add_options(options: OptionRegistry) -> None:
     )
     add(
         "compare_resolution",
-        parse=parse_resolution,
+        parse=functools.partial(
+            parse_points, expected="a width of at least 0 and below 1 such as 0.05 for 5 points"
+        ),
         default=0.05,
         cli="--prob-compare-resolution",
         ini="prob_compare_resolution",

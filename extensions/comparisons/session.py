@@ -120,6 +120,11 @@ def runs_made(case: CaseResult) -> int:
     )
 
 
+def tagged(case: CaseResult, field: str) -> Any:
+    """The first of a case's run records' ``field`` that is set, else ``None``."""
+    return next((r[field] for r in case.records.values() if r.get(field)), None)
+
+
 def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
     """A case's cost through the ``cost`` extension, or ``None`` when it is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
@@ -168,7 +173,7 @@ def build(
     is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
     for case in cases:
-        data = next((r[RECORD_FIELD] for r in case.records.values() if r.get(RECORD_FIELD)), None)
+        data = tagged(case, RECORD_FIELD)
         info = None if data is None else ArmInfo.from_json(data)
         if info is not None and (function is None or info.function == function):
             grouped.setdefault(info.function, []).append((info, case))
@@ -193,7 +198,6 @@ def build(
                 ran_here = here is not None and here.total > 0
                 ran_there = there is not None and there.total > 0
                 if ran_here and ran_there:
-                    assert here is not None and there is not None
                     pairs.append(Pair(names[key], side_of(here, cost_of), side_of(there, cost_of)))
                 elif ran_here or ran_there:
                     unpaired.append((names[key], arm if ran_here else base))
@@ -247,7 +251,6 @@ def hide(comparison: Comparison, stopped: int) -> None:
     toward their verdicts): interval, p, per-input lines, and the difference where it is
     printed and written; its p leaves the family and its margin is not judged. (A margin
     keeps the cases it reads running, so it is hidden only when something else stopped them.)"""
-    assert comparison.outcome is not None
     word = "case was" if stopped == 1 else "cases were"
     comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"
     comparison.outcome = dataclasses.replace(

@@ -117,14 +117,12 @@ class Regression:
                 decide_runs(self.config, case.key, MARGIN_REASON)
         if not gate_items(self.config):
             return []
-        assert self.margin is not None
         rule = render.rule_cell(self.margin, False)
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
 
     def old_case(self, case: Case) -> BaselineCase | None:
         """The baseline case a collected case pairs with (by node id, else by case id), when
         it ran."""
-        assert self.baseline is not None
         if self._by_id is None:
             self._by_id = self.baseline.by_case_id()
         old = (
@@ -145,7 +143,6 @@ class Regression:
         under pytest-xdist only the first worker warns."""
         if not self.gates or not first_collector(self.config):
             return
-        assert self.baseline is not None
         cases: dict[str, Case] = {}
         for item in session.items:
             if isinstance(item, BenchRun):
@@ -188,7 +185,6 @@ class Regression:
     def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:
         """Each function of ``cases`` against the baseline (a function whose cases are all new
         is still listed), and the baseline cases of functions that did not run."""
-        assert self.baseline is not None
         by_key = self.baseline.cases
         by_id = self.baseline.by_case_id()
         functions: dict[tuple[str, str], list[CaseResult]] = {}
@@ -363,7 +359,6 @@ class Regression:
         }
         if "method" in options.specs:
             settings["method"] = options.session_value("method")
-        assert self.save_file is not None
         try:
             write_baseline_toml(self.save_file, cases, settings)
             self.saved = self.save_path
