@@ -58,6 +58,8 @@ class CompareState:
     arms: dict[str, ArmInfo] = field(default_factory=dict)
     #: the JSON form of ``arms`` (what run records carry)
     arm_json: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: collecting processes: (function key, input key) → the arms that input has
+    input_arms: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     #: aggregating process: the session's comparisons, in report order
     comparisons: list[Comparison] = field(default_factory=list)
     #: compare item node id (without the kind) → how it ended

@@ -107,6 +107,8 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     except ValueError as exc:
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
+    for info in arms.values():
+        state.input_arms.setdefault((info.function, info.input_key), set()).add(info.arm)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
     if mark.get("margin") is None:
         return []  # no verdict, no item (sequential.runtime keeps a monitored one on one worker)

@@ -88,11 +88,6 @@ def simulate(
 ) -> ComparisonOutcome:
     """``sessions`` sessions of a comparison whose every input makes at most ``planned``
     pairs, arm runs passing with ``arm_rate`` and baseline runs with ``base_rate``."""
-    if inputs < 1 or planned < 0 or sessions < 1:
-        raise ValueError(f"need inputs >= 1, planned >= 0, sessions >= 1: {inputs}, {planned}")
-    for rate in (arm_rate, base_rate):
-        if not 0.0 <= rate <= 1.0:
-            raise ValueError(f"rates must lie in [0, 1], got {rate!r}")
     rng = random.Random(seed)
     counts: dict[str, int] = {}
     used = 0

@@ -152,8 +152,6 @@ def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:
 
 def looks(inputs: Sequence[PairedRuns], level: float) -> Iterator[Look]:
     """The look before any pair, then after each pair (one input) or round (several)."""
-    if not inputs:
-        raise ValueError("a sequential comparison needs at least one paired input")
     if len(inputs) == 1:
         (item,) = inputs
         xa = xb = 0
