@@ -66,14 +66,9 @@ def right_reading(difference: float, rule: Rule) -> str:
     margin, a difference found on its side of zero (none found when it is zero)."""
     if rule.margin is None:
         return NONE_FOUND if difference == 0 else DIFFERENCE
-    m = rule.margin
-    if rule.equivalence:
-        if abs(difference) == m:
-            return UNDECIDED
-        return PASS if abs(difference) < m else FAIL
-    if difference == -m:
-        return UNDECIDED
-    return PASS if difference > -m else FAIL
+    # below 0 inside the margin, above it outside
+    gap = abs(difference) - rule.margin if rule.equivalence else -rule.margin - difference
+    return UNDECIDED if gap == 0 else PASS if gap < 0 else FAIL
 
 
 def simulate(
