@@ -177,13 +177,15 @@ def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[
             arms_of.setdefault(info.input_key, set()).add(info.arm)
     first = next(iter(check.arms.values()))
     base = first.baseline
-    found: list[Warning] = []
-    for arm in compared_arms(check.arms.values()):
-        paired = sum(1 for arms in arms_of.values() if arm in arms and base in arms)
-        if 2 <= paired < min_inputs:
-            name = f"{first.label}[{first.axis}] {arm} − {base}"
-            found.append(margin_warning(name, paired, check.rule, min_inputs))
-    return found
+    paired = {
+        arm: sum(1 for arms in arms_of.values() if arm in arms and base in arms)
+        for arm in compared_arms(check.arms.values())
+    }
+    return [
+        margin_warning(f"{first.label}[{first.axis}] {arm} − {base}", count, check.rule, min_inputs)
+        for arm, count in paired.items()
+        if 2 <= count < min_inputs
+    ]
 
 
 def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:

@@ -12,6 +12,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import collections
 import datetime
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,15 +144,11 @@ class Regression:
         under pytest-xdist only the first worker warns."""
         if not self.gates or not first_collector(self.config):
             return
-        cases: dict[str, Case] = {}
-        for item in session.items:
-            if isinstance(item, BenchRun):
-                cases.setdefault(item.case.key, item.case)
+        cases = {item.case.key: item.case for item in session.items if isinstance(item, BenchRun)}
         by_function: dict[str, list[Case]] = {}
-        seen: dict[str, int] = {}
         for case in cases.values():
             by_function.setdefault(function_key(case), []).append(case)
-            seen[case.case_id] = seen.get(case.case_id, 0) + 1
+        seen = collections.Counter(case.case_id for case in cases.values())
         options = options_of(self.config)
         min_inputs = setting(self.config, "min_inputs")
         rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"

@@ -135,15 +135,15 @@ def run(
     """Fill a monitored comparison's outcome and cost ratio from its cases' records: the
     inputs both arms ran, in input-key order (the order the stopper read)."""
     comparison.cost_ratio = cost_ratio(comparison.pairs)
-    found = []
-    for key in sorted(inputs):
-        here = inputs[key].get(comparison.arm)
-        there = inputs[key].get(comparison.baseline)
-        if here is None or there is None or not here.total or not there.total:
-            continue
-        found.append(
-            paired_runs(names[key], here.records, there.records, here.planned, there.planned)
-        )
+    sides = [
+        (key, inputs[key].get(comparison.arm), inputs[key].get(comparison.baseline))
+        for key in sorted(inputs)
+    ]
+    found = [
+        paired_runs(names[key], here.records, there.records, here.planned, there.planned)
+        for key, here, there in sides
+        if here is not None and there is not None and here.total and there.total
+    ]
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen
     )
