@@ -195,12 +195,14 @@ def build(
         for arm in compared_arms(info for info, _ in members):
             pairs: list[Pair] = []
             unpaired: list[tuple[str, str]] = []
+            paired: dict[str, tuple[str, CaseResult, CaseResult]] = {}  # (for the sequence)
             for key, by_arm in inputs.items():
                 here, there = by_arm.get(arm), by_arm.get(base)
                 ran_here = here is not None and here.total > 0
                 ran_there = there is not None and there.total > 0
                 if ran_here and ran_there:
                     pairs.append(Pair(names[key], side_of(here, cost_of), side_of(there, cost_of)))
+                    paired[key] = (names[key], here, there)
                 elif ran_here or ran_there:
                     unpaired.append((names[key], arm if ran_here else base))
             comparison = Comparison(
@@ -218,8 +220,12 @@ def build(
             )
             comparisons.append(comparison)
             if monitored and pairs:  # on its sequence
-                chosen = sequential.resolution(config)
-                args = (inputs, names, settings.level, chosen)
+                # in input-key order, the order the stopper read
+                args = (
+                    [paired[key] for key in sorted(paired)],
+                    settings.level,
+                    sequential.resolution(config),
+                )
                 compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue
             what, work = f"comparison test {test!r}", tests_of(config).get(test)

@@ -126,23 +126,14 @@ def sequence_outcome(
 
 
 def run(
-    comparison: Any,
-    inputs: Mapping[str, Mapping[str, Any]],
-    names: Mapping[str, str],
-    level: float,
-    chosen: float,
+    comparison: Any, paired: Sequence[tuple[str, Any, Any]], level: float, chosen: float
 ) -> None:
-    """Fill a monitored comparison's outcome and cost ratio from its cases' records: the
-    inputs both arms ran, in input-key order (the order the stopper read)."""
+    """Fill a monitored comparison's outcome and cost ratio from its cases' records:
+    ``paired`` holds each input both arms ran as ``(name, arm case, baseline case)``."""
     comparison.cost_ratio = cost_ratio(comparison.pairs)
-    sides = [
-        (key, inputs[key].get(comparison.arm), inputs[key].get(comparison.baseline))
-        for key in sorted(inputs)
-    ]
     found = [
-        paired_runs(names[key], here.records, there.records, here.planned, there.planned)
-        for key, here, there in sides
-        if here is not None and there is not None and here.total and there.total
+        paired_runs(name, here.records, there.records, here.planned, there.planned)
+        for name, here, there in paired
     ]
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen
