@@ -49,7 +49,6 @@ class ComparisonOutcome:
     expected_pairs: float
     chances: dict[str, float]
     right: str
-    sessions: int
 
     @property
     def planned_pairs(self) -> int:
@@ -96,7 +95,7 @@ def simulate(
         counts[reading] = counts.get(reading, 0) + 1
     chances = {reading: count / sessions for reading, count in counts.items()}
     right = right_reading(arm_rate - base_rate, rule)
-    return ComparisonOutcome(inputs, planned, used / sessions, chances, right, sessions)
+    return ComparisonOutcome(inputs, planned, used / sessions, chances, right)
 
 
 _DECIDED: dict[tuple[object, ...], str | None] = {}
