@@ -270,18 +270,13 @@ def judge_line(item: VerdictItem, comparison: Comparison, name: str, versus: str
 
 def judge_item(item: VerdictItem) -> None:
     """A ``[compare:ARM]`` item's body."""
-    cases = judged_cases(item)
-    arm = item.request.kind[len(KIND_PREFIX) :]
-    found = [c for c in build(item.config, cases, item.case.key) if c.arm == arm]
-    if found and "hidden" in found[0].extra:
-        pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
-    if (
-        not found
-        or found[0].outcome is None
-        or (found[0].verdict is None and found[0].margin is not None)
-    ):
+    arm = item.request.kind.removeprefix(KIND_PREFIX)
+    found = (c for c in build(item.config, judged_cases(item), item.case.key) if c.arm == arm)
+    comparison = next(found, None)
+    if comparison is not None and "hidden" in comparison.extra:
+        pytest.skip(f"not judged: the interval is hidden ({comparison.extra['hidden']})")
+    if comparison is None or comparison.outcome is None or comparison.verdict is None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
-    comparison = found[0]
     versus = f"{comparison.arm} − {comparison.baseline}"
     judge_line(item, comparison, f"{comparison.label}[{comparison.axis}]", versus)
 
