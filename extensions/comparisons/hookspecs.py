@@ -38,8 +38,6 @@ def pytest_prob_register_comparison_tests(
         :class:`~pytest_probability.extensions.comparisons.registry.TestOutcome`
         (difference, interval or ``None``, p or ``None``, regime, details, per-input lines).
         It is called only with at least one pair. Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
 
     The bundled ``comparisons`` extension registers ``paired`` (Newcombe and Fisher for one
     input, the sign-flip test, the paired bootstrap) through it; ``prob_compare_test`` (or
@@ -61,8 +59,6 @@ def pytest_prob_register_p_adjustments(register: RegisterAdjustment, config: pyt
         receives the session's comparison p-values (every comparison that has one, in
         report order) and returns the adjusted values in the same order (each is clipped
         to ``[0, 1]``). Registering a name twice is an error.
-    :param config: the pytest config.
-    :return: nothing.
 
     The bundled ``comparisons`` extension registers ``none``, ``holm``, ``bonferroni`` and
     ``bh`` (Benjamini–Hochberg) through it; ``--prob-adjust`` selects one.

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytest_probability.api import (
     OptionRegistry,
-    call_registrations,
+    filled_registry,
     options_of,
     parse_bool,
     parse_points,
@@ -28,10 +28,8 @@ PAIRED = "paired"
 FUNCTION_KEYS = ("compare", "baseline", "margin", "equivalence", "compare_test")
 #: the baseline regression's plugin name (registered only when one of its options is given)
 REGRESSION = "probability.comparisons.baseline"
-#: the hooks that fill the registries
-TESTS_HOOK = "pytest_prob_register_comparison_tests"
-ADJUSTMENTS_HOOK = "pytest_prob_register_p_adjustments"
-REGISTRIES_KEY = pytest.StashKey["Registries"]()
+TESTS_KEY = pytest.StashKey[Named]()
+ADJUSTMENTS_KEY = pytest.StashKey[Named]()
 
 
 def sequential_mode(config: Any) -> bool:
@@ -55,16 +53,6 @@ def parse_margin(value: Any) -> float:
     means "must show no drop"."""
     return parse_points(
         value, expected="a margin of at least 0 and below 1 such as 0.02 for 2 points"
-    )
-
-
-def parse_flag(value: Any) -> bool:
-    return value if isinstance(value, bool) else parse_bool(value)
-
-
-def parse_resolution(value: Any) -> float:
-    return parse_points(
-        value, expected="a width of at least 0 and below 1 such as 0.05 for 5 points"
     )
 
 
@@ -93,14 +81,14 @@ def add_options(options: OptionRegistry) -> None:
     )
     add(
         "equivalence",
-        parse=parse_flag,
+        parse=parse_bool,
         default=False,
         mark=True,
         help="with margin=: the arm must be within ±MARGIN of the baseline",
     )
     add(
         "compare_test",
-        parse=lambda value, config: registries_of(config).tests().check(value),
+        parse=lambda value, config: tests_of(config).check(value),
         with_config=True,
         default=PAIRED,
         ini="prob_compare_test",
@@ -109,7 +97,7 @@ def add_options(options: OptionRegistry) -> None:
     )
     add(
         "adjust",
-        parse=lambda value, config: registries_of(config).adjustments().check(value),
+        parse=lambda value, config: adjustments_of(config).check(value),
         with_config=True,
         default="none",
         cli="--prob-adjust",
@@ -119,7 +107,9 @@ def add_options(options: OptionRegistry) -> None:
     )
     add(
         "compare_resolution",
-        parse=parse_resolution,
+        parse=functools.partial(
+            parse_points, expected="a width of at least 0 and below 1 such as 0.05 for 5 points"
+        ),
         default=0.05,
         cli="--prob-compare-resolution",
         ini="prob_compare_resolution",
@@ -153,34 +143,17 @@ def add_options(options: OptionRegistry) -> None:
     )
 
 
-class Registries:
-    """A config's registries of comparison tests and p adjustments, each filled through its
-    historic registration hook the first time it is asked for."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self._tests: Named | None = None
-        self._adjustments: Named | None = None
-
-    def tests(self) -> Named:
-        if self._tests is None:
-            self._tests = self._register(TESTS_HOOK, Named("comparison test"))
-        return self._tests
-
-    def adjustments(self) -> Named:
-        if self._adjustments is None:
-            self._adjustments = self._register(ADJUSTMENTS_HOOK, Named("p adjustment"))
-        return self._adjustments
-
-    def _register(self, hook_name: str, registry: Named) -> Named:
-        hook = getattr(self.config.hook, hook_name)
-        kwargs = {"register": registry.register, "config": self.config}
-        call_registrations(hook, kwargs, f"a {registry.what}")
-        return registry
+def tests_of(config: pytest.Config) -> Named:
+    """The session's comparison tests, filled through their historic hook on first use."""
+    hook = config.hook.pytest_prob_register_comparison_tests
+    return filled_registry(
+        config, TESTS_KEY, lambda: Named("comparison test"), hook, "a comparison test"
+    )
 
 
-def registries_of(config: pytest.Config) -> Registries:
-    found = config.stash.get(REGISTRIES_KEY, None)
-    if found is None:
-        found = config.stash[REGISTRIES_KEY] = Registries(config)
-    return found
+def adjustments_of(config: pytest.Config) -> Named:
+    """The session's p adjustments, filled through their historic hook on first use."""
+    hook = config.hook.pytest_prob_register_p_adjustments
+    return filled_registry(
+        config, ADJUSTMENTS_KEY, lambda: Named("p adjustment"), hook, "a p adjustment"
+    )

@@ -36,8 +36,9 @@ from .options import (
     PAIRED,
     REGRESSION,
     add_options,
-    registries_of,
+    adjustments_of,
     sequential_mode,
+    tests_of,
 )
 from .report import explain, section
 from .sequential import runtime
@@ -52,8 +53,6 @@ from .statistics.engine import paired_test
 COLLECTED = pytest.StashKey[bool]()
 #: whether the session's records hold a comparison to report (worked out once)
 TAGGED = pytest.StashKey[bool]()
-#: per config: function key → input key → the arms that input has
-_INPUTS = pytest.StashKey[dict[str, dict[str, set[str]]]]()
 
 
 def reports_nothing(results: Results, config: pytest.Config) -> bool:
@@ -86,9 +85,8 @@ def pytest_configure(config: pytest.Config) -> None:
     registration, as historic hooks are); register the baseline regression when one of its
     options is given, the verdict items' tracker in the aggregating process, and the
     sequential comparisons under ``--prob-stop=sequential``. Called once per process."""
-    registries = registries_of(config)
-    registries.tests()
-    registries.adjustments()
+    tests_of(config)
+    adjustments_of(config)
     options = options_of(config)
     if any(
         options.session_value(name) is not None
@@ -268,7 +266,7 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
     elif info is not None and planned_apart(config, case.mark):
         pass  # --prob-plan plans the comparison on its own lines
     elif info is not None and case.mark.get("margin") is not None:
-        present = _arms_by_input(config).get(info.function, {}).get(info.input_key, set())
+        present = state_of(config).input_arms[info.function, info.input_key]
         if info.baseline in present and len(present) > 1:
             found.append(StopReader(f"the margin of {info.label}[{info.axis}]"))
     regression = baseline.regression_of(config)
@@ -279,15 +277,4 @@ def pytest_prob_stop_readers(case: Case, config: pytest.Config) -> list[StopRead
         found.extend(monitored)  # the comparison with the baseline, on its sequence
     elif regression.old_case(case) is not None and not planned_apart(config, case.mark):
         found.append(StopReader(WHAT.format(label=case.label)))
-    return found
-
-
-def _arms_by_input(config: pytest.Config) -> dict[str, dict[str, set[str]]]:
-    found = config.stash.get(_INPUTS, None)
-    arms = state_of(config).arms
-    if found is None or sum(len(a) for i in found.values() for a in i.values()) != len(arms):
-        found = {}
-        for info in arms.values():
-            found.setdefault(info.function, {}).setdefault(info.input_key, set()).add(info.arm)
-        config.stash[_INPUTS] = found
     return found

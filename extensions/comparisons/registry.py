@@ -97,7 +97,7 @@ class Named:
 
     def __init__(self, what: str) -> None:
         self.what = what
-        self._entries: dict[str, tuple[Callable[..., Any], str]] = {}
+        self._entries: dict[str, Callable[..., Any]] = {}
 
     def register(self, name: str, function: Callable[..., Any], *, description: str = "") -> None:
         """Add an entry (the ``register`` callback of a registration hook)."""
@@ -109,7 +109,7 @@ class Named:
             raise ValueError(f"{self.what} {name!r} is registered twice")
         if not callable(function):
             raise ValueError(f"{self.what} {name!r}: expected a callable, got {function!r}")
-        self._entries[name] = (function, description)
+        self._entries[name] = function
 
     def check(self, name: object) -> str:
         """``name`` when registered, else :class:`ValueError` listing the registered names."""
@@ -120,4 +120,4 @@ class Named:
         return text
 
     def get(self, name: str) -> Callable[..., Any]:
-        return self._entries[self.check(name)][0]
+        return self._entries[self.check(name)]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pytest_probability.api import Case, options_of
 
+from .axis.arms import compared_arms
 from .baseline.files import BaselineError, read_baseline
 from .options import PAIRED
 from .sequential.outcome import resolution
@@ -76,12 +77,8 @@ def plan_comparisons(
             bool(mark.get("equivalence", False)),
             resolution(config),
         )
-        arms = sorted(
-            {(state.arms[c.key].arm_index, arm) for i in inputs.values() for arm, c in i.items()}
-        )
-        for _, arm in arms:
-            if arm == info.baseline:
-                continue
+        infos = (state.arms[case.key] for sides in inputs.values() for case in sides.values())
+        for arm in compared_arms(infos):
             paired = [
                 min(sides[arm].runs, sides[info.baseline].runs)
                 for sides in inputs.values()

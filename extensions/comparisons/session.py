@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from pytest_probability.api import SKIP, CaseResult, options_of
 
-from .axis.arms import ArmInfo
-from .options import registries_of
+from .axis.arms import ArmInfo, compared_arms
+from .options import adjustments_of, tests_of
 from .registry import Pair, Side, TestSettings
 from .sequential import outcome as sequential
 from .statistics.engine import Comparison, adjust_family, run_test
@@ -58,6 +58,8 @@ class CompareState:
     arms: dict[str, ArmInfo] = field(default_factory=dict)
     #: the JSON form of ``arms`` (what run records carry)
     arm_json: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: collecting processes: (function key, input key) → the arms that input has
+    input_arms: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     #: aggregating process: the session's comparisons, in report order
     comparisons: list[Comparison] = field(default_factory=list)
     #: compare item node id (without the kind) → how it ended
@@ -120,6 +122,11 @@ def runs_made(case: CaseResult) -> int:
     )
 
 
+def tagged(case: CaseResult, field: str) -> Any:
+    """The first of a case's run records' ``field`` that is set, else ``None``."""
+    return next((r[field] for r in case.records.values() if r.get(field)), None)
+
+
 def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
     """A case's cost through the ``cost`` extension, or ``None`` when it is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
@@ -164,12 +171,11 @@ def build(
     """Every comparison of the given cases (only ``function``'s when given), tested, with
     verdicts; adjusted as one family when ``function`` is ``None`` (the whole session)."""
     options = options_of(config)
-    registries = registries_of(config)
     cost_of = cost_reader(config)
     is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
     for case in cases:
-        data = next((r[RECORD_FIELD] for r in case.records.values() if r.get(RECORD_FIELD)), None)
+        data = tagged(case, RECORD_FIELD)
         info = None if data is None else ArmInfo.from_json(data)
         if info is not None and (function is None or info.function == function):
             grouped.setdefault(info.function, []).append((info, case))
@@ -186,18 +192,17 @@ def build(
             inputs.setdefault(info.input_key, {})[info.arm] = case
             names.setdefault(info.input_key, info.input)
         base = first_info.baseline
-        for _, arm in sorted({(i.arm_index, i.arm) for i, _ in members}):
-            if arm == base:
-                continue
+        for arm in compared_arms(info for info, _ in members):
             pairs: list[Pair] = []
             unpaired: list[tuple[str, str]] = []
+            paired: dict[str, tuple[str, CaseResult, CaseResult]] = {}  # (for the sequence)
             for key, by_arm in inputs.items():
                 here, there = by_arm.get(arm), by_arm.get(base)
                 ran_here = here is not None and here.total > 0
                 ran_there = there is not None and there.total > 0
                 if ran_here and ran_there:
-                    assert here is not None and there is not None
                     pairs.append(Pair(names[key], side_of(here, cost_of), side_of(there, cost_of)))
+                    paired[key] = (names[key], here, there)
                 elif ran_here or ran_there:
                     unpaired.append((names[key], arm if ran_here else base))
             comparison = Comparison(
@@ -215,11 +220,15 @@ def build(
             )
             comparisons.append(comparison)
             if monitored and pairs:  # on its sequence
-                chosen = sequential.resolution(config)
-                args = (inputs, names, settings.level, chosen)
+                # in input-key order, the order the stopper read
+                args = (
+                    [paired[key] for key in sorted(paired)],
+                    settings.level,
+                    sequential.resolution(config),
+                )
                 compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue
-            what, work = f"comparison test {test!r}", registries.tests().get(test)
+            what, work = f"comparison test {test!r}", tests_of(config).get(test)
             compute(config, f"test:{test}", what, run_test, comparison, work, settings)
             stopped = [c for i in inputs.values() for c in i.values() if is_stopped(c)]
             if stopped and comparison.outcome is not None:
@@ -232,7 +241,7 @@ def build(
             ):
                 sequential.e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
             else:
-                adjust_family(comparisons, name, registries.adjustments().get(name))
+                adjust_family(comparisons, name, adjustments_of(config).get(name))
         except Exception as exc:
             state_of(config).warn_once(
                 f"adjust:{name}", f"p adjustment {name!r} failed: {type(exc).__name__}: {exc}"
@@ -250,7 +259,6 @@ def hide(comparison: Comparison, stopped: int) -> None:
     toward their verdicts): interval, p, per-input lines, and the difference where it is
     printed and written; its p leaves the family and its margin is not judged. (A margin
     keeps the cases it reads running, so it is hidden only when something else stopped them.)"""
-    assert comparison.outcome is not None
     word = "case was" if stopped == 1 else "cases were"
     comparison.extra["hidden"] = f"{stopped} {word} stopped early and lean toward their verdicts"
     comparison.outcome = dataclasses.replace(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,12 @@ class ArmInfo:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__})
 
 
+def compared_arms(infos: Iterable[ArmInfo]) -> list[str]:
+    """The arms compared with the baseline arm, in the axis's order."""
+    found = sorted({(info.arm_index, info.arm, info.baseline) for info in infos})
+    return [arm for _, arm, baseline in found if arm != baseline]
+
+
 class OneValueError(ValueError):
     """The function has a single value of the axis (``values``): nothing to compare."""
 
@@ -58,22 +64,18 @@ def _axis_position(cases: Sequence[Case], axis: str) -> int | None:
     if len(lengths) != 1 or 0 in lengths:
         return None
     (length,) = lengths
-    for position in range(length):
+
+    def follows(position: int) -> bool:
         seen: list[tuple[Any, str]] = []
-        consistent = True
         for case in cases:
             value, segment = case.params[axis], case.param_ids[position]
-            for known_value, known_segment in seen:
-                if (known_value == value) != (known_segment == segment):
-                    consistent = False
-                    break
-            if not consistent:
-                break
-            if all(known_segment != segment for _, known_segment in seen):
+            if any((known == value) != (shown == segment) for known, shown in seen):
+                return False
+            if all(shown != segment for _, shown in seen):
                 seen.append((value, segment))
-        if consistent:
-            return position
-    return None
+        return True
+
+    return next((position for position in range(length) if follows(position)), None)
 
 
 def analyse_axis(function: FunctionCases, axis: str, baseline: Any = None) -> dict[str, ArmInfo]:

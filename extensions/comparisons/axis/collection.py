@@ -42,7 +42,7 @@ from ..session import (
     state_of,
 )
 from ..statistics.engine import Comparison
-from .arms import ArmInfo, OneValueError, analyse_axis
+from .arms import ArmInfo, OneValueError, analyse_axis, compared_arms
 
 KIND_PREFIX = "compare:"
 DEFERRED = "judged at session end"
@@ -107,6 +107,8 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     except ValueError as exc:
         raise OptionError(str(exc)) from None
     state.arms.update(arms)
+    for info in arms.values():
+        state.input_arms.setdefault((info.function, info.input_key), set()).add(info.arm)
     state.arm_json.update({key: info.to_json() for key, info in arms.items()})
     if mark.get("margin") is None:
         return []  # no verdict, no item (sequential.runtime keeps a monitored one on one worker)
@@ -120,12 +122,10 @@ def function_verdicts(function: FunctionCases, config: pytest.Config) -> list[Ve
     if not gate_items(config):
         return []
     baseline = next(iter(arms.values())).baseline
-    ordered = sorted({(info.arm_index, info.arm) for info in arms.values()})
     rule = render.rule_cell(mark["margin"], bool(mark.get("equivalence")))
     return [
         VerdictRequest(f"{KIND_PREFIX}{arm}", judge_item, f"compare: {arm} − {baseline} {rule}")
-        for _, arm in ordered
-        if arm != baseline
+        for arm in compared_arms(arms.values())
     ]
 
 
@@ -177,14 +177,15 @@ def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[
             arms_of.setdefault(info.input_key, set()).add(info.arm)
     first = next(iter(check.arms.values()))
     base = first.baseline
-    ordered = sorted({(info.arm_index, info.arm) for info in check.arms.values()})
-    found: list[Warning] = []
-    for _, arm in ordered:
-        paired = sum(1 for arms in arms_of.values() if arm in arms and base in arms)
-        if arm != base and 2 <= paired < min_inputs:
-            name = f"{first.label}[{first.axis}] {arm} − {base}"
-            found.append(margin_warning(name, paired, check.rule, min_inputs))
-    return found
+    paired = {
+        arm: sum(1 for arms in arms_of.values() if arm in arms and base in arms)
+        for arm in compared_arms(check.arms.values())
+    }
+    return [
+        margin_warning(f"{first.label}[{first.axis}] {arm} − {base}", count, check.rule, min_inputs)
+        for arm, count in paired.items()
+        if 2 <= count < min_inputs
+    ]
 
 
 def _warn_unknown_axis(config: pytest.Config, state: CompareState) -> None:
@@ -269,18 +270,13 @@ def judge_line(item: VerdictItem, comparison: Comparison, name: str, versus: str
 
 def judge_item(item: VerdictItem) -> None:
     """A ``[compare:ARM]`` item's body."""
-    cases = judged_cases(item)
-    arm = item.request.kind[len(KIND_PREFIX) :]
-    found = [c for c in build(item.config, cases, item.case.key) if c.arm == arm]
-    if found and "hidden" in found[0].extra:
-        pytest.skip(f"not judged: the interval is hidden ({found[0].extra['hidden']})")
-    if (
-        not found
-        or found[0].outcome is None
-        or (found[0].verdict is None and found[0].margin is not None)
-    ):
+    arm = item.request.kind.removeprefix(KIND_PREFIX)
+    found = (c for c in build(item.config, judged_cases(item), item.case.key) if c.arm == arm)
+    comparison = next(found, None)
+    if comparison is not None and "hidden" in comparison.extra:
+        pytest.skip(f"not judged: the interval is hidden ({comparison.extra['hidden']})")
+    if comparison is None or comparison.outcome is None or comparison.verdict is None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
-    comparison = found[0]
     versus = f"{comparison.arm} − {comparison.baseline}"
     judge_line(item, comparison, f"{comparison.label}[{comparison.axis}]", versus)
 

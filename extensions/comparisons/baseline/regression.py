@@ -12,6 +12,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import collections
 import datetime
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,7 @@ from pytest_probability.api import (
 )
 
 from ..axis.collection import deferred_items, failing, gate_items, judge_line, judged_cases
-from ..options import PAIRED, REGRESSION, registries_of
+from ..options import PAIRED, REGRESSION, tests_of
 from ..registry import Pair, Side
 from ..report import render
 from ..sequential import outcome as sequential
@@ -117,14 +118,12 @@ class Regression:
                 decide_runs(self.config, case.key, MARGIN_REASON)
         if not gate_items(self.config):
             return []
-        assert self.margin is not None
         rule = render.rule_cell(self.margin, False)
         return [VerdictRequest(KIND, self.judge_item, f"baseline: now − baseline {rule}")]
 
     def old_case(self, case: Case) -> BaselineCase | None:
         """The baseline case a collected case pairs with (by node id, else by case id), when
         it ran."""
-        assert self.baseline is not None
         if self._by_id is None:
             self._by_id = self.baseline.by_case_id()
         old = (
@@ -145,16 +144,11 @@ class Regression:
         under pytest-xdist only the first worker warns."""
         if not self.gates or not first_collector(self.config):
             return
-        assert self.baseline is not None
-        cases: dict[str, Case] = {}
-        for item in session.items:
-            if isinstance(item, BenchRun):
-                cases.setdefault(item.case.key, item.case)
+        cases = {item.case.key: item.case for item in session.items if isinstance(item, BenchRun)}
         by_function: dict[str, list[Case]] = {}
-        seen: dict[str, int] = {}
         for case in cases.values():
             by_function.setdefault(function_key(case), []).append(case)
-            seen[case.case_id] = seen.get(case.case_id, 0) + 1
+        seen = collections.Counter(case.case_id for case in cases.values())
         options = options_of(self.config)
         min_inputs = setting(self.config, "min_inputs")
         rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"
@@ -188,7 +182,6 @@ class Regression:
     def compare(self, cases: list[CaseResult]) -> tuple[list[FunctionRegression], list[str]]:
         """Each function of ``cases`` against the baseline (a function whose cases are all new
         is still listed), and the baseline cases of functions that did not run."""
-        assert self.baseline is not None
         by_key = self.baseline.cases
         by_id = self.baseline.by_case_id()
         functions: dict[tuple[str, str], list[CaseResult]] = {}
@@ -234,7 +227,7 @@ class Regression:
                 compute(self.config, key, what, self.judge_on_sequence, comparison, olds)
                 stopped = 0
             else:
-                test = registries_of(self.config).tests().get(comparison.test)
+                test = tests_of(self.config).get(comparison.test)
                 compute(self.config, key, what, run_test, comparison, test, settings)
             if stopped and comparison.outcome is not None:
                 hide(comparison, stopped)
@@ -363,7 +356,6 @@ class Regression:
         }
         if "method" in options.specs:
             settings["method"] = options.session_value("method")
-        assert self.save_file is not None
         try:
             write_baseline_toml(self.save_file, cases, settings)
             self.saved = self.save_path

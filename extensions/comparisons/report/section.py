@@ -17,7 +17,7 @@ from pytest_probability.api import ReportBuilder, Results, money, ratio_percent
 from ..axis.collection import NOT_COMPARED, deferred_items
 from ..baseline.regression import regression_of
 from ..sequential.outcome import REGIME
-from ..session import RECORD_FIELD, cost_reader, state_of, stop_reader
+from ..session import RECORD_FIELD, cost_reader, state_of, stop_reader, tagged
 from ..statistics.engine import Comparison
 from . import render
 
@@ -31,10 +31,8 @@ def contribute(report: ReportBuilder, results: Results, config: pytest.Config) -
     ``Stopped:`` continuation."""
     state = state_of(config)
     for case in results.cases():
-        for record in case.records.values():
-            if record.get(RECORD_FIELD):
-                report.add_row_json(case.key, {"comparison": record[RECORD_FIELD]})
-                break
+        if (data := tagged(case, RECORD_FIELD)) is not None:
+            report.add_row_json(case.key, {"comparison": data})
     comparisons = state.comparisons
     regression = regression_of(config)
     baseline = [f.comparison for f in regression.functions] if regression is not None else []
@@ -63,17 +61,10 @@ def _not_compared(results: Results) -> list[dict[str, Any]]:
     collection order, from their runs' records."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for case in results.cases():
-        if (case.module, case.label) in found:
-            continue
-        for record in case.records.values():
-            note = record.get(NOT_COMPARED)
-            if note:
-                found[(case.module, case.label)] = {
-                    "function": f"{case.module}::bench_{case.label}",
-                    "label": case.label,
-                    **note,
-                }
-                break
+        note = tagged(case, NOT_COMPARED) if (case.module, case.label) not in found else None
+        if note is not None:
+            function = f"{case.module}::bench_{case.label}"
+            found[(case.module, case.label)] = {"function": function, "label": case.label, **note}
     return list(found.values())
 
 

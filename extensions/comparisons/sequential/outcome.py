@@ -26,16 +26,13 @@ from pytest_probability.api import option_value, options_of
 from ..options import PAIRED, sequential_mode
 from ..registry import TestOutcome
 from ..statistics.adjust import benjamini_hochberg
-from ..statistics.bernstein import RoundSequence
 from ..statistics.engine import adjust_family, cost_ratio
 from .rule import (
     BERNSTEIN,
     MIXTURE,
-    MixtureLook,
     PairedRuns,
-    RoundsLook,
+    looks,
     outcomes,
-    rounds_of,
     settle,
     summary,
 )
@@ -85,21 +82,8 @@ def replay(
 ) -> tuple[int | None, str | None]:
     """The first look (pair with one input, round with several) at which the comparison
     was settled, and its reading, replayed from the pairs used."""
-    if len(inputs) == 1:
-        (item,) = inputs
-        xa = xb = 0
-        for k in range(1, item.pairs + 1):
-            xa, xb = xa + item.arm[k - 1], xb + item.base[k - 1]
-            look = MixtureLook(xa, xb, k, item.most_pairs - k, level)
-            found = settle(look, margin, equivalence, chosen)
-            if found is not None:
-                return k, found
-        return None, None
-    most = min(item.most_pairs for item in inputs)
-    sequence = RoundSequence(len(inputs), level)
-    for k, differences in enumerate(rounds_of(inputs), start=1):
-        sequence.add_round(differences)
-        found = settle(RoundsLook(sequence, most - k), margin, equivalence, chosen)
+    for k, look in enumerate(looks(inputs, level)):
+        found = settle(look, margin, equivalence, chosen) if k else None
         if found is not None:
             return k, found
     return None, None
@@ -124,14 +108,8 @@ def sequence_outcome(
     settled): the pairs a case's gate kept making after that are not read, so the outcome
     equals that of a session that stopped there."""
     after, reading = replay(inputs, level, margin, equivalence, chosen)
-    # read at the look it settled at: the pairs a case's gate kept making after that are
-    # not used, so the line, the verdict and the JSON are those of the stopped session
     found = summary(inputs if after is None else until(inputs, after), level)
-    planned = (
-        inputs[0].most_pairs
-        if len(inputs) == 1
-        else min(item.most_pairs for item in inputs) * len(inputs)
-    )
+    planned = min(item.most_pairs for item in inputs) * len(inputs)
     detail = {
         "interval": INTERVALS[found["method"]],
         "test": "always-valid",
@@ -148,24 +126,15 @@ def sequence_outcome(
 
 
 def run(
-    comparison: Any,
-    inputs: Mapping[str, Mapping[str, Any]],
-    names: Mapping[str, str],
-    level: float,
-    chosen: float,
+    comparison: Any, paired: Sequence[tuple[str, Any, Any]], level: float, chosen: float
 ) -> None:
-    """Fill a monitored comparison's outcome and cost ratio from its cases' records: the
-    inputs both arms ran, in input-key order (the order the stopper read)."""
+    """Fill a monitored comparison's outcome and cost ratio from its cases' records:
+    ``paired`` holds each input both arms ran as ``(name, arm case, baseline case)``."""
     comparison.cost_ratio = cost_ratio(comparison.pairs)
-    found = []
-    for key in sorted(inputs):
-        here = inputs[key].get(comparison.arm)
-        there = inputs[key].get(comparison.baseline)
-        if here is None or there is None or not here.total or not there.total:
-            continue
-        found.append(
-            paired_runs(names[key], here.records, there.records, here.planned, there.planned)
-        )
+    found = [
+        paired_runs(name, here.records, there.records, here.planned, there.planned)
+        for name, here, there in paired
+    ]
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen
     )

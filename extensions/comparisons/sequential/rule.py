@@ -12,9 +12,10 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,21 +150,27 @@ def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:
     return [[item.arm[k] - item.base[k] for item in inputs] for k in range(count)]
 
 
-def look_of(inputs: Sequence[PairedRuns], level: float) -> Look:
-    """The look after the inputs' complete pairs (one input) or rounds (several)."""
-    if not inputs:
-        raise ValueError("a sequential comparison needs at least one paired input")
+def looks(inputs: Sequence[PairedRuns], level: float) -> Iterator[Look]:
+    """The look before any pair, then after each pair (one input) or round (several)."""
     if len(inputs) == 1:
         (item,) = inputs
-        n = item.pairs
-        return MixtureLook(
-            sum(item.arm[:n]), sum(item.base[:n]), n, max(0, item.most_pairs - n), level
-        )
+        xa = xb = 0
+        for n in range(item.pairs + 1):
+            if n:
+                xa, xb = xa + item.arm[n - 1], xb + item.base[n - 1]
+            yield MixtureLook(xa, xb, n, max(0, item.most_pairs - n), level)
+        return
+    most = min(item.most_pairs for item in inputs)
     sequence = RoundSequence(len(inputs), level)
+    yield RoundsLook(sequence, max(0, most))
     for differences in rounds_of(inputs):
         sequence.add_round(differences)
-    most = min(item.most_pairs for item in inputs)
-    return RoundsLook(sequence, max(0, most - sequence.rounds))
+        yield RoundsLook(sequence, max(0, most - sequence.rounds))
+
+
+def look_of(inputs: Sequence[PairedRuns], level: float) -> Look:
+    """The look after the inputs' complete pairs (one input) or rounds (several)."""
+    return collections.deque(looks(inputs, level), maxlen=1)[0]
 
 
 def settle(look: Look, margin: float | None, equivalence: bool, resolution: float) -> str | None:
@@ -212,20 +219,16 @@ def summary(inputs: Sequence[PairedRuns], level: float) -> dict[str, Any]:
     """What the report prints: the estimate over the pairs used, the interval at the last
     look, the always-valid p-value (``1 /`` the largest e-value over every look) and the
     e-value at the last look (for e-BH)."""
-    look = look_of(inputs, level)
+    every = list(looks(inputs, level))
+    look = every[-1]
     low, high = look.interval()
     if isinstance(look, MixtureLook):
-        (item,) = inputs
-        logs = [
-            mixture.log_e_value(sum(item.arm[:k]), k, sum(item.base[:k]), k)
-            for k in range(1, look.n + 1)
-        ]
+        logs = [mixture.log_e_value(at.xa, at.n, at.xb, at.n) for at in every[1:]]
         best = max([0.0, *logs])
         last = logs[-1] if logs else 0.0
         pairs, rounds = look.n, look.n
         estimate = look.estimate
     else:
-        assert isinstance(look, RoundsLook)
         sequence = look.sequence
         best, last = sequence.best_log_e, sequence.log_e
         pairs, rounds = sequence.pairs, sequence.rounds

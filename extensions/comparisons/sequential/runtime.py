@@ -59,13 +59,12 @@ class Layout:
 @dataclass
 class BaselineLayout:
     """A function monitored against the baseline report: each selected case that pairs
-    with a baseline case → (planned runs, the baseline's runs in their drawn order, the id
-    shown)."""
+    with a baseline case → (planned runs, the baseline's runs in their drawn order)."""
 
     label: str
     margin: float
     level: float
-    cases: dict[str, tuple[int, tuple[int, ...], str]] = field(default_factory=dict)
+    cases: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -122,10 +121,7 @@ class SequentialComparisons:
         verdict items and before pytest-xdist sends the collection to the controller."""
         state = state_of(self.config)
         self.laid_out = True
-        cases: dict[str, Case] = {}
-        for item in session.items:
-            if isinstance(item, BenchRun):
-                cases.setdefault(item.case.key, item.case)
+        cases = {item.case.key: item.case for item in session.items if isinstance(item, BenchRun)}
         for key, case in cases.items():
             info = state.arms.get(key)
             if info is None or not monitored(self.config, case.mark):
@@ -168,7 +164,7 @@ class SequentialComparisons:
                 layout = BaselineLayout(case.label, regression.margin, level)
                 self.baselines[function_key(case)] = layout
             runs = baseline_runs(old.key, old.passes, old.total, seed)
-            layout.cases[case.key] = (case.runs, runs, case.case_id)
+            layout.cases[case.key] = (case.runs, runs)
 
     def monitors(self, function: str, mark: Any) -> bool:
         """Whether ``function`` is monitored: laid out at the end of collection, or before
@@ -216,7 +212,7 @@ class SequentialComparisons:
         for function, baseline in self.baselines.items():
             paired = [
                 ((key, planned), Fixed(runs))
-                for key, (planned, runs, _) in sorted(baseline.cases.items())
+                for key, (planned, runs) in sorted(baseline.cases.items())
             ]
             self._watch_one((function, None), paired, baseline.level, (baseline.margin, False))
         for item in session.items:

@@ -131,7 +131,6 @@ class RunningLook:
         if len(self.inputs) == 1:
             left = max(0, self._most_all - self._n)
             return MixtureLook(self._xa, self._xb, self._n, left, self.level)
-        assert self._sequence is not None
         return RoundsLook(self._sequence, max(0, self._most_all - self._sequence.rounds))
 
     def _catch_up(self) -> None:
@@ -145,7 +144,6 @@ class RunningLook:
                 self._n = pairs
             return
         sequence = self._sequence
-        assert sequence is not None
         while self._short == 0:
             k = sequence.rounds
             sequence.add_round([a.source.runs[k] - b.source.runs[k] for a, b in self.inputs])

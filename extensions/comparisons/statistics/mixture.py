@@ -23,14 +23,6 @@ _LOG_PRIOR = log_beta(0.5, 0.5)
 STEPS = 100
 
 
-def _check(xa: int, na: int, xb: int, nb: int) -> None:
-    for name, value in (("xa", xa), ("na", na), ("xb", xb), ("nb", nb)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-    if xa > na or xb > nb:
-        raise ValueError(f"passes must be at most runs: {xa}/{na}, {xb}/{nb}")
-
-
 def log_mixture(xa: int, na: int, xb: int, nb: int) -> float:
     """The two Jeffreys mixtures' log probability of the observed runs (in order)."""
     return (
@@ -137,9 +129,6 @@ def excludes(delta: float, xa: int, na: int, xb: int, nb: int, level: float) -> 
 def difference_sequence(xa: int, na: int, xb: int, nb: int, level: float) -> tuple[float, float]:
     """The sequence's interval for ``pa − pb`` (``[−1, 1]`` before any run): each end the
     float next to the boundary on the inside."""
-    _check(xa, na, xb, nb)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
     if na == 0 and nb == 0:
         return -1.0, 1.0
     centre = (xa / na if na else 0.5) - (xb / nb if nb else 0.5)

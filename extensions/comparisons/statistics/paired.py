@@ -93,14 +93,6 @@ def margin_verdict(low: float | None, high: float | None, margin: float, equival
         raise ValueError(f"interval ends must not be NaN, got ({low!r}, {high!r})")
     if low > high:
         raise ValueError(f"interval low must not exceed high, got ({low!r}, {high!r})")
-    if equivalence:
-        if -margin < low and high < margin:
-            return "pass"
-        if high < -margin or low > margin:
-            return "fail"
-        return "undecided"
-    if low > -margin:
+    if -margin < low and (high < margin or not equivalence):
         return "pass"
-    if high < -margin:
-        return "fail"
-    return "undecided"
+    return "fail" if high < -margin or (equivalence and low > margin) else "undecided"

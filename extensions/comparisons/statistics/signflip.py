@@ -95,33 +95,21 @@ def _exact_tail_count(sizes: Sequence[int], t: int) -> int:
 def _monte_carlo(sizes: Counter[int], target: int, resamples: int, seed: int) -> int:
     """Number of ``resamples`` random sign patterns with ``|Σ sᵢ aᵢ| ≥ target``."""
     rng = random.Random(seed)
-    grouped: list[tuple[int, int]] = []
-    singles: list[int] = []
-    for a in sorted(sizes):
-        count = sizes[a]
-        if count >= _BINOMIAL_MIN_COUNT:
-            grouped.append((a, count))
-        else:
-            singles.extend([a] * count)
-    tables: list[list[int]] = []
-    for start in range(0, len(singles), _CHUNK):
-        chunk = singles[start : start + _CHUNK]
-        table = [0] * (1 << len(chunk))
-        for pattern in range(1 << len(chunk)):
-            table[pattern] = sum(-a if pattern >> j & 1 else a for j, a in enumerate(chunk))
-        tables.append(table)
-    # pad the last table to 256 entries so every byte of random bits indexes it
-    if tables and len(tables[-1]) < 256:
-        last = tables[-1]
-        size = len(last)
-        tables[-1] = [last[pattern % size] for pattern in range(256)]
+    counted = sorted(sizes.items())
+    grouped = [(a, count) for a, count in counted if count >= _BINOMIAL_MIN_COUNT]
+    singles = [a for a, count in counted if count < _BINOMIAL_MIN_COUNT for _ in range(count)]
+    chunks = [singles[start : start + _CHUNK] for start in range(0, len(singles), _CHUNK)]
+    # 256 entries each, so that every byte of random bits indexes a table (a last, shorter
+    # chunk's entries repeat: they read only its own bits)
+    tables = [
+        [sum(-a if pattern >> j & 1 else a for j, a in enumerate(chunk)) for pattern in range(256)]
+        for chunk in chunks
+    ]
     nbytes = len(tables)
     nbits = 8 * nbytes
     hits = 0
     for _ in range(resamples):
-        total = 0
-        for a, count in grouped:
-            total += a * (count - 2 * binomial_variate(rng, count, 0.5))
+        total = sum(a * (count - 2 * binomial_variate(rng, count, 0.5)) for a, count in grouped)
         if nbytes:
             draws = rng.getrandbits(nbits).to_bytes(nbytes, "little")
             total += sum(map(list.__getitem__, tables, draws))
