@@ -18,7 +18,8 @@ keep_plugin_out_of_rewriting()  # before any other module of the package loads
 if TYPE_CHECKING:
     from .execution.context import RunContext, current_run
     from .execution.steps import Step
-    from .extensions.cost import CostWarning, TokenUsage, record_cost, record_usage
+    from .contracts.tokens import CostWarning, TokenUsage
+    from .extensions.cost.recording import record_cost, record_usage
     from .extensions.latency import record_latency
     from .sessionviews import option_value
 
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
 _PUBLIC: dict[str, str] = {
     "RunContext": ".execution.context",
     "current_run": ".execution.context",
-    "CostWarning": ".extensions.cost",
-    "TokenUsage": ".extensions.cost",
-    "record_cost": ".extensions.cost",
-    "record_usage": ".extensions.cost",
+    "CostWarning": ".contracts.tokens",
+    "TokenUsage": ".contracts.tokens",
+    "record_cost": ".extensions.cost.recording",
+    "record_usage": ".extensions.cost.recording",
     "record_latency": ".extensions.latency",
     "Step": ".execution.steps",
     "option_value": ".sessionviews",

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_probability.api import UNKNOWN_MODEL, option_value, options_of
 
-from .table import PriceTable, load_table
-
 if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry
+
+    from .table import PriceTable
 
 SETTING = "price_table"
 #: Models already warned about in this process (one warning per model and session).
@@ -47,6 +47,9 @@ def parse_price_table(value: Any, config: pytest.Config) -> PriceTable:
     path = Path(str(value).strip()).expanduser()
     if not path.is_absolute():
         path = _base_directory(config) / path
+    # (the TOML reader loads only when a table is given: every other pytest start skips it)
+    from .table import load_table
+
     return load_table(path)
 
 
