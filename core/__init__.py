@@ -16,9 +16,9 @@ from .rewriting import keep_plugin_out_of_rewriting
 keep_plugin_out_of_rewriting()  # before any other module of the package loads
 
 if TYPE_CHECKING:
+    from .contracts.tokens import CostWarning, TokenUsage
     from .execution.context import RunContext, current_run
     from .execution.steps import Step
-    from .contracts.tokens import CostWarning, TokenUsage
     from .extensions.cost.recording import record_cost, record_usage
     from .extensions.latency import record_latency
     from .sessionviews import option_value

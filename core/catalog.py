@@ -5,8 +5,9 @@ line, long before a bundled extension is registered (extensions register when th
 needs them: :mod:`pytest_probability.loader`). So the package ships, beside this module, a
 data file describing each bundled extension in registration order: its name and package,
 the hooks its ``hookspecs`` module declares, the registration hooks its plugin implements
-(``pytest_prob_register_*``: the registries of other extensions it adds to), and the
-settings its ``pytest_prob_addoption`` declares (everything but the parser). Start-up
+(``pytest_prob_register_*``: the registries of other extensions it adds to), its registry
+filler (``FILL_REGISTRY``, as ``module:function``, or null), and the settings its
+``pytest_prob_addoption`` declares (everything but the parser). Start-up
 declares the flags and ini keys from it; the extension's own declarations stay the single
 source of truth, replacing these placeholders when it registers, and
 ``tests/test_catalog.py`` fails when the file differs from what the extensions declare.
@@ -84,10 +85,18 @@ def describe() -> dict[str, Any]:
                     for hook, _ in inspect.getmembers(plugin, inspect.isfunction)
                     if hook.startswith("pytest_prob_register_")
                 ),
+                "fill": _filler(plugin),
                 "options": options,
             }
         )
     return {"extensions": extensions}
+
+
+def _filler(plugin: Any) -> str | None:
+    """``module:function`` of the plugin's ``FILL_REGISTRY``: the function that makes and
+    fills the extension's registry from its own package, without the plugin module."""
+    function = getattr(plugin, "FILL_REGISTRY", None)
+    return None if function is None else f"{function.__module__}:{function.__name__}"
 
 
 def dumps(catalog: dict[str, Any]) -> str:

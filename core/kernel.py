@@ -78,6 +78,9 @@ class Kernel:
         self.active = False
         #: whether the extensions whose options are given were registered
         self.requested_done = False
+        #: bundled extensions whose registry a plugin that is not bundled fills: filled at
+        #: ``pytest_configure`` without registering the extension
+        self.registries_to_fill: set[str] = set()
 
     @property
     def recorded(self) -> int:
@@ -88,10 +91,13 @@ class Kernel:
         """Forget the cached hook implementation lists (a conftest or an extension arrived),
         and give the plugin the bundled extensions whose hooks it implements: their
         hookspecs are added (pytest checks after collection that every hook implemented has
-        one); one whose registry a plugin that is not bundled (a conftest, an installed
-        extension) fills registers now (unless ``-p no:`` blocked it), so that a broken
-        registration stops the session before anything runs. The others register when the
-        session needs them: a third-party report panel does not load the page at start-up.
+        one); when a plugin that is not bundled (a conftest, an installed extension) fills
+        an extension's registry, that registry is filled at ``pytest_configure`` (at once
+        if that has passed), so that a broken registration stops the session before
+        anything runs: through the extension's registry filler when it has one (its plugin
+        still registers on use), else by registering the extension now (unless ``-p no:``
+        blocked it). The others register when the session needs them: a third-party report
+        panel does not load the page at start-up.
 
         Called for every plugin registered, in every process (historic: also for those
         registered before the kernel); returns nothing.
@@ -104,11 +110,14 @@ class Kernel:
             return
         bundled = loader.is_bundled(manager.get_name(plugin))
         for name in extensions:
-            if (
-                bundled
-                or name not in registries
-                or not loader.register_bundled(manager, name, self.options)
-            ):
+            if bundled or name not in registries or manager.is_blocked(loader.PREFIX + name):
+                loader.add_hookspecs(manager, name)
+            elif loader.has_registry_filler(name):
+                loader.add_hookspecs(manager, name)
+                self.registries_to_fill.add(name)
+                if self.config is not None:
+                    loader.fill_registry(self.config, name)
+            elif not loader.register_bundled(manager, name, self.options):
                 loader.add_hookspecs(manager, name)
 
     # -- options ---------------------------------------------------------------------------
@@ -233,6 +242,9 @@ class Kernel:
 
             target = claim_output(config, "--prob-json", path)
             self.json_path = (Path(target.shown), target.path)
+        for name, _ in loader.BUNDLED:
+            if name in self.registries_to_fill:
+                loader.fill_registry(config, name)
 
     def has_report(self) -> bool:
         """Whether the session has something to report: records, collected cases, or a

@@ -167,6 +167,23 @@ def register_bundled(
     return True
 
 
+def has_registry_filler(name: str) -> bool:
+    """Whether the bundled extension ``name`` fills its registry without its plugin (the
+    catalog's ``fill``: a function of its package taking the config)."""
+    return _entry(name).get("fill") is not None
+
+
+def fill_registry(config: pytest.Config, name: str) -> None:
+    """Fill the registry of the bundled extension ``name`` through its registry filler,
+    which imports only the registry's modules (a broken registration is a usage error)."""
+    module, function = _entry(name)["fill"].split(":")
+    getattr(importlib.import_module(module), function)(config)
+
+
+def _entry(name: str) -> dict[str, Any]:
+    return next(entry for entry in catalog() if entry["name"] == name)
+
+
 def register_all(
     pluginmanager: pytest.PytestPluginManager, options: OptionRegistry | None = None
 ) -> None:

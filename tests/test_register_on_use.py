@@ -135,15 +135,29 @@ def test_a_conftest_implementing_hooks_of_unregistered_extensions(
     assert registered == []
 
 
-def test_a_conftest_filling_a_registry_registers_that_extension_only(
-    pytester: pytest.Pytester,
+@pytest.mark.parametrize(
+    ("hook", "registration", "expected"),
+    [
+        ("pytest_prob_register_metrics", '"mine", lambda case, k: 0.5', []),
+        ("pytest_prob_register_interval_methods", '"mine", lambda x, n, level, p: (0, 1)', []),
+        ("pytest_prob_register_gates", '"mine", configure=None, judge=None', ["gates"]),
+    ],
+    ids=["metrics", "intervals", "gates"],
+)
+def test_a_conftest_filling_a_registry_fills_it_at_start(
+    pytester: pytest.Pytester, hook: str, registration: str, expected: list[str]
 ) -> None:
-    """A registration hook registers its extension at once (a broken registration must stop
-    even an unrelated session); the conftest's panel hook beside it registers nothing."""
+    """A registration hook fills its registry at start (a broken registration must stop
+    even an unrelated session): through the extension's registry filler without loading
+    its plugin (metrics, intervals), else by registering the extension (gates); the
+    conftest's panel hook beside it registers nothing."""
     pytester.makeconftest(
-        """
-        def pytest_prob_register_metrics(register, config):
-            register("mine", lambda case, parameter: 0.5, description="mine")
+        f"""
+        import pathlib
+
+        def {hook}(register, config):
+            pathlib.Path("filled").write_text("yes")
+            register({registration})
 
         def pytest_prob_html_panels(report, config):
             return []
@@ -152,7 +166,8 @@ def test_a_conftest_filling_a_registry_registers_that_extension_only(
     pytester.makepyfile(test_a="def test_a():\n    pass\n")
     result, registered = _registered(pytester)
     result.assert_outcomes(passed=1)
-    assert registered == ["metrics"]
+    assert registered == expected
+    assert (pytester.path / "filled").read_text() == "yes"
 
 
 def test_help_lists_every_setting_of_every_extension(pytester: pytest.Pytester) -> None:

@@ -12,14 +12,10 @@ from typing import Any
 import pytest
 from pytest_probability.api import (
     CaseResult,
-    Interval,
     OptionRegistry,
     Reading,
     ReportBuilder,
     Results,
-    bayes_interval,
-    clopper_pearson_interval,
-    implemented_outside,
     interval_cells,
     options_of,
     parse_bool,
@@ -27,11 +23,10 @@ from pytest_probability.api import (
     parse_positive_int,
     parse_probability,
     reading_percent,
-    wilson_interval,
 )
 
 from .aggregate import Aggregate, aggregate, render
-from .service import interval_methods, settings
+from .service import bounds, interval_methods, settings
 
 #: ρ below which runs vary enough that more runs help most, and above which inputs do
 LOW_RHO, HIGH_RHO = 0.3, 0.6
@@ -146,40 +141,9 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
-@pytest.hookimpl(trylast=True)  # (after the kernel has read the settings)
-def pytest_configure(config: pytest.Config) -> None:
-    """Fill the interval methods' registry now when another plugin implements the
-    registration hook, so that a broken registration is a usage error before anything runs
-    rather than a failed section at the end of the session; otherwise it is filled on first
-    use (``--prob-method``, a mark's ``method=``, or the report). Called once per process."""
-    if implemented_outside(config.hook.pytest_prob_register_interval_methods):
-        interval_methods(config)
-
-
-def _pair(found: Interval) -> tuple[float, float]:
-    return found.low, found.high
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_prob_register_interval_methods(register: Any, config: pytest.Config) -> None:
-    """Register ``exact``, ``wilson`` and ``bayes`` (first, so they lead the list).
-    Called once per session through the historic hook."""
-    register(
-        "exact",
-        lambda x, n, level, prior: _pair(clopper_pearson_interval(x, n, level)),
-        description="Clopper-Pearson exact binomial interval",
-    )
-    register(
-        "wilson",
-        lambda x, n, level, prior: _pair(wilson_interval(x, n, level)),
-        description="Wilson score interval",
-    )
-    register(
-        "bayes",
-        lambda x, n, level, prior: _pair(bayes_interval(x, n, level, prior)),
-        description="equal-tailed Beta credible interval (prior prob_prior or prior=)",
-        uses_prior=True,
-    )
+#: how the kernel fills the registry when a plugin that is not bundled registers methods
+#: (a broken registration is a usage error before anything runs) without loading this module
+FILL_REGISTRY = interval_methods
 
 
 @pytest.hookimpl(trylast=True)
@@ -192,7 +156,7 @@ def pytest_prob_interval_method(
     :class:`ValueError` for a name nothing registered."""
     methods = interval_methods(config)
     methods.check(name)
-    return lambda passes, total, level, prior: _pair(
+    return lambda passes, total, level, prior: bounds(
         methods.compute(name, passes, total, level, prior)
     )
 

@@ -1,11 +1,11 @@
 """Services of the ``intervals`` extension for other extensions (no hook call per number).
 
-``IntervalMethods`` is the registry of row interval methods (one per config, filled through
-the historic hook by ``interval_methods``); ``interval(config, passes, total, ...)``
-resolves a case's method, level and prior with the kernel's precedence (mark > CLI > ini >
-default) and computes through the registry. The statistics functions are re-exported (the
-special functions and the resampling tools from the public API, where other extensions take
-them).
+``IntervalMethods`` is the registry of row interval methods (one per config: the bundled
+methods, then those registered through the historic hook, by ``interval_methods``);
+``interval(config, passes, total, ...)`` resolves a case's method, level and prior with the
+kernel's precedence (mark > CLI > ini > default) and computes through the registry. The
+statistics functions are re-exported (the special functions and the resampling tools from
+the public API, where other extensions take them).
 
 PYTEST_DONT_REWRITE
 """
@@ -135,12 +135,41 @@ class IntervalMethods:
 METHODS_KEY = pytest.StashKey[IntervalMethods]()
 
 
+def bundled_methods() -> IntervalMethods:
+    """A registry holding the bundled ``exact``, ``wilson`` and ``bayes``, which lead it."""
+    methods = IntervalMethods()
+    methods.register(
+        "exact",
+        lambda x, n, level, prior: bounds(clopper_pearson(x, n, level)),
+        description="Clopper-Pearson exact binomial interval",
+    )
+    methods.register(
+        "wilson",
+        lambda x, n, level, prior: bounds(wilson(x, n, level)),
+        description="Wilson score interval",
+    )
+    methods.register(
+        "bayes",
+        lambda x, n, level, prior: bounds(bayes(x, n, level, prior)),
+        description="equal-tailed Beta credible interval (prior prob_prior or prior=)",
+        uses_prior=True,
+    )
+    return methods
+
+
+def bounds(found: Interval) -> tuple[float, float]:
+    """An interval as the ``(low, high)`` a method returns."""
+    return found.low, found.high
+
+
 def interval_methods(config: pytest.Config) -> IntervalMethods:
-    """The session's method registry, filled on first use through the historic hook."""
+    """The session's method registry: the bundled methods, then those registered through the
+    historic hook, filled on first use (the kernel fills it at ``pytest_configure`` when a
+    plugin that is not bundled registers methods, without loading this extension's plugin)."""
     return filled_registry(
         config,
         METHODS_KEY,
-        IntervalMethods,
+        bundled_methods,
         config.hook.pytest_prob_register_interval_methods,
         "interval methods",
     )

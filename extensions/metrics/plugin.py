@@ -16,17 +16,15 @@ from pytest_probability.api import (
     Reading,
     ReportBuilder,
     Results,
-    filled_registry,
     option_value,
     options_of,
     reading_percent,
 )
 
-from .estimators import pass_at_k, pass_hat_k
-from .registry import ChosenMetric, MetricCase, Metrics
+from .registry import ChosenMetric, MetricCase
+from .session import metrics_of
 from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
 
-STATE_KEY = pytest.StashKey[Metrics]()
 #: used when the intervals extension (which owns these settings) is disabled
 DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
 #: what the bundled families' values are, and their glossary terms
@@ -40,11 +38,9 @@ class MetricWarning(pytest.PytestWarning):
     """A metric raised or returned a value outside [0, 1]; its lines are marked."""
 
 
-def metrics_of(config: pytest.Config) -> Metrics:
-    """The registered metrics (filled through the historic hook on first use)."""
-    return filled_registry(
-        config, STATE_KEY, Metrics, config.hook.pytest_prob_register_metrics, "metrics"
-    )
+#: how the kernel fills the registry when a plugin that is not bundled registers metrics
+#: (a broken registration is a usage error before anything runs) without loading this module
+FILL_REGISTRY = metrics_of
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -69,24 +65,6 @@ def pytest_configure(config: pytest.Config) -> None:
     error before anything runs, and a plugin registered later (a conftest in a subdirectory)
     adds its metrics after these. Called once per process."""
     metrics_of(config)
-
-
-# tryfirst: its own entries lead its registry, however late it registers (on use)
-@pytest.hookimpl(tryfirst=True)
-def pytest_prob_register_metrics(register: Any, config: pytest.Config) -> None:
-    """Register the bundled families ``pass^`` and ``pass@``. Called once per session."""
-    register(
-        "pass^",
-        lambda case, k: pass_hat_k(case.passes, case.runs, k),
-        family=True,
-        description="all K runs of an input pass (reliability)",
-    )
-    register(
-        "pass@",
-        lambda case, k: pass_at_k(case.passes, case.runs, k),
-        family=True,
-        description="at least one of K runs passes (best-of-K)",
-    )
 
 
 def metric_case(case: CaseResult) -> MetricCase:
