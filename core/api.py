@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from .report.json_report import SCHEMA_VERSION
     from .report.json_report import dumps as dump_report
     from .report.output_claims import claim_output
+    from .report.reading import INPUT_LIMIT, UnreadableInput, read_input
     from .report.results import CaseResult, Results, row_status
     from .report.writing import failure as write_failure
     from .report.writing import is_stream, write_atomic
@@ -211,6 +212,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     "plugin_version": (".", "__version__"),
     "claim_output": (".report.output_claims", "claim_output"),
     **_names(".report.writing", "write_atomic", "is_stream"),
+    **_names(".report.reading", "read_input", "UnreadableInput", "INPUT_LIMIT"),
     "write_failure": (".report.writing", "failure"),
     **_names(".contracts.registering", "call_registrations", "filled_registry"),
     "implemented_outside": (".loader", "implemented_outside"),
@@ -313,6 +315,7 @@ __all__ = [
     "BIG_COUNT",
     "ERROR",
     "FAIL",
+    "INPUT_LIMIT",
     "MISSING",
     "OVERFLOW",
     "OVERFLOW_REASON",
@@ -364,6 +367,7 @@ __all__ = [
     "TextsSettings",
     "Thresholds",
     "TokenUsage",
+    "UnreadableInput",
     "VerdictItem",
     "VerdictRequest",
     "add_function_units",
@@ -440,6 +444,7 @@ __all__ = [
     "quantile_label",
     "quantile_type7",
     "ratio_percent",
+    "read_input",
     "reading_percent",
     "recorded_runs",
     "render_readings",

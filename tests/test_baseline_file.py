@@ -470,14 +470,14 @@ def test_directory(tmp_path: Path) -> None:
 
 def test_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path, json.dumps(report()))
-    original = Path.read_bytes
+    original = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self == path:
-            raise PermissionError(errno.EACCES, "Permission denied", str(self))
-        return original(self)
+    def refusing_open(name: str | os.PathLike[str], flags: int, *args: int) -> int:
+        if os.fspath(name) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(name))
+        return original(name, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", refusing_open)
     assert error_of(path) == f"{path}: cannot read: permission denied"
 
 
@@ -494,7 +494,7 @@ def test_unreadable_for_real(tmp_path: Path) -> None:
 def test_other_read_errors(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     assert error_of(tmp_path / "file" / "main.json") == (
-        f"{tmp_path}/file/main.json: cannot read: Not a directory"
+        f"{tmp_path}/file/main.json: cannot read: a part of its path is not a directory"
     )
 
 

@@ -27,7 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest_probability.api as api
-from pytest_probability.api import integer, num, obj, objects, plugin_version, text
+from pytest_probability.api import (
+    UnreadableInput,
+    integer,
+    num,
+    obj,
+    objects,
+    plugin_version,
+    read_input,
+    text,
+)
 from pytest_probability.api import items as json_array
 
 from . import fmt
@@ -371,14 +380,11 @@ def render_report(
 def load_report(path: Path) -> dict[str, Any]:
     """Read a ``--prob-json`` report; raises :class:`ReportError` with a one-line reason."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReportError(f"{path}: is a directory") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ReportError(f"{path}: cannot read it: {reason}") from None
+        raw = read_input(path).decode("utf-8")
+    except UnreadableInput as exc:
+        raise ReportError(f"{path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{path}: cannot read it: {exc}") from None
     try:
         document = json.loads(raw)
     except ValueError as exc:

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_probability.api import current_run_or_none, options_of
+from pytest_probability.api import UnreadableInput, current_run_or_none, options_of, read_input
 
 from . import plugin
 from .judge import Call, Judge
@@ -172,15 +172,20 @@ def _flag(name: str, value: Any) -> bool:
     raise TextsConfigError(f"{name}={value!r}: expected true or false")
 
 
+#: the largest ``texts_prices`` file read (a price table is a few lines per model)
+PRICES_LIMIT = 16 * 1024 * 1024
+
+
 def _prices(path: Any) -> dict[str, tuple[float, float, float]]:
     """``texts_prices``: a TOML file of ``[model] input = …, output = …, cached_input = …``
     (dollars, or your unit, per million tokens)."""
     if not path:
         return {}
     try:
-        with open(str(path), "rb") as handle:
-            document = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        document = tomllib.loads(read_input(str(path), limit=PRICES_LIMIT).decode("utf-8"))
+    except UnreadableInput as exc:
+        raise TextsConfigError(f"texts_prices={path!r}: {exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise TextsConfigError(f"texts_prices={path!r}: cannot read it: {exc}") from None
     prices: dict[str, tuple[float, float, float]] = {}
     for model, entry in document.items():

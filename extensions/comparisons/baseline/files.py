@@ -23,13 +23,12 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import pytest_probability.api as api
 import tomli_w
 from pytest_probability.api import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
-from pytest_probability.api import escape_surrogates
+from pytest_probability.api import UnreadableInput, escape_surrogates, read_input
 
 #: The ``format`` value that marks a TOML file as a baseline.
 BASELINE_FORMAT = "pytest-probability baseline"
@@ -175,14 +174,12 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline:
 
 def _read_text(name: str) -> str:
     try:
-        data = Path(name).read_bytes()
-    except OSError as exc:
-        problem = {
-            FileNotFoundError: "no such file",
-            IsADirectoryError: "is a directory, not a baseline file",
-            PermissionError: "cannot read: permission denied",
-        }.get(type(exc), f"cannot read: {exc.strerror or exc}")
-        raise BaselineError(name, None, problem) from None
+        data = read_input(name)
+    except UnreadableInput as exc:
+        reason = str(exc)
+        if reason == "is a directory":
+            reason = "is a directory, not a baseline file"
+        raise BaselineError(name, None, reason) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

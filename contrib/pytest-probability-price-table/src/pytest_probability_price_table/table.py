@@ -30,7 +30,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from pytest_probability.api import UnreadableInput, read_input
+
 DEFAULT_PER = 1_000_000
+#: The largest table read (a table is a few lines per model): a device or a stray dump named
+#: by mistake is refused rather than read into memory.
+TABLE_LIMIT = 16 * 1024 * 1024
 TOP_LEVEL_KEYS = ("per", "models")
 PRICE_KEYS = ("input", "output", "cached_input")
 REQUIRED_PRICE_KEYS = ("input", "output")
@@ -118,11 +123,9 @@ def load_table(path: Path) -> PriceTable:
     fault) for a file that cannot be read, invalid TOML, or a table that breaks the format.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise PriceTableError(
-            f"price table {path}: cannot read it: {exc.strerror or exc}"
-        ) from None
+        text = read_input(path, limit=TABLE_LIMIT).decode("utf-8")
+    except UnreadableInput as exc:
+        raise PriceTableError(f"price table {path}: {exc}") from None
     except UnicodeDecodeError:
         raise PriceTableError(f"price table {path}: not valid TOML: not UTF-8 text") from None
     try:
