@@ -14,13 +14,14 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
 from .execution.user_values import describe
-from .report.writing import problem
+from .report.writing import Claims, UnwritablePath, resolve
 
 PROG = "python -m pytest_probability"
 
@@ -36,15 +37,16 @@ def _html(arguments: argparse.Namespace) -> int:
 
     source = Path(arguments.report)
     target = Path(arguments.output) if arguments.output else source.with_suffix(".html")
-    if target.resolve() == source.resolve():
+    if os.path.realpath(target) == os.path.realpath(source):  # (never raises on a link loop)
         return _fail(f"the output {str(target)!r} would replace the report; give -o PATH")
     try:
         document = load_report(source)
     except ReportError as exc:
         return _fail(str(exc))
-    unwritable = problem(target)
-    if unwritable:
-        return _fail(f"cannot write {target}: {unwritable}")
+    try:  # (the same checks as a session's writers: the path, and no Python source file)
+        Claims().claim("-o", resolve("-o", target, "the page"), "the page")
+    except UnwritablePath as exc:
+        return _fail(f"cannot write {target}: {exc.problem}")
     try:
         page = render_report(document)
     except Exception as exc:  # sections fail soft; this is a last resort, never a traceback

@@ -247,7 +247,7 @@ def test_unwritable_path_warns_and_keeps_the_exit_status(
     assert (pytester.path / "out" / "summary.md").is_file()
     warnings = [line for line in result.outlines if line.startswith("WARNING:")]
     assert warnings == [
-        f"WARNING: could not append the Markdown summary to {pytester.path}: Is a directory",
+        f"WARNING: could not append the Markdown summary to {pytester.path}: it is a directory",
     ]
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert section_after(result.outlines) == warnings

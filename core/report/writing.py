@@ -13,10 +13,11 @@
   existing file keeps its permissions (and, where allowed, its owner). A device, pipe or
   other non-regular file, a symbolic link (written through: the link stays) and a file
   with other hard links are written **in place**, from text made in full first (in
-  memory, or a temporary file past 16 MiB); ``/dev/stdout``, ``/dev/fd/N`` and
-  ``/proc/self/fd/N`` (or a link to one) through the process's own open descriptor, at its
-  current position, as bash's redirections do. A lone surrogate is written as its escape
-  (``\\udcff``, Python's ``backslashreplace``).
+  memory, or a temporary file past 16 MiB; a named pipe once a process reads it, waiting
+  at most five seconds, so a pipe nobody reads cannot hang the session); ``/dev/stdout``,
+  ``/dev/fd/N`` and ``/proc/self/fd/N`` (or a link to one) through the process's own open
+  descriptor, at its current position, as bash's redirections do. A lone surrogate is
+  written as its escape (``\\udcff``, Python's ``backslashreplace``).
 
 The callers turn :class:`UnwritablePath` into ``pytest.UsageError`` and any exception from
 :func:`write_atomic` into one error line naming the file (:func:`failure`).
@@ -36,6 +37,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,8 @@ SPOOL_BYTES = 16 * 1024 * 1024
 _DESCRIPTOR_PATH = re.compile(
     r"^/(?:proc/(?P<pid>self|thread-self|\d+)(?:/task/\d+)?/fd|dev/fd)/(?P<fd>\d+)$"
 )
+#: How long a write to a named pipe waits for a process to read it.
+PIPE_WAIT_SECONDS = 5.0
 #: Symbolic links followed at most (the system's own limit is 40).
 _MAX_LINKS = 40
 
@@ -100,6 +104,8 @@ def problem(path: str | os.PathLike[str]) -> str | None:
     when it looks writable (the rules are in the module's docstring)."""
     given = Path(path)
     try:
+        if given.is_symlink() and _is_link_loop(given):
+            return "it is a symbolic link in a loop (too many levels of symbolic links)"
         if given.is_dir():
             return "it is a directory"
         if is_stream(given):
@@ -185,10 +191,11 @@ def descriptor_of(path: str | os.PathLike[str]) -> int | None:
     return None
 
 
-class Claims(list[tuple[str, str, object]]):
-    """The files a session's writers will write (``(option, path as given, identity)``), so
-    that no two write the same file and no writer replaces a source file. Checked at
-    configure time, before anything runs."""
+class Claims(list[tuple[str, str, object, str]]):
+    """The files a session's writers will write (``(option, path as given, identity, real
+    path)``), so that no two write the same file and no writer replaces a source file.
+    Checked at configure time, before anything runs (and for the job summary at the end:
+    a file made since has an inode then, so real paths are compared too)."""
 
     def claim(
         self,
@@ -216,12 +223,16 @@ class Claims(list[tuple[str, str, object]]):
             for name in names
         ):
             raise UnwritablePath(option, shown, what, f"{shown!r} is a Python source file")
-        outside = [(o, os.fspath(p), _identity(Path(os.path.abspath(p)))) for o, p in others]
-        for other_option, given, other in [*self, *outside]:
-            if other == identity:
+        real = os.path.realpath(target.path)
+        outside = [
+            (o, os.fspath(p), _identity(Path(os.path.abspath(p))), os.path.realpath(p))
+            for o, p in others
+        ]
+        for other_option, given, other, other_real in [*self, *outside]:
+            if other == identity or other_real == real:
                 clash = f"{other_option}={given} writes the same file; give each its own path"
                 raise UnwritablePath(option, shown, what, clash)
-        self.append((option, shown, identity))
+        self.append((option, shown, identity, real))
 
 
 def failure(what: str, shown: str, exc: BaseException) -> str:
@@ -247,6 +258,14 @@ def make_parents(path: Path) -> None:
             why = f"{str(ancestor)!r} is not a directory"
             raise NotADirectoryError(errno.ENOTDIR, why) from None
         raise
+
+
+def _is_link_loop(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _followed(path: Path) -> Path:
@@ -295,11 +314,32 @@ def _identity(path: Path) -> object:
 def _write_in_place(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` into the existing file (or device, or pipe) ``path`` without replacing
     it: made in full first, so a failure while making it leaves ``path`` untouched."""
-    with _spooled(text) as spool, open(path, "wb") as handle:
+    with _spooled(text) as spool, open(_open_for_writing(path), "wb") as handle:
         shutil.copyfileobj(spool, handle)
         handle.flush()
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             os.fsync(handle.fileno())
+
+
+def _open_for_writing(path: Path, flags: int = os.O_TRUNC) -> int:
+    """A descriptor writing ``path`` in place (``flags``: ``O_TRUNC`` or ``O_APPEND``). The
+    open never blocks: a named pipe is opened only once a process reads it, waiting at most
+    :data:`PIPE_WAIT_SECONDS` (``OSError`` then: no process reads it), and is written with
+    blocking writes after that."""
+    deadline = time.monotonic() + PIPE_WAIT_SECONDS
+    while True:
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | flags, 0o666)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            if time.monotonic() >= deadline:
+                why = f"no process read the named pipe within {PIPE_WAIT_SECONDS:g} s"
+                raise OSError(errno.ENXIO, why) from None
+            time.sleep(0.05)
+            continue
+        os.set_blocking(descriptor, True)
+        return descriptor
 
 
 def _write_descriptor(descriptor: int, text: str | Iterable[str]) -> None:

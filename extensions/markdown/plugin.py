@@ -164,20 +164,42 @@ def first_failures(results: Results) -> list[dict[str, Any]]:
     return found
 
 
-def append_file(path: Path, markdown: str) -> None:
+#: What the job summary file may hold at most: GitHub drops a step summary over 1 MiB whole.
+STEP_SUMMARY_BYTES = 1_000_000
+
+
+def append_file(path: Path, markdown: str, cap: int = STEP_SUMMARY_BYTES) -> None:
     """Append ``markdown`` to ``path`` (created if missing), after a blank line when the file
-    already has content, so the summary starts a block of its own. Raises ``OSError``."""
-    data = markdown.encode("utf-8")
+    already has content, so the summary starts a block of its own, cut at a line so that the
+    file stays within ``cap`` bytes, with a note saying so. A pipe or device is written
+    through the report writer, which never waits forever for a reader. Raises ``OSError``."""
     if is_stream(path):
-        with open(path, "ab") as handle:
-            handle.write(data)
+        api.write_atomic(path, capped(markdown, cap))
         return
     with open(path, "a+b") as handle:
         size = handle.seek(0, os.SEEK_END)
+        separator = b""
         if size:
             handle.seek(size - 1)
-            data = (b"\n" if handle.read(1) == b"\n" else b"\n\n") + data
-        handle.write(data)
+            separator = b"\n" if handle.read(1) == b"\n" else b"\n\n"
+        room = cap - size - len(separator)
+        handle.write(separator + capped(markdown, room).encode("utf-8"))
+
+
+def capped(markdown: str, room: int) -> str:
+    """``markdown`` if its UTF-8 fits in ``room`` bytes, else its first lines that fit with
+    a note naming the cap (nothing when not even the note fits)."""
+    if len(markdown.encode("utf-8")) <= room:
+        return markdown
+    note = (
+        f"\n_The summary is cut here: a job summary holds at most {STEP_SUMMARY_BYTES:,} "
+        "bytes (GitHub drops a larger one whole); --prob-json and --prob-markdown keep it all._\n"
+    )
+    budget = room - len(note.encode("utf-8"))
+    if budget < 0:
+        return ""
+    kept = markdown.encode("utf-8")[:budget].decode("utf-8", "ignore")
+    return kept[: kept.rfind("\n") + 1] + note
 
 
 def _same_file(first: Path, second: Path) -> bool:
@@ -213,6 +235,12 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
         except Exception as exc:  # any failure is one warning line naming the file
             errors.append(write_failure("the Markdown summary", str(state.shown), exc))
     if target is not None and not (state.path is not None and _same_file(state.path, target)):
+        what = "the job summary"
+        try:  # (a file another writer writes, or a source file, is not appended to)
+            claim_output(config, "GITHUB_STEP_SUMMARY", target, what)
+        except pytest.UsageError as exc:
+            reason = str(exc).partition(f": cannot write {what}: ")[2] or str(exc)
+            return [*errors, f"could not append the Markdown summary to {target}: {reason}"]
         try:
             append_file(target, markdown)
         except Exception as exc:  # any failure is one warning line naming the file
@@ -221,7 +249,9 @@ def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: in
     return errors
 
 
-@pytest.hookimpl(wrapper=True)
+# trylast: the innermost wrapper, inside the terminal reporter's (which prints the summary
+# after its yield) however late this extension registered
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
     """Write the Markdown summary once the kernel built the report (aggregating process
     only; also after Ctrl-C, like the JSON report).
