@@ -114,3 +114,17 @@ def test_the_html_command_refuses_a_pipe(pytester: pytest.Pytester, fifo: Path) 
         f"python -m pytest_probability: error: {fifo}: is not a regular file (a named pipe)"
     )
     assert not (pytester.path / "x.html").exists()
+
+
+def test_a_price_file_that_cannot_be_read_names_the_setting(tmp_path: Path, fifo: Path) -> None:
+    from pytest_probability.api import TextsConfigError
+    from pytest_probability.extensions.texts.session import PRICES_LIMIT, _prices
+
+    assert PRICES_LIMIT == 16 << 20
+    for given, reason in [
+        ("/dev/zero", "is not a regular file (a character device)"),
+        (str(fifo), "is not a regular file (a named pipe)"),
+    ]:
+        with pytest.raises(TextsConfigError) as info:
+            _prices(given)
+        assert str(info.value) == f"texts_prices={given!r}: {reason}"
