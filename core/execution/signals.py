@@ -1,12 +1,14 @@
-"""SIGTERM ends a session the way Ctrl-C does, so the report is still written.
+"""SIGTERM ends a session the way Ctrl-C does, and neither loses the report once it is made.
 
 CI time limits, ``timeout`` and container stops send SIGTERM, whose default action ends the
 process at once: no JSON, no HTML, no summary, after runs that may have cost money. While the
 aggregating process (the only process, or the pytest-xdist controller) is collecting or
 running, the first SIGTERM raises :class:`Terminated`, a ``KeyboardInterrupt``: pytest then
 ends the session as after Ctrl-C (exit status 2), and the report is built from the runs made
-so far. Once the runs are over, a SIGTERM is held until the report is written, and pytest
-then exits with status 2. A second SIGTERM ends the process at once (the default action).
+so far. Once the runs are over (or Ctrl-C ended them), SIGTERM and SIGINT (Ctrl-C) are held
+until the reports are written: the session's exit status becomes 2 at once, so every report
+written after the signal says "interrupted" with the status the process returns, and pytest
+then exits with it. A second signal ends the process at once (the default action).
 
 The handler is installed only in the main thread, only where SIGTERM has its default action
 (a handler someone else installed, or an ignored SIGTERM, is left alone), and only acts for a
@@ -53,20 +55,32 @@ class TermHandler:
         self.session = session
 
     def uninstall(self) -> None:
-        """Give SIGTERM back its default action (if this handler still holds it)."""
+        """Give SIGTERM its default action and SIGINT Python's ``KeyboardInterrupt`` back
+        (where this handler still holds them)."""
         if signal.getsignal(signal.SIGTERM) == self.handle:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if signal.getsignal(signal.SIGINT) == self.handle:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler (see the module's docstring)."""
         if self.signalled or not self.reportable():
             self.uninstall()
+            signal.signal(signum, signal.SIG_DFL)  # (SIGINT too: at once, no traceback)
             os.kill(os.getpid(), signum)
             return
         self.signalled = True
+        if self.session is not None:
+            self.session.exitstatus = pytest.ExitCode.INTERRUPTED
         if not self.reporting:
             self.reporting = True
             raise Terminated("SIGTERM")
+
+    def hold_interrupts(self) -> None:
+        """From now on hold Ctrl-C too (while Python's own handler has it)."""
+        self.reporting = True
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self.handle)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -76,12 +90,12 @@ class TermHandler:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
-        """Hold a SIGTERM that arrives after the run loop. Wraps the run loop in the
-        aggregating process; returns its result unchanged."""
+        """Hold SIGTERM and SIGINT once the run loop is over (also when Ctrl-C ended it).
+        Wraps the run loop in the aggregating process; returns its result unchanged."""
         try:
             return (yield)
         finally:
-            self.reporting = True
+            self.hold_interrupts()
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

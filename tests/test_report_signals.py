@@ -1,0 +1,59 @@
+"""Signals in the report phase (issue 35 §2): once the runs are over, Ctrl-C is held like
+SIGTERM until every report is written, and the reports written after it say "interrupted"
+with the exit status the process returns; a second signal ends the process at once."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+BENCH = "def bench_a():\n    pass\n\ndef bench_b():\n    pass\n"
+#: an extension whose report contribution sends the process ``{signals}`` (as a user's
+#: Ctrl-C or a CI runner's SIGTERM would while the report is built)
+SENDER = """
+import os, signal
+
+def pytest_prob_build_report(report, results, config):
+    for name in {signals}:
+        os.kill(os.getpid(), getattr(signal, name))
+    report.add_section("sender", ["  sent {signals}"])
+"""
+REPORTS = ("--prob-json=r.json", "--prob-html=r.html", "--prob-markdown=r.md")
+
+
+def run(pytester: pytest.Pytester, *signals: str, workers: int = 0) -> pytest.RunResult:
+    pytester.makepyfile(bench_a=BENCH)
+    pytester.makeconftest(SENDER.format(signals=repr(signals)))
+    xdist = ["-n", str(workers)] if workers else []
+    # (a subprocess: the signal must not reach the test runner)
+    return pytester.runpytest_subprocess(
+        "-p", "no:randomly", "--prob-runs=3", *xdist, *REPORTS, timeout=120
+    )
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["serial", "xdist"])
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM"])
+def test_one_signal_while_reporting_is_held_and_every_report_says_interrupted(
+    pytester: pytest.Pytester, sent: str, workers: int
+) -> None:
+    result = run(pytester, sent, workers=workers)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert "  Overall: 6/6 passed (100%)" in result.outlines  # the terminal table
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["exit_status"] == 2
+    assert len(report["records"]) == 6
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "interrupted" in page
+    assert (pytester.path / "r.md").read_text(encoding="utf-8").startswith("## ")
+
+
+def test_a_second_signal_while_reporting_ends_the_process_at_once(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run(pytester, "SIGINT", "SIGINT")
+    assert result.ret == -signal.SIGINT  # the default action: no traceback, no more output
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "r.json").exists()
