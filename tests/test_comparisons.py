@@ -540,11 +540,15 @@ def pytest_prob_register_comparison_tests(register, config):
     )
     mark = '@pytest.mark.probability(compare="arm", margin=0.05, compare_test="bad")'
     pytester.makepyfile(bench_pick=_outcome_bench({"a": (2, 2), "b": (2, 2)}, mark))
-    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json")
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json", "-rfs")
     (line,) = section(result.outlines, "probability: comparisons")
     assert line.startswith("  pick[arm]  b − a  could not be computed: ValueError: comparison")
     assert problem in line
-    assert load_json(pytester.path / "r.json")["comparisons"][0]["verdict"] is None
+    assert line.endswith("  UNDECIDED")
+    # a margin that cannot be computed fails closed: UNDECIDED (failing by default), not a skip
+    report = load_json(pytester.path / "r.json")
+    assert (report["comparisons"][0]["verdict"], report["exit_status"]) == ("undecided", 1)
+    result.assert_outcomes(passed=8, failed=1)  # (the [compare:b] item fails)
     result.stdout.fnmatch_lines(["*ComparisonWarning: comparison test 'bad' failed*"])
 
 

@@ -275,7 +275,7 @@ def judge_item(item: VerdictItem) -> None:
     comparison = next(found, None)
     if comparison is not None and "hidden" in comparison.extra:
         pytest.skip(f"not judged: the interval is hidden ({comparison.extra['hidden']})")
-    if comparison is None or comparison.outcome is None or comparison.verdict is None:
+    if comparison is None or comparison.verdict is None:
         pytest.skip("no paired inputs ran: there is nothing to judge")
     versus = f"{comparison.arm} − {comparison.baseline}"
     judge_line(item, comparison, f"{comparison.label}[{comparison.axis}]", versus)

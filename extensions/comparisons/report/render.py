@@ -80,7 +80,8 @@ def comparison_cells(comparison: Comparison, name: str, versus: str) -> list[str
     outcome = comparison.outcome
     cells = [name, versus]
     if comparison.error is not None:
-        return [*cells, f"could not be computed: {comparison.error}"]
+        verdict = WORDS.get(comparison.verdict or "", "")  # (a margin's gate: UNDECIDED)
+        return [*cells, f"could not be computed: {comparison.error}", verdict]
     if outcome is None:
         return [*cells, "no paired inputs"]
     hidden = comparison.extra.get("hidden")

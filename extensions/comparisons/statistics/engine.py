@@ -93,12 +93,10 @@ class Comparison:
     def judge(self) -> None:
         """Set the margin verdict on the interval (adjustments change p, not intervals); a
         comparison judged on its sequence takes the reading it settled on."""
-        if (
-            self.margin is None
-            or self.outcome is None
-            or self.error is not None
-            or "hidden" in self.extra
-        ):
+        if self.margin is not None and self.error is not None:
+            self.verdict = "undecided"  # a gate that cannot be computed fails closed
+            return
+        if self.margin is None or self.outcome is None or "hidden" in self.extra:
             self.verdict = None  # no gate, or nothing compared (new inputs are not judged)
             return
         outcome = self.outcome
