@@ -741,3 +741,32 @@ def test_a_margin_does_not_take_the_runs_of_a_case_whose_partner_is_deselected(
     both = pytester.runpytest("--prob-runs=10")
     both.assert_outcomes(passed=217, xfailed=24)
     assert both.ret == 0
+
+
+def test_a_comparison_test_answers_each_comparison_once(pytester: pytest.Pytester) -> None:
+    """The ``[compare:ARM]`` item and the report read the same runs: the test (a bootstrap,
+    at the largest ``--prob-bootstrap`` minutes of work) is asked once, and both say the
+    same (a held SIGTERM is answered within seconds: issue 35 §2)."""
+    pytester.makeconftest(
+        """
+from pytest_probability.extensions.comparisons.registry import TestOutcome
+
+CALLS = []
+
+def counted(pairs, settings):
+    CALLS.append(len(pairs))
+    return TestOutcome(0.0, -0.1, 0.1, 0.5, "x")
+
+def pytest_prob_register_comparison_tests(register, config):
+    register("counted", counted)
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"test calls: {CALLS}")
+"""
+    )
+    mark = '@pytest.mark.probability(compare="arm", margin=0.2, compare_test="counted")'
+    pytester.makepyfile(bench_pick=_outcome_bench({"a": (2, 2), "b": (2, 2)}, mark))
+    result = pytester.runpytest("-p", "no:randomly", "--prob-runs=2", "--prob-json=r.json")
+    result.assert_outcomes(passed=9)  # 8 runs and the [compare:b] item
+    assert "test calls: [2]" in result.outlines  # one call, with the 2 paired inputs
+    assert load_json(pytester.path / "r.json")["comparisons"][0]["verdict"] == "pass"

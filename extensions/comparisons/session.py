@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,9 @@ class CompareState:
     functions: int = 0
     #: collecting processes: function key → its margin, checked when collection is finished
     margin_checks: dict[str, MarginCheck] = field(default_factory=dict)
+    #: (test, pairs, settings) → the test's answer: a ``[compare:ARM]`` item and the report
+    #: read the same runs, so a bootstrap is made once (and both say the same)
+    outcomes: dict[tuple[str, tuple[Pair, ...], TestSettings], Any] = field(default_factory=dict)
 
     def warn_once(self, key: str, message: str, stacklevel: int = 3) -> None:
         if key not in self.warned:
@@ -165,6 +168,20 @@ def compute(
         state_of(config).warn_once(key, f"{what} failed: {comparison.error}", stacklevel=4)
 
 
+def remembered(config: pytest.Config, test: str) -> Callable[..., Any]:
+    """The registered comparison test ``test``, answering each (pairs, settings) once per
+    session (an answer that raises is asked again: it is reported each time)."""
+    compute, outcomes = tests_of(config).get(test), state_of(config).outcomes
+
+    def answer(pairs: Sequence[Pair], settings: TestSettings) -> Any:
+        key = (test, tuple(pairs), settings)
+        if key not in outcomes:
+            outcomes[key] = compute(pairs, settings)
+        return outcomes[key]
+
+    return answer
+
+
 def build(
     config: pytest.Config, cases: Iterable[CaseResult], function: str | None = None
 ) -> list[Comparison]:
@@ -228,7 +245,7 @@ def build(
                 )
                 compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue
-            what, work = f"comparison test {test!r}", tests_of(config).get(test)
+            what, work = f"comparison test {test!r}", remembered(config, test)
             compute(config, f"test:{test}", what, run_test, comparison, work, settings)
             stopped = [c for i in inputs.values() for c in i.values() if is_stopped(c)]
             if stopped and comparison.outcome is not None:
