@@ -101,6 +101,8 @@ if TYPE_CHECKING:
     from .report.writing import failure as write_failure
     from .report.writing import is_stream, write_atomic
     from .sessionviews import (
+        call_first,
+        call_hook,
         is_active,
         option_value,
         options_of,
@@ -189,6 +191,8 @@ PUBLIC: dict[str, tuple[str, str]] = {
         "results_of",
         "selected_cases",
         "stopped_early",
+        "call_hook",
+        "call_first",
     ),
     **_names(".report.results", "Results", "CaseResult", "row_status"),
     **_names(".collection.cases", "Case", "FunctionCases"),
@@ -381,6 +385,8 @@ __all__ = [
     "binomial_variate",
     "bootstrap_mean_interval",
     "bootstrap_means",
+    "call_first",
+    "call_hook",
     "call_registrations",
     "case_bootstrap_interval",
     "case_mean",

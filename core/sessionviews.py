@@ -104,3 +104,34 @@ def run_context_of(item: pytest.Item) -> RunContext | None:
 
     collect = sys.modules.get(COLLECT_MODULE)
     return None if collect is None else item.stash.get(collect.CONTEXT_KEY, None)
+
+
+def call_hook(config: pytest.Config, hook_name: str, /, **kwargs: Any) -> list[Any]:
+    """Call every implementation of the hook ``hook_name`` with ``kwargs`` through the
+    plugin's boundary, one implementation at a time in pluggy's order (hook wrappers are
+    not called); returns their answers that are not ``None``.
+
+    An implementation that raises (also ``SystemExit``) is left out with a
+    ``ProbabilityExtensionWarning`` naming the extension, once per extension and hook, also
+    in the report's warnings; ``KeyboardInterrupt`` is the user's interrupt (held, with exit
+    status 2, once the runs are over). ``pytest.UsageError`` and ``pytest.exit`` pass
+    through."""
+    return _call(config, hook_name, kwargs, first=False)
+
+
+def call_first(config: pytest.Config, hook_name: str, /, **kwargs: Any) -> Any:
+    """The first answer that is not ``None`` of the hook ``hook_name`` (a ``firstresult``
+    hook), called through the boundary as :func:`call_hook` does; ``None`` when none
+    answers."""
+    found = _call(config, hook_name, kwargs, first=True)
+    return found[0] if found else None
+
+
+def _call(config: pytest.Config, hook_name: str, kwargs: dict[str, Any], first: bool) -> list[Any]:
+    from .report.safe_calls import FailureLog, call_impls
+
+    kernel = _kernel(config)
+    results, failures = call_impls(config, hook_name, kwargs, kernel.plans, first)
+    if failures:
+        (kernel.failures or FailureLog()).add(hook_name, failures)
+    return results

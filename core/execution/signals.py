@@ -76,6 +76,13 @@ class TermHandler:
             self.reporting = True
             raise Terminated("SIGTERM")
 
+    def hold_interrupt(self) -> None:
+        """A ``KeyboardInterrupt`` raised by an extension's hook while the reports are made:
+        held as a Ctrl-C would be (the exit status becomes 2)."""
+        self.signalled = True
+        if self.session is not None:
+            self.session.exitstatus = pytest.ExitCode.INTERRUPTED
+
     def hold_interrupts(self) -> None:
         """From now on hold Ctrl-C too (while Python's own handler has it)."""
         self.reporting = True

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ..execution.signals import PLUGIN_NAME as SIGNALS_PLUGIN
 from ..execution.user_values import describe
 from .builder import ReportBuilder
 from .results import Results
@@ -49,18 +50,65 @@ def call_each(
     hook_name: str,
     kwargs: Mapping[str, Any],
     plans: HookPlans | None = None,
-) -> list[tuple[str, Exception]]:
+) -> list[tuple[str, BaseException]]:
     """Call every non-wrapper implementation of ``hook_name`` in pluggy's order (looked up
-    through ``plans`` when given); returns ``(plugin name, exception)`` for each that raised."""
-    plan = (HookPlans() if plans is None else plans).plan(config, hook_name)
-    failures: list[tuple[str, Exception]] = []
+    through ``plans`` when given); returns ``(plugin name, exception)`` for each that failed
+    (:func:`call_impls`)."""
+    return call_impls(config, hook_name, kwargs, plans)[1]
+
+
+def call_impls(
+    config: pytest.Config,
+    hook_name: str,
+    kwargs: Mapping[str, Any],
+    plans: HookPlans | None = None,
+    first: bool = False,
+) -> tuple[list[Any], list[tuple[str, BaseException]]]:
+    """The one boundary around extensions' hook implementations: call each non-wrapper
+    implementation of ``hook_name`` on its own, in pluggy's order (stopping at the first
+    result that is not ``None`` when ``first``); returns the results that are not ``None``
+    and ``(plugin name, exception)`` for each implementation that failed.
+
+    A failure is any ``Exception`` and ``SystemExit`` (an extension calling ``sys.exit`` is
+    that extension's bug: the session goes on without its answer), but ``pytest.UsageError``
+    and ``pytest.exit`` pass through, as they would in pytest. ``KeyboardInterrupt`` is
+    the user's interrupt: while the runs go on it propagates (pytest ends the session as after
+    Ctrl-C, and the reports are written); in the report phase, where a real Ctrl-C is held
+    until the reports are written, it is held the same way: the implementation's answer is
+    missing, the session's exit status becomes 2 (interrupted), and every report is written.
+    """
+    plan = (plans or HookPlans()).plan(config, hook_name)
+    results: list[Any] = []
+    failures: list[tuple[str, BaseException]] = []
     for function, argnames, impl in plan:
         try:
-            function(*[kwargs[name] for name in argnames])
-        except Exception as exc:  # an extension's bug must not lose the session's results
-            name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
-            failures.append((name, exc))
-    return failures
+            found = function(*[kwargs[name] for name in argnames])
+        except (pytest.UsageError, pytest.exit.Exception):
+            raise  # (an extension's deliberate usage error or exit, as pytest would)
+        except KeyboardInterrupt as exc:
+            if not _holding_interrupts(config):
+                raise
+            failures.append((_name(config, impl), exc))
+            config.pluginmanager.get_plugin(SIGNALS_PLUGIN).hold_interrupt()
+            continue
+        except (Exception, SystemExit) as exc:  # an extension's bug must not lose the session
+            failures.append((_name(config, impl), exc))
+            continue
+        if found is not None:
+            results.append(found)
+            if first:
+                break
+    return results, failures
+
+
+def _name(config: pytest.Config, impl: Any) -> str:
+    return config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
+
+
+def _holding_interrupts(config: pytest.Config) -> bool:
+    """Whether the session's signal handler holds Ctrl-C now (the report phase)."""
+    handler = config.pluginmanager.get_plugin(SIGNALS_PLUGIN)
+    return bool(getattr(handler, "reporting", False))
 
 
 class FailureLog:
@@ -69,6 +117,8 @@ class FailureLog:
     def __init__(self) -> None:
         self.messages: list[str] = []
         self._seen: set[tuple[str, str]] = set()
+        #: the report being built: a failure while it is built joins its warnings too
+        self.builder: ReportBuilder | None = None
 
     def first(self, name: str, hook_name: str) -> bool:
         """Whether this is the first problem of extension ``name`` in ``hook_name`` (noted
@@ -78,7 +128,7 @@ class FailureLog:
         self._seen.add((name, hook_name))
         return True
 
-    def add(self, hook_name: str, failures: list[tuple[str, Exception]]) -> list[str]:
+    def add(self, hook_name: str, failures: list[tuple[str, BaseException]]) -> list[str]:
         """Record failures; returns their messages (``extension 'x' failed in HOOK:
         ValueError: boom``), warning about the first of each extension and hook."""
         messages = []
@@ -87,6 +137,8 @@ class FailureLog:
             messages.append(message)
             if self.first(name, hook_name):
                 self.messages.append(message)
+                if self.builder is not None:
+                    self.builder.warn(message)
                 warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
         return messages
 
@@ -96,12 +148,11 @@ def build_report(config: pytest.Config, results: Results, log: FailureLog) -> Re
     builder = ReportBuilder(rows=[(case.key, case.display) for case in results.rows()])
     for message in log.messages:
         builder.warn(message)
+    log.builder = builder
     kwargs = {"report": builder, "results": results, "config": config}
     failures = call_each(config, "pytest_prob_build_report", kwargs)
-    for message, (name, exc) in zip(
-        log.add("pytest_prob_build_report", failures), failures, strict=True
-    ):
-        builder.warn(message)
+    log.add("pytest_prob_build_report", failures)
+    for name, exc in failures:
         builder.add_section(
             f"{name} (failed)",
             [f"  {describe(exc)}", "  the rest of the report is unaffected"],

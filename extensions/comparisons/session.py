@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.api import SKIP, CaseResult, options_of
+from pytest_probability.api import SKIP, CaseResult, call_first, options_of
 
 from .axis.arms import ArmInfo, compared_arms
 from .options import adjustments_of, tests_of
@@ -134,16 +134,15 @@ def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
     """A case's cost through the ``cost`` extension, or ``None`` when it is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
         return lambda case: None
-    case_cost = config.hook.pytest_prob_case_cost
-    return lambda case: case_cost(case=case, config=config)
+    return lambda case: call_first(config, "pytest_prob_case_cost", case=case, config=config)
 
 
 def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
     """Whether a case was stopped early, through the ``stopping`` extension."""
-    case_stopped = config.hook.pytest_prob_case_stopped
-    if not case_stopped.get_hookimpls():
+    if not config.hook.pytest_prob_case_stopped.get_hookimpls():
         return lambda case: False
-    return lambda case: bool(case_stopped(case=case, config=config))
+    hook = "pytest_prob_case_stopped"
+    return lambda case: bool(call_first(config, hook, case=case, config=config))
 
 
 def side_of(case: CaseResult, cost_of: Callable[[Any], float | None]) -> Side:

@@ -129,9 +129,9 @@ def failure_key(config: pytest.Config, record: dict[str, Any]) -> str:
         state.custom = any(impl.plugin_name != PLUGIN_NAME for impl in impls)
     key: Any = None
     if state.custom:
-        try:
-            key = getattr(config.hook, KEY_HOOK)(record=record, config=config)
-        except Exception as exc:  # a conftest's bug costs its grouping, not the report
+        try:  # (a copy: a hook that changes the record must not change the report)
+            key = getattr(config.hook, KEY_HOOK)(record=copy.deepcopy(record), config=config)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # costs its grouping only
             state.custom = False
             state.hook_error = f"{type(exc).__name__}: {exc}"
     found = shape_key(record) if key is None else key if isinstance(key, str) else str(key)

@@ -11,6 +11,7 @@ from pytest_probability.api import (
     Reading,
     ReportBuilder,
     Results,
+    call_first,
     fraction_text,
     reading_percent,
     row_status,
@@ -52,7 +53,7 @@ def pytest_prob_build_report(
     words: dict[str, str] = {}
     notes: dict[str, str] = {}
     for case in results.cases():
-        word, key = config.hook.pytest_prob_row_status(case=case, config=config)
+        word, key = call_first(config, "pytest_prob_row_status", case=case, config=config)
         words[case.key] = word
         partial = len(case.records) < case.planned
         report.add_row_json(case.key, {"status": key, "subset": reason if partial else None})

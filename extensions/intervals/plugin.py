@@ -16,6 +16,7 @@ from pytest_probability.api import (
     Reading,
     ReportBuilder,
     Results,
+    call_first,
     interval_cells,
     options_of,
     parse_bool,
@@ -234,10 +235,12 @@ def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
 def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
     """The cases' recorded cost, from the cost extension (``pytest_prob_case_cost``:
     ``None`` without it, or when no case recorded a cost)."""
-    case_cost = config.hook.pytest_prob_case_cost
-    if not case_cost.get_hookimpls():  # (-p no:probability.cost: not a call per case)
+    if not config.hook.pytest_prob_case_cost.get_hookimpls():  # (no cost: no call per case)
         return None
-    known = [c for case in cases if (c := case_cost(case=case, config=config)) is not None]
+    hook = "pytest_prob_case_cost"
+    known = [
+        c for case in cases if (c := call_first(config, hook, case=case, config=config)) is not None
+    ]
     return sum(known) if known else None
 
 

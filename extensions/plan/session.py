@@ -17,6 +17,8 @@ from pytest_probability.api import (
     ReportBuilder,
     Results,
     Thresholds,
+    call_first,
+    call_hook,
     claim_output,
     describe_exception,
     escape_surrogates,
@@ -60,7 +62,9 @@ class PlanSession:
         #: the cost per run of each case of ``--prob-plan-report``, by case key and case id
         self.costs: dict[str, float] = {}
         if self.report_path is not None:
-            found = config.hook.pytest_prob_plan_costs(path=self.report_path, config=config)
+            found = call_first(
+                config, "pytest_prob_plan_costs", path=self.report_path, config=config
+            )
             if found is None:
                 raise pytest.UsageError(
                     f"--prob-plan-report={self.report_path}: reading a report needs the "
@@ -96,7 +100,7 @@ class PlanSession:
         if per_run is not None:
             row.cost = per_run * case.runs
         self._plan_gate(case, row)
-        self.config.hook.pytest_prob_plan_case(case=case, row=row, config=self.config)
+        call_hook(self.config, "pytest_prob_plan_case", case=case, row=row, config=self.config)
         return row
 
     def _plan_gate(self, case: Case, row: PlanRow) -> None:
