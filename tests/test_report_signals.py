@@ -15,6 +15,10 @@ BENCH = "def bench_a():\n    pass\n\ndef bench_b():\n    pass\n"
 SENDER = """
 import os, signal
 
+# as in a terminal, where Ctrl-C raises KeyboardInterrupt (a CI runner may start the
+# process with SIGINT ignored, and an ignored signal stays ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def pytest_prob_build_report(report, results, config):
     for name in {signals}:
         os.kill(os.getpid(), getattr(signal, name))
