@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import loader
-from .options import OptionRegistry
-from .parsers import parse_bool, parse_delay, parse_patterns, parse_runs, parse_text
+from .options import OptionRegistry, declare_kernel_settings
 
 if TYPE_CHECKING:
     from .report.builder import ReportBuilder
@@ -179,48 +178,7 @@ class Kernel:
     def pytest_prob_addoption(self, options: OptionRegistry) -> None:
         """Declare the kernel's settings: runs, the JSON report, the delay, the order, the
         pattern. Called by the historic hook; returns nothing."""
-        options.add(
-            "runs",
-            parse=parse_runs,
-            default=1,
-            cli="--prob-runs",
-            ini="prob_runs",
-            mark=True,
-            metavar="N",
-            help="run every case N times (default: ini prob_runs or 1)",
-        )
-        options.add(
-            "json",
-            parse=parse_text,
-            cli="--prob-json",
-            metavar="PATH",
-            help="write a JSON report to PATH",
-        )
-        options.add(
-            "delay",
-            parse=parse_delay,
-            default=0.0,
-            cli="--prob-delay",
-            ini="prob_delay",
-            metavar="SECONDS",
-            help="sleep between run executions, never before the first (per xdist worker)",
-        )
-        options.add(
-            "transpose",
-            parse=parse_bool,
-            default=False,
-            cli="--prob-transpose",
-            ini="prob_transpose",
-            flag_value=True,
-            help="run-major order: run 1 of every case, then run 2, ...",
-        )
-        options.add(
-            "pattern",
-            parse=parse_patterns,
-            default=("bench_*.py",),
-            ini="prob_pattern",
-            help="glob(s) for benchmark files (default bench_*.py)",
-        )
+        declare_kernel_settings(options)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:

@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from .parsers import parse_bool, parse_delay, parse_patterns, parse_runs, parse_text
+
 Parser = Callable[[Any], Any]
 
 
@@ -326,3 +328,50 @@ def _read_ini(config: pytest.Config, name: str) -> Any:
     if raw is None or raw == "" or raw == []:
         return None
     return " ".join(str(part) for part in raw) if isinstance(raw, list) else raw
+
+
+def declare_kernel_settings(options: OptionRegistry) -> None:
+    """The kernel's own settings: runs, the JSON report, the delay, the order, the pattern
+    (declared by the kernel's ``pytest_prob_addoption``)."""
+    options.add(
+        "runs",
+        parse=parse_runs,
+        default=1,
+        cli="--prob-runs",
+        ini="prob_runs",
+        mark=True,
+        metavar="N",
+        help="run every case N times (default: ini prob_runs or 1)",
+    )
+    options.add(
+        "json",
+        parse=parse_text,
+        cli="--prob-json",
+        metavar="PATH",
+        help="write a JSON report to PATH",
+    )
+    options.add(
+        "delay",
+        parse=parse_delay,
+        default=0.0,
+        cli="--prob-delay",
+        ini="prob_delay",
+        metavar="SECONDS",
+        help="sleep between run executions, never before the first (per xdist worker)",
+    )
+    options.add(
+        "transpose",
+        parse=parse_bool,
+        default=False,
+        cli="--prob-transpose",
+        ini="prob_transpose",
+        flag_value=True,
+        help="run-major order: run 1 of every case, then run 2, ...",
+    )
+    options.add(
+        "pattern",
+        parse=parse_patterns,
+        default=("bench_*.py",),
+        ini="prob_pattern",
+        help="glob(s) for benchmark files (default bench_*.py)",
+    )
