@@ -80,6 +80,9 @@ class Kernel:
         #: bundled extensions whose registry a plugin that is not bundled fills: filled at
         #: ``pytest_configure`` without registering the extension
         self.registries_to_fill: set[str] = set()
+        #: the node ids a pytest-xdist worker collected (controller): how many runs a case
+        #: whose worker crashed before reporting any of them has
+        self.collected: list[str] = []
 
     @property
     def recorded(self) -> int:
@@ -391,6 +394,7 @@ class Kernel:
         """Activate the plugin on the pytest-xdist controller (which never collects) when a
         worker collected a bench file: called once per worker with the node ids it
         collected, before any is scheduled; returns nothing."""
+        self.collected = self.collected or ids
         if self.active or self.config is None:
             return
         for nodeid in ids:
@@ -416,27 +420,18 @@ class Kernel:
             record = extract(report)
         if record is not None:
             self.activate(self.config)  # (a record may come from a worker first)
-            assert self.results is not None
-            self.results.add(record)
             if _is_worker(self.config):
+                assert self.results is not None
+                self.results.add(record)
                 return
             # the results hold it now: one copy per session, freed with the results
             detach(report)
-            from .report.safe_calls import call_each
-
-            failures = call_each(
-                self.config,
-                "pytest_prob_logrecord",
-                {"record": record, "config": self.config},
-                self.plans,
-            )
-            if failures:
-                assert self.failures is not None
-                self.failures.add("pytest_prob_logrecord", failures)
+            self.aggregate(record)
         elif self.results is None:
             return  # not a bench session: nothing below concerns it
         elif report.when == "???" and report.failed and not _is_worker(self.config):
-            # pytest-xdist: the worker running this item died before reporting it
+            # pytest-xdist: the worker running this item died before reporting it; the run
+            # counts as made (an ERROR) for everyone, the budget too
             from .execution.records import crash_record
 
             found = crash_record(
@@ -445,15 +440,29 @@ class Kernel:
                 self.results.get(report.nodeid.rsplit("[run", 1)[0]),
                 self.patterns,
                 len(self.results),
+                self.collected,
             )
             if found is not None:
-                self.results.add(found)
+                self.aggregate(found)
         elif report.when == "teardown" and report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             detail = getattr(crash, "message", None) or report.longreprtext.strip() or "error"
             from .execution.steps import truncate
 
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
+
+    def aggregate(self, record: dict[str, Any]) -> None:
+        """Add a run's record to the results and tell the extensions
+        (``pytest_prob_logrecord``), in the aggregating process."""
+        assert self.results is not None and self.config is not None
+        self.results.add(record)
+        from .report.safe_calls import call_each
+
+        kwargs = {"record": record, "config": self.config}
+        failures = call_each(self.config, "pytest_prob_logrecord", kwargs, self.plans)
+        if failures:
+            assert self.failures is not None
+            self.failures.add("pytest_prob_logrecord", failures)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Give the session an exit status when whoever started it did not.

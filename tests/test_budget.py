@@ -53,6 +53,7 @@ def test_budget_cuts_the_session_evenly_with_transpose(pytester: pytest.Pytester
         "overshoot": None,
         "ok": False,
         "uncounted": 0,
+        "crashed": 0,
     }
 
 
@@ -321,3 +322,62 @@ def test_the_controller_stops_handing_out_runs(pytester: pytest.Pytester) -> Non
     assert f"  Budget:  10 runs reached after {count} of 100 runs; {100 - count} skipped" in (
         section(result.outlines)
     )
+
+
+CRASHING_BENCH = """
+import os
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.parametrize("item", range(4))
+def bench_b(item):
+    if item == 1 and current_run().run == 1:
+        os._exit(1)  # the worker dies before reporting the run
+"""
+
+
+@pytest.mark.subprocess
+def test_a_run_whose_worker_crashed_counts_as_made_with_its_spend_unknown(
+    pytester: pytest.Pytester,
+) -> None:
+    """The crashed run is the case's first record: the case still plans all its runs, the
+    budget counts the run as made and says its spend is unknown. (pytest-rerunfailures,
+    installed here, reads ``sched.config`` from the wrapped scheduler at the crash.)"""
+    pytester.makepyfile(bench_b=CRASHING_BENCH)
+    result = pytester.runpytest_subprocess(
+        "--prob-runs=10", "--prob-budget-runs=12", "-n", "2", "--prob-json=r.json"
+    )
+    assert result.ret == 1
+    assert "INTERNALERROR" not in result.stdout.str()
+    report = load_json(pytester.path / "r.json")
+    budget = report["budget"]
+    assert (budget["crashed"], budget["uncounted"], budget["planned"]) == (1, 0, 40)
+    assert budget["runs"] + budget["skipped"] == 40
+    crashed = next(row for row in report["rows"] if row["case"] == "b::1")
+    assert (crashed["planned"], crashed["total"], crashed["status"]) == (10, 1, "error")
+    lines = section(result.outlines)
+    assert "  b::1    0/1               ERROR  cut short (1/10)" in lines
+    assert "           1 run(s) crashed with their worker: spend unknown" in lines
+
+
+@pytest.mark.subprocess
+def test_without_a_budget_a_crashed_first_run_keeps_the_cases_planned_runs(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(bench_b=CRASHING_BENCH)
+    result = pytester.runpytest_subprocess("--prob-runs=10", "-n", "2", "--prob-json=r.json")
+    assert result.ret == 1
+    rows = {row["case"]: row for row in load_json(pytester.path / "r.json")["rows"]}
+    assert [(rows[f"b::{i}"]["planned"], rows[f"b::{i}"]["total"]) for i in range(4)] == [
+        (10, 10)
+    ] * 4
+    assert "  b::1   9/10  [55%,  99%]  1 ERRORED" in section(result.outlines)
+
+
+def test_the_wrapper_passes_other_attributes_on_to_the_scheduler_it_wraps() -> None:
+    """Plugins read the scheduler's attributes (pytest-rerunfailures: ``sched.config``)."""
+    inner = SimpleNamespace(config="the config", log="the log")
+    dealing = wrap(inner, reached=lambda: False, sharing=lambda: True, reads=lambda _: True)
+    assert (dealing.config, dealing.log) == ("the config", "the log")
+    with pytest.raises(AttributeError):
+        dealing.missing  # noqa: B018

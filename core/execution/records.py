@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -128,12 +129,18 @@ _RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
 
 
 def crash_record(
-    nodeid: str, message: str, known: Any, patterns: tuple[str, ...], order: int
+    nodeid: str,
+    message: str,
+    known: Any,
+    patterns: tuple[str, ...],
+    order: int,
+    collected: Sequence[str] = (),
 ) -> dict[str, Any] | None:
     """The record of a run whose process died before reporting it (a pytest-xdist worker
     crash): an ERROR naming the crash, built from the node id and from the case's other runs
     when any arrived (``known``: the case's :class:`~pytest_probability.report.results.CaseResult`
-    or ``None``). ``None`` when the node id is not a bench run (a verdict item, a test)."""
+    or ``None``; else its planned runs are counted in the ``collected`` node ids). ``None``
+    when the node id is not a bench run (a verdict item, a test)."""
     path = nodeid.split("::", 1)[0]
     if not any(fnmatch.fnmatch(path.rsplit("/", 1)[-1], p) for p in patterns):
         return None
@@ -148,7 +155,9 @@ def crash_record(
         return None
     label = function_label(parts[1])
     param = parts[2] if len(parts) > 2 else None
-    base = dict(case=case_id(parts[1], param), label=label, module=path, runs=run, mark={})
+    planned = sum(1 for other in collected if other.startswith(f"{key}[run"))
+    runs = max(run, planned)
+    base = dict(case=case_id(parts[1], param), label=label, module=path, runs=runs, mark={})
     base["order"] = order
     if known is not None and known.records:  # the case's own fields, as its runs have them
         sample = next(iter(known.records.values()))

@@ -158,6 +158,11 @@ class Dealing:
         self.withheld: list[str] = []
         self._done: deque[tuple[Hand, int]] = deque()  # withheld, not yet marked done
 
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # (not set yet)
+            raise AttributeError(name)
+        return getattr(self.inner, name)  # config, log, ...: what other plugins read
+
     def is_run(self, hand: Hand, index: int) -> bool:
         collection = hand.collection
         return index >= len(collection) or run_case(collection[index]) is not None

@@ -50,6 +50,8 @@ COLUMN_ORDER = 960
 WORKERS_ORDER = 900
 WORKER_KEY = "prob_budget_tally"
 REASON = "budget of "
+#: the ``error`` of the record of a run whose pytest-xdist worker died before reporting it
+CRASHED = "WorkerCrashed"
 RUN_MAJOR = "runs dealt in run-major order (--prob-transpose with a budget): an even cut"
 
 
@@ -172,6 +174,8 @@ class Budget:
         self.distribution: str | None = None
         #: runs whose spend could not be counted (each counted as the rest of the budget)
         self.uncounted = 0
+        #: runs whose worker died before reporting them: made, their spend unknown
+        self.crashed = 0
         #: notes for the ``Budget:`` line (an uncountable spend, an unwritable tally file)
         self.notes: list[str] = []
         if workerinput is not None and workerinput.get(WORKER_KEY):
@@ -287,13 +291,16 @@ class Budget:
         Called in the aggregating process per arriving record."""
         if record.get("outcome") == SKIP:
             return
-        problem = None
-        try:
-            spend = checked(config.hook.pytest_prob_run_spend(record=record, config=config))
-        except UncountableSpend as exc:
-            spend, problem = None, str(exc)
-        except Exception as exc:  # an implementation's bug must not switch the budget off
-            spend, problem = None, f"raised {describe_exception(exc)}"
+        problem = spend = None
+        if record.get("error") == CRASHED:  # (nothing of its usage reached us)
+            self.crashed += 1
+        else:
+            try:
+                spend = checked(config.hook.pytest_prob_run_spend(record=record, config=config))
+            except UncountableSpend as exc:
+                problem = str(exc)
+            except Exception as exc:  # an implementation's bug must not switch the budget off
+                problem = f"raised {describe_exception(exc)}"
         self.tally.add(spend)
         if problem is not None:
             self.uncounted += 1
@@ -428,6 +435,8 @@ class Budget:
         lines += self.notes
         if self.uncounted > 1:
             lines.append(f"{self.uncounted - 1:,} more run(s) whose spend could not be counted")
+        if self.crashed:
+            lines.append(f"{self.crashed:,} run(s) crashed with their worker: spend unknown")
         if skipped and not self.ok:
             lines.append("a session cut by its budget fails (--prob-budget-ok accepts a cut)")
         report.add_summary("Budget:", lines, order=SUMMARY_ORDER)
@@ -444,5 +453,6 @@ class Budget:
                 "overshoot": overshoot,
                 "ok": self.ok,
                 "uncounted": self.uncounted,
+                "crashed": self.crashed,
             },
         )
