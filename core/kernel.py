@@ -8,6 +8,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import copy
 import gc
 import sys
 from collections.abc import Generator
@@ -303,9 +304,16 @@ class Kernel:
             case_id=item.case.case_id, run=item.run, config=item.config
         )
         if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
-            reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
-            if reason:
-                raise pytest.skip.Exception(str(reason), _use_item_location=True)
+            try:
+                reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
+            except (Exception, SystemExit) as exc:  # (UsageError and pytest.exit: pytest's)
+                if isinstance(exc, (pytest.UsageError, pytest.exit.Exception)):
+                    raise
+                reason = exc
+            if isinstance(reason, str) and reason:
+                raise pytest.skip.Exception(reason, _use_item_location=True)
+            if reason is not None and not isinstance(reason, str):
+                self.skip_run_failed(item, reason)
         delay = self.options.session_value("delay")
         if delay and self.runs_started:
             sleep(delay)
@@ -451,13 +459,30 @@ class Kernel:
 
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
 
+    def skip_run_failed(self, item: pytest.Item, answer: object) -> None:
+        """Warn (once per extension) that a ``pytest_prob_skip_run`` implementation raised
+        or answered something that is not a reason: the run is made, as without it."""
+        from .execution.user_values import short_repr
+        from .report.safe_calls import answering_plugin
+
+        kwargs = {"item": item, "case": item.case}
+        name = answering_plugin(item.config, item.ihook.pytest_prob_skip_run, kwargs)
+        error = answer
+        if not isinstance(answer, BaseException):
+            error = TypeError(f"answered {short_repr(answer)}, not a reason: the run is made")
+        assert self.failures is not None
+        self.failures.add("pytest_prob_skip_run", [(name, error)])
+
     def aggregate(self, record: dict[str, Any]) -> None:
         """Add a run's record to the results and tell the extensions
         (``pytest_prob_logrecord``), in the aggregating process."""
-        assert self.results is not None and self.config is not None
+        assert self.results is not None and self.config is not None and self.plans is not None
         self.results.add(record)
         from .report.safe_calls import call_each
 
+        plan = self.plans.plan(self.config, "pytest_prob_logrecord")
+        if any(impl.plugin_name not in loader.BUNDLED_NAMES for _, _, impl in plan):
+            record = copy.deepcopy(record)  # (a third party's hook must not change the results)
         kwargs = {"record": record, "config": self.config}
         failures = call_each(self.config, "pytest_prob_logrecord", kwargs, self.plans)
         if failures:

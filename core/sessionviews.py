@@ -10,7 +10,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .loader import COLLECT_MODULE, KERNEL_NAME
@@ -106,7 +106,15 @@ def run_context_of(item: pytest.Item) -> RunContext | None:
     return None if collect is None else item.stash.get(collect.CONTEXT_KEY, None)
 
 
-def call_hook(config: pytest.Config, hook_name: str, /, **kwargs: Any) -> list[Any]:
+def call_hook(
+    config: pytest.Config,
+    hook_name: str,
+    /,
+    *,
+    check: Callable[[Any], str | None] | None = None,
+    passing: tuple[type[BaseException], ...] = (),
+    **kwargs: Any,
+) -> list[Any]:
     """Call every implementation of the hook ``hook_name`` with ``kwargs`` through the
     plugin's boundary, one implementation at a time in pluggy's order (hook wrappers are
     not called); returns their answers that are not ``None``.
@@ -115,23 +123,41 @@ def call_hook(config: pytest.Config, hook_name: str, /, **kwargs: Any) -> list[A
     ``ProbabilityExtensionWarning`` naming the extension, once per extension and hook, also
     in the report's warnings; ``KeyboardInterrupt`` is the user's interrupt (held, with exit
     status 2, once the runs are over). ``pytest.UsageError`` and ``pytest.exit`` pass
-    through."""
-    return _call(config, hook_name, kwargs, first=False)
+    through, as do exceptions of the ``passing`` types (the hook's documented signals, such
+    as a ``ValueError`` refusing the settings). ``check(answer)`` says what is wrong with an
+    answer that is not ``None`` (``None`` when nothing is): a wrong answer is left out and
+    its extension named like one that raised."""
+    return _call(config, hook_name, kwargs, False, check, passing)
 
 
-def call_first(config: pytest.Config, hook_name: str, /, **kwargs: Any) -> Any:
+def call_first(
+    config: pytest.Config,
+    hook_name: str,
+    /,
+    *,
+    check: Callable[[Any], str | None] | None = None,
+    passing: tuple[type[BaseException], ...] = (),
+    **kwargs: Any,
+) -> Any:
     """The first answer that is not ``None`` of the hook ``hook_name`` (a ``firstresult``
     hook), called through the boundary as :func:`call_hook` does; ``None`` when none
     answers."""
-    found = _call(config, hook_name, kwargs, first=True)
+    found = _call(config, hook_name, kwargs, True, check, passing)
     return found[0] if found else None
 
 
-def _call(config: pytest.Config, hook_name: str, kwargs: dict[str, Any], first: bool) -> list[Any]:
+def _call(
+    config: pytest.Config,
+    hook_name: str,
+    kwargs: dict[str, Any],
+    first: bool,
+    check: Callable[[Any], str | None] | None,
+    passing: tuple[type[BaseException], ...],
+) -> list[Any]:
     from .report.safe_calls import FailureLog, call_impls
 
     kernel = _kernel(config)
-    results, failures = call_impls(config, hook_name, kwargs, kernel.plans, first)
+    results, failures = call_impls(config, hook_name, kwargs, kernel.plans, first, check, passing)
     if failures:
         (kernel.failures or FailureLog()).add(hook_name, failures)
     return results

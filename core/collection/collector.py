@@ -27,8 +27,9 @@ from ..execution.steps import (
     read_steps,
     run_body,
 )
+from ..execution.user_values import short_repr
 from ..options import OptionError, OptionRegistry
-from ..sessionviews import options_of
+from ..sessionviews import call_hook, options_of
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
 from .verdict_items import VerdictRequest
 
@@ -274,7 +275,7 @@ def _function_nodes(
         for m in getattr(entries[0][0].obj, "pytestmark", [])  # (the function is shared)
         if isinstance(m, pytest.Mark) and m.name not in ("parametrize", "probability")
     ]
-    hook = config.hook.pytest_prob_collect_function_verdicts
+    hook = "pytest_prob_collect_function_verdicts"
     runs = [item for item in items if isinstance(item, BenchRun)]
     made = _verdict_items(
         module, function.as_case(), runs, marks, function.key, hook, function=function
@@ -311,7 +312,7 @@ def make_case_items(
     ]
     # the case's own marks (function and pytest.param marks): skip/skipif/xfail and -m treat
     # the verdict like its runs; module marks reach it through its parents
-    hook = parent.config.hook.pytest_prob_collect_verdicts
+    hook = "pytest_prob_collect_verdicts"
     verdicts = _verdict_items(parent, case, runs, generated.own_markers, case.key, hook, case=case)
     if verdicts and _loadgroup(parent.config):
         for item in [*runs, *verdicts]:  # one group per case (co-location is checked at run time)
@@ -325,19 +326,27 @@ def _verdict_items(
     runs: list[pytest.Item],
     marks: Iterable[pytest.Mark],
     key: str,
-    hook: Any,
+    hook: str,
     /,
     **kwargs: Any,
 ) -> list[pytest.Item]:
-    """The verdict items the extensions request through ``hook`` (a collect-verdicts hook),
+    """The verdict items the extensions request through the collect-verdicts ``hook``,
     children of ``parent`` judging ``runs`` and carrying ``marks``. An extension refusing
-    the settings (:class:`OptionError`) is a collection error naming ``key``."""
+    the settings (:class:`OptionError`) is a collection error naming ``key``; one that
+    raises or answers something else than requests is left out, named."""
     try:
-        answers = hook(config=parent.config, **kwargs)
+        answers = call_hook(
+            parent.config,
+            hook,
+            check=_not_requests,
+            passing=(OptionError,),
+            config=parent.config,
+            **kwargs,
+        )
     except OptionError as exc:
         raise pytest.Collector.CollectError(f"{key}: {exc}") from None
     made: list[pytest.Item] = []
-    for answer in filter(None, answers):
+    for answer in answers:
         for request in answer if isinstance(answer, (list, tuple)) else [answer]:
             name = case.verdict_item_name(request.kind)
             nodeid = f"{parent.nodeid}::{name}"
@@ -348,6 +357,14 @@ def _verdict_items(
             )
             made[-1].own_markers.extend(marks)
     return made
+
+
+def _not_requests(answer: Any) -> str | None:
+    """What is wrong with a collect-verdicts answer (``None`` when it is requests)."""
+    requests = answer if isinstance(answer, (list, tuple)) else [answer]
+    if all(isinstance(request, VerdictRequest) for request in requests):
+        return None
+    return f"answered {short_repr(answer)}, not a VerdictRequest or a list of them"
 
 
 def _loadgroup(config: pytest.Config) -> bool:

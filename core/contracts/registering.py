@@ -3,7 +3,9 @@
 Every registry an extension keeps (metrics, comparison tests, gate kinds, interval methods…)
 is filled by calling its registration hook historically, so that a plugin registered later
 (a conftest below the rootdir) still registers. A registration that fails stops the session
-with one usage error naming the registry, never a traceback or an INTERNALERROR.
+with one usage error naming the registry, never a traceback or an INTERNALERROR (also when
+it calls ``sys.exit``; a ``KeyboardInterrupt`` is the user's: pytest ends the session as
+interrupted before anything ran).
 
 PYTEST_DONT_REWRITE
 """
@@ -26,7 +28,7 @@ def call_registrations(hook: Any, kwargs: dict[str, Any], what: str) -> None:
         raise
     except ValueError as exc:
         raise pytest.UsageError(f"registering {what} failed: {exc}") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # (sys.exit in an extension is its own bug)
         raise pytest.UsageError(f"registering {what} failed: {describe(exc, hook)}") from None
 
 

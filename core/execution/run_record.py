@@ -16,7 +16,7 @@ import pytest
 from ..contracts.outcomes import ERROR, FAIL, PASS, SKIP
 from ..loader import BUNDLED_NAMES
 from ..report.json_report import jsonable
-from ..report.safe_calls import ProbabilityExtensionWarning, call_each
+from ..report.safe_calls import ProbabilityExtensionWarning, answering_plugin, call_each
 from .records import make_record
 from .user_values import describe, short_repr
 
@@ -35,7 +35,7 @@ def make_run_record(
     outcome, warning, error = ERROR, None, None
     try:
         answer = item.ihook.pytest_prob_classify_outcome(item=item, call=call) or ERROR
-    except Exception as exc:  # a third party's bug: the run is an error, not the session
+    except (Exception, SystemExit) as exc:  # a third party's bug: the run is an error
         error, problem = "ClassifierError", f"failed in {HOOK}: {describe(exc)}"
     else:
         if isinstance(answer, str) and answer in (PASS, FAIL, ERROR, SKIP):
@@ -47,7 +47,9 @@ def make_run_record(
                 "(expected 'pass', 'fail', 'error' or 'skip')"
             )
     if error is not None:
-        name = _classifier_of(item, call)
+        name = answering_plugin(
+            item.config, item.ihook.pytest_prob_classify_outcome, {"item": item, "call": call}
+        )
         warning = f"extension {name!r} {problem}: its runs are recorded as errors"
         if kernel.failures.first(name, HOOK):  # warned about once per extension
             kernel.failures.messages.append(warning)  # (the report's warnings too)
@@ -56,32 +58,17 @@ def make_run_record(
     record = make_record(item, call, report, outcome, order, warning, error)
     plan = kernel.plans.plan(item.config, "pytest_prob_run_finished")
     if plan:
+        if kernel.foreign_run_data is None:
+            found = (impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan)
+            kernel.foreign_run_data = any(found)
+        made = dict(record) if kernel.foreign_run_data else {}
         arguments = {"item": item, "record": record}
         failures = call_each(item.config, "pytest_prob_run_finished", arguments, kernel.plans)
         if failures:
             messages = kernel.failures.add("pytest_prob_run_finished", failures)
             record.setdefault("warnings", []).extend(messages)
-        if kernel.foreign_run_data is None:
-            found = (impl.plugin_name not in BUNDLED_NAMES for _, _, impl in plan)
-            kernel.foreign_run_data = any(found)
+        for key, value in made.items():  # extensions add fields; a third party's removing
+            record.setdefault(key, value)  # one the kernel made cannot break the session
         if kernel.foreign_run_data:  # a third party may have added anything: make it travel
             record = jsonable(record)
     return record
-
-
-def _classifier_of(item: pytest.Item, call: pytest.CallInfo[None]) -> str:
-    """The name of the extension whose ``pytest_prob_classify_outcome`` answers for this
-    run, or raises (asked again, in pluggy's order, on this rare path only): its plugin name
-    as registered, ``"?"`` when none can be found."""
-    manager = item.config.pluginmanager
-    kwargs = {"item": item, "call": call}
-    for impl in reversed(item.ihook.pytest_prob_classify_outcome.get_hookimpls()):
-        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
-            continue
-        try:
-            if impl.function(*[kwargs[name] for name in impl.argnames]) is None:
-                continue
-        except Exception:  # (raising is answering)
-            pass
-        return manager.get_name(impl.plugin) or impl.plugin_name
-    return "?"

@@ -11,7 +11,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -63,6 +63,8 @@ def call_impls(
     kwargs: Mapping[str, Any],
     plans: HookPlans | None = None,
     first: bool = False,
+    check: Callable[[Any], str | None] | None = None,
+    passing: tuple[type[BaseException], ...] = (),
 ) -> tuple[list[Any], list[tuple[str, BaseException]]]:
     """The one boundary around extensions' hook implementations: call each non-wrapper
     implementation of ``hook_name`` on its own, in pluggy's order (stopping at the first
@@ -76,6 +78,10 @@ def call_impls(
     Ctrl-C, and the reports are written); in the report phase, where a real Ctrl-C is held
     until the reports are written, it is held the same way: the implementation's answer is
     missing, the session's exit status becomes 2 (interrupted), and every report is written.
+
+    ``check(answer)`` says what is wrong with an answer that is not ``None`` (``None`` when
+    nothing): a wrong answer is that implementation's failure (a ``TypeError`` saying so).
+    Exceptions of the ``passing`` types are the hook's documented signals: they propagate.
     """
     plan = (plans or HookPlans()).plan(config, hook_name)
     results: list[Any] = []
@@ -83,7 +89,7 @@ def call_impls(
     for function, argnames, impl in plan:
         try:
             found = function(*[kwargs[name] for name in argnames])
-        except (pytest.UsageError, pytest.exit.Exception):
+        except (pytest.UsageError, pytest.exit.Exception, *passing):
             raise  # (an extension's deliberate usage error or exit, as pytest would)
         except KeyboardInterrupt as exc:
             if not _holding_interrupts(config):
@@ -94,11 +100,31 @@ def call_impls(
         except (Exception, SystemExit) as exc:  # an extension's bug must not lose the session
             failures.append((_name(config, impl), exc))
             continue
-        if found is not None:
+        problem = None if found is None or check is None else check(found)
+        if problem is not None:
+            failures.append((_name(config, impl), TypeError(problem)))
+        elif found is not None:
             results.append(found)
             if first:
                 break
     return results, failures
+
+
+def answering_plugin(config: pytest.Config, caller: Any, kwargs: Mapping[str, Any]) -> str:
+    """The name of the extension whose implementation answers (or raises) first when the
+    hook ``caller`` is called with ``kwargs``, asked again in pluggy's order (for naming a
+    wrong answer of a hook called through pluggy itself, on that rare path only); ``"?"``
+    when none does."""
+    for impl in reversed(caller.get_hookimpls()):
+        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
+            continue
+        try:
+            if impl.function(*[kwargs[name] for name in impl.argnames]) is None:
+                continue
+        except (Exception, SystemExit):  # (raising is answering)
+            pass
+        return _name(config, impl)
+    return "?"
 
 
 def _name(config: pytest.Config, impl: Any) -> str:

@@ -24,6 +24,7 @@ from pytest_probability.api import (
     CaseResult,
     binom_cdf,
     binom_sf,
+    call_first,
     interval_cells,
     option_value,
     options_of,
@@ -72,13 +73,19 @@ def interval_method(config: pytest.Config, name: str) -> Compute:
     high)``), asked of ``pytest_prob_interval_method`` once per session."""
     known = config.stash.setdefault(METHODS_KEY, {})
     if name not in known:
-        found = config.hook.pytest_prob_interval_method(name=name, config=config)
+        found = call_first(
+            config, "pytest_prob_interval_method", check=_not_callable, name=name, config=config
+        )
         if found is None:  # (the gates refuse min_rate and min_passes without intervals)
             raise ValueError(
                 f"no interval method {name!r}: the bundled intervals extension is disabled"
             )
         known[name] = found
     return known[name]
+
+
+def _not_callable(answer: Any) -> str | None:
+    return None if callable(answer) else f"answered {answer!r}, not an interval function"
 
 
 @dataclass(frozen=True)

@@ -211,24 +211,42 @@ def _same_file(first: Path, second: Path) -> bool:
         return False
 
 
-def write_summaries(config: pytest.Config, state: MarkdownState, exit_status: int) -> list[str]:
-    """Render the summary and write it to every target; returns one error line per failure
-    (and none when there was nothing to write). Never raises."""
+def _not_a_path(answer: Any) -> str | None:
+    path = os.fspath(answer) if isinstance(answer, (str, os.PathLike)) else None
+    if isinstance(path, str) and "\0" not in path:
+        return None
+    return f"answered {answer!r:.200}, not a file path"
+
+
+def step_summary(config: pytest.Config) -> Path | None:
+    """The job summary file ``pytest_prob_markdown_step_summary`` names, asked before the
+    reports are written (an implementation that interrupts changes the exit status they
+    carry); ``None`` for none. An implementation's bug costs the job summary, nothing more:
+    it is warned about, named."""
+    if not is_active(config) or not recorded_runs(config):
+        return None
+    answer = api.call_first(
+        config, "pytest_prob_markdown_step_summary", check=_not_a_path, config=config
+    )
+    where = config.invocation_params.dir  # (a relative path is relative to it)
+    return where / Path(os.fspath(answer)).expanduser() if answer else None
+
+
+def write_summaries(
+    config: pytest.Config, state: MarkdownState, exit_status: int, target: Path | None
+) -> list[str]:
+    """Render the summary and write it to every target (``target``: the job summary file);
+    returns one error line per failure (and none when there was nothing to write). Never
+    raises."""
     if not is_active(config) or report_of(config) is None or not recorded_runs(config):
         return []  # no bench run produced a result (--collect-only, --prob-plan): no summary
-    try:
-        answer = config.hook.pytest_prob_markdown_step_summary(config=config)
-        where = config.invocation_params.dir  # (a relative path is relative to it)
-        target = where / Path(os.fspath(answer)).expanduser() if answer else None
-    except Exception as exc:  # a conftest's bug costs the job summary, nothing more
-        return [f"could not find the job summary file: {type(exc).__name__}: {exc}"]
+    errors = []
     if state.path is None and target is None:
         return []
     try:
         markdown = build_summary(config, exit_status)
     except Exception as exc:  # a bug here must not hide the session's results
         return [f"could not build the Markdown summary: {type(exc).__name__}: {exc}"]
-    errors = []
     if state.path is not None:
         try:  # (the writer is read at each write: a test may replace it)
             api.write_atomic(state.path, markdown)
@@ -260,11 +278,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> Generator[
     before the terminal summary is printed. Leaves the exit status alone, even when a write
     fails.
     """
-    result = yield
     config = session.config
     state = config.stash.get(STATE_KEY, None)
-    if state is not None and not hasattr(config, "workerinput"):
-        state.errors = write_summaries(config, state, int(session.exitstatus))
+    writing = state is not None and not hasattr(config, "workerinput")
+    target = step_summary(config) if writing else None
+    result = yield
+    if writing:
+        state.errors = write_summaries(config, state, int(session.exitstatus), target)
     return result
 
 

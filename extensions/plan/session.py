@@ -43,6 +43,22 @@ OVERFLOW_NOTE = (
 )
 
 
+#: the fields of a planned comparison the plan's table reads, with the numbers among them
+COMPARISON_FIELDS = ("label", "axis", "arm", "baseline", "inputs", "sessions", "seed")
+COMPARISON_NUMBERS = ("planned_pairs", "expected_pairs", "right_chance")
+
+
+def _not_comparisons(answer: Any) -> str | None:
+    """What is wrong with a ``pytest_prob_plan_comparisons`` answer (``None``: nothing)."""
+    for plan in answer if isinstance(answer, (list, tuple)) else [answer]:
+        if not isinstance(plan, dict) or not all(key in plan for key in COMPARISON_FIELDS):
+            return f"answered {answer!r:.200}, not a list of planned comparisons"
+        numbers = [plan.get(key) for key in COMPARISON_NUMBERS]
+        if not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers):
+            return f"answered {plan!r:.200}: {', '.join(COMPARISON_NUMBERS)} must be numbers"
+    return None
+
+
 class PlanSession:
     """Collects, plans every selected case, prints the plan and runs nothing."""
 
@@ -85,12 +101,19 @@ class PlanSession:
         cases = list(seen.values())
         self.rows = [self.plan(case) for case in cases]
         try:
-            found = self.config.hook.pytest_prob_plan_comparisons(
-                cases=cases, assume=self.assume, difference=self.difference, config=self.config
+            found = call_hook(
+                self.config,
+                "pytest_prob_plan_comparisons",
+                check=_not_comparisons,
+                passing=(ValueError,),
+                cases=cases,
+                assume=self.assume,
+                difference=self.difference,
+                config=self.config,
             )
         except ValueError as exc:  # the difference does not fit the assumed rate
             raise pytest.UsageError(f"--prob-plan-assume-diff={self.difference:g}: {exc}") from None
-        self.comparisons = [comparison for each in found for comparison in each or ()]
+        self.comparisons = [comparison for each in found for comparison in each]
 
     def plan(self, case: Case) -> PlanRow:
         """One case's plan."""
