@@ -7,9 +7,16 @@ network); tests/test_texts_http.py drives the same helpers over the real wire pr
 from __future__ import annotations
 
 import inspect
+import json
+import math
 
 import pytest
 from helpers import load_json, section
+from pytest_probability.extensions.texts.client import ChatReply, RequestError
+from pytest_probability.extensions.texts.evaluate import evaluate
+from pytest_probability.extensions.texts.judge import MAX_REQUEST_BYTES, Judge
+from pytest_probability.extensions.texts.prompts import read_answers
+from texts_server import SETTINGS
 
 #: A judge that writes two questions per text and grades an answer 1 when the answering text
 #: contains the question's keyword (else SCORE_MISSING); it counts its calls.
@@ -447,3 +454,93 @@ def test_every_helper_form_fails_without_frames_of_the_plugin(pytester: pytest.P
     records = load_json(pytester.path / "r.json")["records"]
     assert [(r["outcome"], r["error"]) for r in records] == [("fail", None)] * 7
     failures_show_only_the_bench_line(result.outlines)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "[" * 100_000,  # (pytest's cache itself raises RecursionError on this file)
+        json.dumps("[" * 100_000),
+        '{"questions": ["a stored value that is not a reply"]}',
+        json.dumps('{"answers": [' + "9" * 400 + "]}"),
+    ],
+)
+def test_a_cache_entry_that_cannot_be_used_is_a_miss(pytester: pytest.Pytester, entry: str) -> None:
+    _judge(pytester)
+    pytester.makepyfile(bench_t=CACHED_BENCH)
+    cached = ("-p", "cacheprovider", "--texts-cache", "-s", "-p", "no:randomly")
+    assert "calls 4" in "\n".join(pytester.runpytest(*cached).outlines)
+    stored = list(pytester.path.joinpath(".pytest_cache/v/probability/texts").iterdir())
+    assert len(stored) == 4
+    for path in stored:
+        path.write_text(entry)
+    result = pytester.runpytest(*cached)
+    result.assert_outcomes(passed=1)
+    assert "calls 4" in "\n".join(result.outlines)  # every call asked again
+
+
+def test_an_answer_to_a_question_not_asked_is_asked_again(pytester: pytest.Pytester) -> None:
+    questions = json.dumps({"questions": ["Does the text mention refund?"]})
+    bad = json.dumps({"answers": [{"question": 999, "score": 1}]})
+    _judge(pytester, replies=repr([questions, bad, bad, bad]))
+    _bench(pytester, 'texts_expect_recall_range("a refund in 5 days", "x", 0.0, 0.9)')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    _has(
+        result,
+        "JudgeReplyError: the judge (fake, judge-1) gave no usable reply in 3 attempts: an "
+        "answer's question must be the number of a question asked, 1 to 1, got 999 (×3).",
+    )
+
+
+class Backend:
+    """A judge backend that answers every call with ``reply`` and counts the calls."""
+
+    def __init__(self, reply: ChatReply) -> None:
+        self.reply = reply
+        self.calls = 0
+
+    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> ChatReply:
+        self.calls += 1
+        return self.reply
+
+
+def _reply(text: str, input_tokens: object = 100) -> ChatReply:
+    return ChatReply(text, "stop", "m", input_tokens, 20, 0, 1)
+
+
+def test_a_text_too_long_to_send_is_refused_before_any_call() -> None:
+    backend = Backend(_reply('{"questions": ["Does the text say a?"]}'))
+    judge = Judge(backend=backend, settings=SETTINGS, reply_retries=2)
+    with pytest.raises(RequestError) as info:
+        evaluate(judge, "a", "x" * MAX_REQUEST_BYTES, "recall", 1, 1, lambda call: None)
+    assert str(info.value) == (
+        "the judge (openai, gpt-4o-mini): a request of 1,049,085 bytes is more than the limit "
+        "of 1,048,576 (MAX_REQUEST_BYTES): the texts are too long to judge"
+    )
+    assert backend.calls == 0
+
+
+def test_questions_too_long_to_send_are_refused_before_their_answer_pass() -> None:
+    questions = [f"Does the text say {i} {'x' * 10_000}?" for i in range(110)]
+    backend = Backend(_reply(json.dumps({"questions": questions})))
+    judge = Judge(backend=backend, settings=SETTINGS, reply_retries=2)
+    with pytest.raises(RequestError, match=r"a request of 1,\d{3},\d{3} bytes is more than"):
+        evaluate(judge, "a", "b", "recall", 1, 1, lambda call: None)
+    assert backend.calls == 1  # the question set; its answer pass was never sent
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [(-5, "-5"), (2.5, "2.5"), (True, "True"), (math.nan, "nan"), (10**30, str(10**30)),
+     ("12", "'12'")],
+)  # fmt: skip
+def test_junk_token_counts_are_named_and_left_out_of_the_sum(count: object, shown: str) -> None:
+    answers = json.dumps({"answers": [{"question": 1, "score": 1}]})
+    judge = Judge(backend=Backend(_reply(answers, count)), settings=SETTINGS, reply_retries=2)
+    call = judge.ask([], lambda text: read_answers(text, 1), ["a"])
+    assert call.result == [1.0]  # the reply is used
+    assert call.reply.junk() == [
+        f"input_tokens={shown} (not a whole number from 0 to 1,000,000,000)"
+    ]
+    assert call.reply.usage() is None  # unknown, not a wrong number

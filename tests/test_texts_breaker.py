@@ -82,7 +82,7 @@ def test_the_breaker_opens_after_n_failures_and_probes_after_the_cooldown() -> N
     assert breaker.failed("connection failed: refused") is True
     with pytest.raises(BreakerOpen) as info:
         breaker.allow()
-    assert "3 connection failures or timeouts in a row" in str(info.value)
+    assert "3 connection failures, timeouts or rate limits in a row" in str(info.value)
     assert "(the last: connection failed: refused)" in str(info.value)
     assert "the next in 30 s (texts_breaker_failures, texts_breaker_cooldown)" in str(info.value)
     clock.now += 29.9
@@ -173,6 +173,23 @@ def test_timeouts_trip_the_breaker(chat_server) -> None:
         info.value
     )
     assert len(chat_server.requests) == 2
+
+
+def test_rate_limits_open_the_breaker_and_their_waits_are_capped(chat_server) -> None:
+    sleeps: list[float] = []
+    chat_server.script(*[status(429, headers={"Retry-After": "1e308"})] * 3)
+    settings = replace(SETTINGS, model="m", base_url=chat_server.url, breaker_failures=3)
+    client = ChatClient(settings, sleep=sleeps.append, clock=Clock())
+    with pytest.raises(CircuitOpenError) as info:
+        client.complete(MESSAGES)
+    assert (len(chat_server.requests), sleeps) == (3, [30.0, 30.0])
+    assert (
+        ": 3 connection failures, timeouts or rate limits in a row (the last: HTTP 429 Too Many "
+        "Requests: scripted status 429); calls fail at once"
+    ) in str(info.value)
+    with pytest.raises(CircuitOpenError):
+        client.complete(MESSAGES)  # at once: no request, no wait
+    assert (len(chat_server.requests), len(sleeps)) == (3, 2)
 
 
 BENCH = """

@@ -356,8 +356,44 @@ def test_retry_after_is_capped_and_unparsable_values_ignored(chat_server):
         ok("{}"),
     )
     make(chat_server, sleeps, backoff=0.01).complete(MESSAGES)
-    assert sleeps[0] == 120
+    assert sleeps[0] == 30
     assert sleeps[1] < 0.1
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "sleeps", "tail"),
+    [
+        ("120", [30, 30], "; waiting 30 s more would pass 60 s for one call"),
+        ("1e308", [30, 30], "; waiting 30 s more would pass 60 s for one call"),
+        ("-5", [0.5, 1, 2, 4], ""),  # (asks for no wait: the backoff's)
+        ("soon", [0.5, 1, 2, 4], ""),
+    ],
+)
+def test_rate_limits_wait_at_most_30_s_each_and_60_s_per_call(
+    chat_server, retry_after, sleeps, tail
+):
+    waited: list[float] = []
+    chat_server.script(*[status(429, headers={"Retry-After": retry_after})] * 5)
+    settings = dataclasses.replace(
+        SETTINGS, model="m", base_url=chat_server.url, breaker_failures=0
+    )
+    client = ChatClient(settings, sleep=waited.append, random=lambda: 0.5, backoff=0.5)
+    with pytest.raises(UnavailableError) as info:
+        client.complete(MESSAGES)
+    assert waited == sleeps
+    assert len(chat_server.requests) == len(sleeps) + 1
+    attempts = f"after {len(sleeps) + 1} attempts: HTTP 429 Too Many Requests: scripted status 429"
+    assert str(info.value).endswith(attempts + tail)
+
+
+def test_usage_is_passed_on_as_the_server_sent_it(chat_server):
+    document = ok("{}", usage=(1, 2, 3)).payload
+    document["usage"] = {"prompt_tokens": -5, "completion_tokens": 2.5, "total_tokens": "x"}
+    document["usage"]["prompt_tokens_details"] = {"cached_tokens": True}
+    chat_server.script(status(200, document))
+    reply = make(chat_server).complete(MESSAGES)
+    counts = (reply.input_tokens, reply.output_tokens, reply.cached_input_tokens)
+    assert repr(counts) == "(-5, 2.5, True)"  # checked where they are counted
 
 
 def test_5xx_then_success_backs_off_within_the_jitter_bounds(chat_server):

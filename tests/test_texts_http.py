@@ -4,6 +4,7 @@ server that plays the judge): request bodies and headers, scores, usage, faults,
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import texts_server
@@ -189,6 +190,38 @@ def test_missing_usage_is_said_once(
     assert section(result.outlines)[0] == "  answer  2/2  [16%, 100%]"
     assert "Tokens:" not in "\n".join(result.outlines)
     assert "\n".join(result.outlines).count("reported no token usage") == 1
+
+
+@pytest.mark.parametrize(("junk", "shown"), [(-5, "-5"), (math.nan, "nan")])
+def test_junk_usage_is_a_warning_and_its_tokens_unknown(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    junk: float,
+    shown: str,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def junk_questions(request: texts_server.Request) -> texts_server.Reply:
+        reply = judge(request)
+        if "Questions:" not in request.prompt:
+            reply.payload["usage"]["prompt_tokens"] = junk
+        return reply
+
+    chat_server.respond_with(junk_questions)
+    _ini(pytester, chat_server)
+    pytester.makepyfile(bench_t=BENCH)
+    result = pytester.runpytest("--prob-runs=1")
+    lines = section(result.outlines)
+    assert lines[0] == "  answer  1/1"
+    assert "  Tokens:  judge-1  600 in / 80 out / 200 cached" in lines  # the answer passes
+    output = "\n".join(result.outlines)
+    assert output.count("TextsUsageWarning") == 1
+    assert (
+        f"TextsUsageWarning: the judge (judge-1) reported unusable token usage, input_tokens="
+        f"{shown} (not a whole number from 0 to 1,000,000,000): that reply's tokens are not "
+        "counted (unknown)"
+    ) in output
 
 
 def test_aggregate_calls_run_eight_at_a_time(

@@ -19,7 +19,7 @@ import pytest_probability.extensions
 import texts_server
 from helpers import load_json
 from pytest_probability.extensions.texts.client import ChatClient, RequestError
-from pytest_probability.extensions.texts.prompts import read_questions
+from pytest_probability.extensions.texts.prompts import ReplyError, read_answers, read_questions
 from pytest_probability.extensions.texts.session import resolve
 from pytest_probability.extensions.texts.settings import TextsConfigError
 from pytest_probability.extensions.texts.structured import answers_shape, questions_shape
@@ -115,12 +115,55 @@ def test_duplicate_questions_are_asked_once():
             "questions": [
                 "Does the text say X?",
                 "does the text  say x?",
+                "Does the text say X.",
+                "Does the text, say X",
                 "Is Y stated?",
                 "Is Y stated?",
             ]
         }
     )
     assert read_questions(reply) == ["Does the text say X?", "Is Y stated?"]
+
+
+def test_a_question_set_holds_at_most_200_questions():
+    assert len(read_questions(json.dumps([f"Is {i} stated?" for i in range(200)]))) == 200
+    for count, said in ((201, "201"), (200_000, "200,000")):
+        with pytest.raises(ReplyError) as info:
+            read_questions(json.dumps([f"Is {i} stated?" for i in range(count)]))
+        assert str(info.value) == f"{said} questions, more than the limit of 200"
+
+
+ASKED = "an answer's question must be the number of a question asked, 1 to {}, got {}"
+
+
+@pytest.mark.parametrize(
+    ("answers", "problem"),
+    [
+        ([{"question": 999, "score": 1}], ASKED.format(1, 999)),
+        ([{"question": 0, "score": 1}], ASKED.format(1, 0)),
+        ([{"question": "1", "score": 1}], ASKED.format(1, "'1'")),
+        ([{"question": True, "score": 1}], ASKED.format(1, True)),
+        ([{"score": 1}], ASKED.format(1, None)),
+        ([0.5, {"question": 2, "score": 1}], ASKED.format(2, None)),
+        ([{"question": 1, "score": 1}, {"question": 1, "score": 0}], "question 1 is answered twice"),
+        ([{"question": 1, "score": 10**400}], f"an answer's score must be one of 0, 0.25, 0.5, "
+         f"0.75, 1, got {10**400!r}"),
+    ],
+)  # fmt: skip
+def test_answers_must_number_the_questions_asked_each_once(answers, problem):
+    with pytest.raises(ReplyError) as info:
+        read_answers(json.dumps({"answers": answers}), len(answers))
+    assert str(info.value) == problem
+
+
+def test_answers_are_placed_by_their_question_number():
+    answers = [
+        {"question": 2, "score": 0},
+        {"question": 3, "score": 0.5},
+        {"question": 1, "score": 1},
+    ]
+    assert read_answers(json.dumps({"answers": answers}), 3) == [1.0, 0.0, 0.5]
+    assert read_answers("[0.25, 1]", 2) == [0.25, 1.0]  # bare grades: in order
 
 
 # -- through the helpers ------------------------------------------------------------------
@@ -132,7 +175,9 @@ def judge_replies(request: texts_server.Request) -> texts_server.Reply:
         asked = [q for q in request.prompt.split("Questions:")[1].splitlines() if q.strip()]
         answers = [{"question": i + 1, "score": 1} for i in range(len(asked))]
         return ok(json.dumps({"answers": answers}), usage=(100, 10, 0))
-    questions = ["Does the text mention a refund?"] * 3 + ["Does the text mention days?"]
+    refund = "Does the text mention a refund?"
+    questions = [refund, "does the text mention  a refund", "Does the text mention a refund ?"]
+    questions.append("Does the text mention days?")
     return ok(json.dumps({"questions": questions}), usage=(100, 10, 0))
 
 

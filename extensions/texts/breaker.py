@@ -1,11 +1,12 @@
 """The judge's circuit breaker: stop paying the whole backoff for a judge that is gone.
 
-After ``threshold`` connection failures or timeouts in a row (any HTTP response, even a 5xx,
-counts as reachable and resets the count), the breaker *opens*: every further attempt fails
-at once with "judge unreachable since …". After ``cooldown`` seconds one attempt is let
-through as a probe; if it reaches the server the breaker closes, else it opens again for
-another cool-down. One breaker per session and process (each pytest-xdist worker has its
-own). Thread-safe; the clock is injected. Pure module.
+After ``threshold`` connection failures, timeouts or rate limits (HTTP 429) in a row (any
+other HTTP response, even a 5xx, counts as reachable and resets the count), the breaker
+*opens*: every further attempt fails at once with "judge unreachable since …". After
+``cooldown`` seconds one attempt is let through as a probe; if it reaches the server the
+breaker closes, else it opens again for another cool-down. One breaker per session and
+process (each pytest-xdist worker has its own). Thread-safe; the clock is injected. Pure
+module.
 
 PYTEST_DONT_REWRITE
 """
@@ -22,7 +23,8 @@ class BreakerOpen(Exception):
 
 
 class Breaker:
-    """Counts consecutive unreachable attempts; ``threshold`` 0 turns the breaker off."""
+    """Counts consecutive unreachable or rate-limited attempts; ``threshold`` 0 turns the
+    breaker off."""
 
     def __init__(
         self,
@@ -54,15 +56,15 @@ class Breaker:
             raise BreakerOpen(self._describe())
 
     def succeeded(self) -> None:
-        """The attempt reached the server (any HTTP response): close the breaker."""
+        """The attempt reached the server (an HTTP response but 429): close the breaker."""
         with self._lock:
             self._failures = 0
             self._opened_at = self._since = None
             self._probing = False
 
     def failed(self, detail: str) -> bool:
-        """The attempt could not connect or timed out; returns whether the breaker is open
-        now (the caller then stops retrying)."""
+        """The attempt could not connect, timed out or was rate-limited; returns whether the
+        breaker is open now (the caller then stops retrying)."""
         with self._lock:
             self._failures += 1
             self._last = detail
@@ -82,8 +84,8 @@ class Breaker:
         since = time.strftime("%H:%M:%S", time.localtime(self._since or self._wall()))
         wait = max(0.0, self.cooldown - (self._clock() - (self._opened_at or 0.0)))
         return (
-            f"judge unreachable since {since}: {self._failures} connection failures or "
-            f"timeouts in a row (the last: {self._last}); calls fail at once until a probe "
-            f"gets through, the next in {wait:.0f} s (texts_breaker_failures, "
+            f"judge unreachable since {since}: {self._failures} connection failures, "
+            f"timeouts or rate limits in a row (the last: {self._last}); calls fail at once "
+            f"until a probe gets through, the next in {wait:.0f} s (texts_breaker_failures, "
             "texts_breaker_cooldown)"
         )

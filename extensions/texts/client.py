@@ -4,7 +4,8 @@ library only.
 POSTs to ``{base_url}/chat/completions`` (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM, ...) or, in
 Azure OpenAI mode, ``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=``
 with an ``api-key`` header. Connection errors, timeouts and HTTP 408/409/429/5xx are retried
-with exponential backoff and jitter (honouring ``Retry-After``); other statuses are not, nor is a
+with exponential backoff and jitter (honouring ``Retry-After`` up to :data:`MAX_RETRY_AFTER`),
+waiting at most :data:`MAX_WAIT` in all per call; other statuses are not, nor is a
 2xx that is not a chat completion (``ProtocolError``: the caller owns that budget), nor a
 request that cannot be built (a configuration error). The reply's shape is asked for at the
 session's structured-output level (:mod:`.structured`), one level lower after the server
@@ -62,18 +63,21 @@ REFUSED_FORMAT = frozenset({400, 422})
 #: proxies name ``response_format``; others the schema, the grammar or JSON)
 FORMAT_WORDS = ("format", "schema", "json", "grammar")
 _EXCERPT = 300  # characters of an error body quoted in a message
+#: the most seconds one call waits between its attempts, in all
+MAX_WAIT = 60.0
 
 
 @dataclass(frozen=True)
 class ChatReply:
-    """One chat completion: the first choice's text, why it stopped, and token usage."""
+    """One chat completion: the first choice's text, why it stopped, and token usage (the
+    counts as the server sent them: :func:`.judge.junk_usage` checks them where they count)."""
 
     text: str
     finish_reason: str | None
     model: str
-    input_tokens: int | None
-    output_tokens: int | None
-    cached_input_tokens: int | None
+    input_tokens: Any
+    output_tokens: Any
+    cached_input_tokens: Any
     attempts: int
 
 
@@ -99,10 +103,6 @@ def _refuses_format(outcome: Failure) -> bool:
         return False
     said = outcome.detail.partition(": ")[2].lower()
     return not said or any(word in said for word in FORMAT_WORDS)
-
-
-def _whole(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class ChatClient:
@@ -222,7 +222,8 @@ class ChatClient:
 
     def delay(self, retry: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (0-based): capped exponential backoff
-        with jitter in [0.5, 1.5), or ``Retry-After`` (at most 120 s) when that asks for more."""
+        with jitter in [0.5, 1.5), or ``Retry-After`` (at most :data:`MAX_RETRY_AFTER`) when
+        that asks for more."""
         computed = min(self._max_backoff, self._backoff * 2**retry) * (0.5 + self._random())
         if retry_after is None:
             return computed
@@ -242,6 +243,7 @@ class ChatClient:
         breaker = self._shared.breaker
         level = first_level = self._level(json_mode, schema)
         attempts = retries = 0
+        waited = 0.0
         refused: Failure | None = None
         opened: str | None = None
         while True:
@@ -265,7 +267,7 @@ class ChatClient:
                 if level != first_level:
                     self._shared.settle(level)
                 return self._parse(outcome, attempts)
-            if not outcome.unreachable:
+            if not (outcome.unreachable or outcome.status == 429):  # rate limits count too
                 breaker.succeeded()
             elif breaker.failed(outcome.detail):
                 opened = breaker.message()
@@ -277,8 +279,14 @@ class ChatClient:
                 continue
             if not outcome.retryable or retries >= self._settings.transport_retries:
                 break
+            wait = self.delay(retries, retry_after(outcome.retry_after, time.time()))
+            if waited + wait > MAX_WAIT:
+                more = f"; waiting {wait:g} s more would pass {MAX_WAIT:g} s for one call"
+                outcome = dataclasses.replace(outcome, detail=outcome.detail + more)
+                break
             retries += 1
-            self._sleep(self.delay(retries - 1, retry_after(outcome.retry_after, time.time())))
+            waited += wait
+            self._sleep(wait)
         # raised here, outside any except block: no chained urllib frames (they hold the key)
         raise self._error(outcome if attempts else None, attempts, opened, refused)
 
@@ -363,9 +371,9 @@ class ChatClient:
             text=content or "",
             finish_reason=visible(finish) if isinstance(finish, str) else None,
             model=visible(model) if isinstance(model, str) and model else self._settings.model,
-            input_tokens=_whole(usage.get("prompt_tokens")),
-            output_tokens=_whole(usage.get("completion_tokens")),
-            cached_input_tokens=_whole(cached),
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            cached_input_tokens=cached,
             attempts=attempts,
         )
 

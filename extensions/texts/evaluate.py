@@ -78,6 +78,9 @@ def evaluate(
     __tracebackhide__ = True
     sides = {"recall": (expected, given), "precision": (given, expected)}
     wanted = ["recall", "precision"] if metric == "f1" else [metric]
+    for side in wanted:  # a text too long to send is refused before any call goes out
+        judge.check_size(question_messages(sides[side][0]))
+        judge.check_size(answer_messages(sides[side][1], []))
 
     def ask_questions(side: str, run: int) -> Call:
         __tracebackhide__ = True

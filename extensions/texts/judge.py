@@ -7,7 +7,9 @@ request*: a note is added to the system message naming the attempt, what was wro
 last reply and the exact shape wanted, so that a judge at temperature 0 (or a server's
 prompt cache) does not send the same unusable reply back. A reply cut off by its token budget
 (``finish_reason: length``) is asked again once with the budget doubled; cut off again, the
-call fails with a message naming ``texts_max_tokens``. Pure module (never imports pytest).
+call fails with a message naming ``texts_max_tokens``. A request larger than
+:data:`MAX_REQUEST_BYTES` is refused before it is sent; a cache entry that cannot be read is
+a miss. Pure module (never imports pytest).
 
 PYTEST_DONT_REWRITE
 """
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ProtocolError
+from .errors import ProtocolError, RequestError
 from .prompts import PROMPT_VERSION, ReplyError
 from .settings import TextsSettings
 from .structured import Shape
@@ -30,6 +32,11 @@ from .structured import Shape
 #: the keywords a backend's ``complete`` may accept besides ``json_mode``
 OPTIONAL_KEYWORDS = ("schema", "max_tokens")
 _EXCERPT = 160  # characters of a cut-off reply quoted in the message
+#: the largest judge request, its messages as JSON (1 MiB: a question set or an answer pass
+#: over texts of a few pages is a few KiB)
+MAX_REQUEST_BYTES = 1024 * 1024
+#: the most tokens one reply's usage may count: more is junk, as is a negative count
+MOST_TOKENS = 10**9
 
 
 class JudgeReplyError(RuntimeError):
@@ -131,14 +138,10 @@ class Judge:
         asked again (varied) up to ``reply_retries`` times, a cut-off one once with twice
         the token budget. ``shape`` is the reply's JSON schema, for backends that take it."""
         __tracebackhide__ = True
+        self.check_size(messages)
         cache_key = self._cache_key(messages, key) if self.cache is not None else None
-        if cache_key is not None:
-            cached = self.cache.get(cache_key, None)
-            if isinstance(cached, str):
-                try:
-                    return Call(None, read(cached))
-                except ReplyError:
-                    pass  # an unreadable cache entry is asked again
+        if cache_key is not None and (hit := self._cached(cache_key, read)) is not None:
+            return hit
         problems: list[str] = []
         replies: list[Any] = []
         budget, raised = self.settings.max_tokens, False
@@ -172,6 +175,24 @@ class Judge:
                 self.cache.set(cache_key, reply.text)
             return Call(_Combined(replies), result)
         raise self._unusable(problems, replies)
+
+    def check_size(self, messages: list[dict[str, str]]) -> None:
+        """Raise :class:`RequestError` when ``messages`` are more than a request may send."""
+        size = len(json.dumps(messages).encode("utf-8"))
+        if size > MAX_REQUEST_BYTES:
+            raise RequestError(
+                f"{self._who()}: a request of {size:,} bytes is more than the limit of "
+                f"{MAX_REQUEST_BYTES:,} (MAX_REQUEST_BYTES): the texts are too long to judge"
+            )
+
+    def _cached(self, cache_key: str, read: Callable[[str], Any]) -> Call | None:
+        """The call stored under ``cache_key``, or ``None``: an entry that cannot be read or
+        used, however it is broken, is asked again rather than failing the run."""
+        try:
+            cached = self.cache.get(cache_key, None)
+            return Call(None, read(cached)) if isinstance(cached, str) else None
+        except Exception:  # (pytest's cache raises RecursionError on a deeply nested file)
+            return None
 
     def _keywords(self, shape: Shape | None, budget: int | None) -> dict[str, Any]:
         keywords: dict[str, Any] = {"json_mode": self.settings.json_mode}
@@ -253,8 +274,14 @@ class _Combined:
     def model(self) -> str:
         return self.replies[-1].model
 
+    def junk(self) -> list[str]:
+        """What is wrong with the replies' token counts, one entry per reply with junk."""
+        return [found for found in map(junk_usage, self.replies) if found]
+
     def usage(self) -> tuple[int, int, int] | None:
-        known = [r for r in self.replies if r.input_tokens is not None]
+        """The token counts summed over the replies that reported sound ones (``None``:
+        none did); a reply with junk counts is left out, its tokens unknown."""
+        known = [r for r in self.replies if r.input_tokens is not None and not junk_usage(r)]
         if not known:
             return None
         return (
@@ -262,3 +289,14 @@ class _Combined:
             sum(r.output_tokens or 0 for r in known),
             sum(r.cached_input_tokens or 0 for r in known),
         )
+
+
+def junk_usage(reply: Any) -> str:
+    """The first of a reply's token counts that is neither ``None`` nor a whole number from
+    0 to :data:`MOST_TOKENS`, as ``name=value (why)``; "" when there is none."""
+    for name in ("input_tokens", "output_tokens", "cached_input_tokens"):
+        value = getattr(reply, name)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if value is not None and not (whole and 0 <= value <= MOST_TOKENS):
+            return f"{name}={repr(value)[:_EXCERPT]} (not a whole number from 0 to {MOST_TOKENS:,})"
+    return ""

@@ -17,6 +17,9 @@ from typing import Any
 #: bump on any change to the wording below
 PROMPT_VERSION = "1"
 GRADES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: the most questions one question set may hold: more is a runaway reply (the schema asks for
+#: at most ``structured.MOST_QUESTIONS``), refused before an answer pass would send them all
+MAX_QUESTIONS = 200
 
 _QUESTIONS_SYSTEM = (
     "You turn a text into yes/no questions that check its facts. You answer with JSON only."
@@ -89,7 +92,7 @@ def extract_json(reply: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, RecursionError):  # (deep nesting raises the latter)
             continue
     excerpt = text[:120] + ("…" if len(text) > 120 else "")
     raise ReplyError(f"the judge's reply is not JSON: {excerpt!r}")
@@ -103,37 +106,60 @@ def read_questions(reply: str) -> list[str]:
         found = found.get("questions")
     if not isinstance(found, list):
         raise ReplyError('expected {"questions": [...]} from the judge')
+    if len(found) > MAX_QUESTIONS:
+        raise ReplyError(f"{len(found):,} questions, more than the limit of {MAX_QUESTIONS}")
     questions = [q.strip() for q in found if isinstance(q, str) and q.strip()]
     if len(questions) != len(found):
         raise ReplyError("every question must be a non-empty string")
-    # each once (compared ignoring case and spacing), the first kept: a question asked
-    # twice would count twice in the score
+    # each once (compared by their words, ignoring case, spacing and punctuation), the first
+    # kept: a question asked twice would count twice in the score
     first: dict[str, str] = {}
     for question in questions:
-        first.setdefault(" ".join(question.split()).casefold(), question)
+        first.setdefault(" ".join(re.findall(r"\w+", question.casefold())), question)
     return list(first.values())
 
 
 def read_answers(reply: str, count: int) -> list[float]:
-    """The graded answers of an answering reply: exactly ``count`` scores, each one of
-    0, 0.25, 0.5, 0.75, 1 (``{"answers": [{"question": i, "score": s}, ...]}``, a list of
-    numbers, or a list of such objects)."""
+    """The graded answers of an answering reply, in the questions' order: exactly ``count``
+    scores, each one of 0, 0.25, 0.5, 0.75, 1 (``{"answers": [{"question": i, "score": s},
+    ...]}``, a list of numbers, or a list of such objects). Answer objects must number the
+    questions asked, each once: an answer to a question never asked is not a score."""
     found = extract_json(reply)
     if isinstance(found, dict):
         found = found.get("answers", found.get("scores"))
     if not isinstance(found, list):
         raise ReplyError('expected {"answers": [...]} from the judge')
-    scores: list[float] = []
-    for item in found:
-        value = item.get("score") if isinstance(item, dict) else item
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ReplyError(f"an answer's score must be a number, got {value!r}")
-        grade = next((g for g in GRADES if abs(g - float(value)) < 1e-9), None)
-        if grade is None:
-            raise ReplyError(
-                f"an answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got {value!r}"
-            )
-        scores.append(grade)
+    scores = [_grade(item.get("score") if isinstance(item, dict) else item) for item in found]
     if len(scores) != count:
         raise ReplyError(f"expected {count} answers (one per question), got {len(scores)}")
-    return scores
+    if not any(isinstance(item, dict) for item in found):
+        return scores  # bare grades: in the questions' order
+    numbers = _numbers(found, count)
+    return [score for _, score in sorted(zip(numbers, scores, strict=True))]
+
+
+def _grade(value: Any) -> float:
+    """One answer's score as a grade; :class:`ReplyError` for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ReplyError(f"an answer's score must be a number, got {value!r}")
+    # compared, not subtracted: an integer too large for a float must not overflow
+    grade = next((g for g in GRADES if g - 1e-9 < value < g + 1e-9), None)
+    if grade is None:
+        raise ReplyError(f"an answer's score must be one of 0, 0.25, 0.5, 0.75, 1, got {value!r}")
+    return grade
+
+
+def _numbers(found: list[Any], count: int) -> list[int]:
+    """Each answer's question number: a whole number from 1 to ``count``, each once."""
+    numbers: list[int] = []
+    for item in found:
+        number = item.get("question") if isinstance(item, dict) else None
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            raise ReplyError(
+                f"an answer's question must be the number of a question asked, 1 to {count}, "
+                f"got {number!r}"
+            )
+        if number in numbers:
+            raise ReplyError(f"question {number} is answered twice")
+        numbers.append(number)
+    return numbers

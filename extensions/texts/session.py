@@ -19,7 +19,13 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_probability.api import UnreadableInput, current_run_or_none, options_of, read_input
+from pytest_probability.api import (
+    UnreadableInput,
+    current_run_or_none,
+    options_of,
+    read_input,
+    visible,
+)
 
 from . import plugin
 from .judge import Call, Judge
@@ -60,7 +66,7 @@ SOURCES: dict[str, tuple[tuple[str, ...], Any]] = {
 
 
 class TextsUsageWarning(UserWarning):
-    """The judge's reply carried no token usage, or the cache is unavailable."""
+    """The judge's reply carried no token usage or junk usage, or the cache is unavailable."""
 
 
 def resolve(
@@ -330,12 +336,20 @@ def record_call(call: Call, judge: Judge) -> None:
     reply = call.reply
     if reply is None:
         return
-    usage = reply.usage() if hasattr(reply, "usage") else None
-    if usage is None:
+    junk = reply.junk()
+    for found in junk:  # a server's bad count is said, never a failed run nor a wrong sum
+        _warn_once(
+            f"junk {found}",
+            f"the judge ({judge.settings.model}) reported unusable token usage, "
+            f"{visible(found)}: that reply's tokens are not counted (unknown)",
+        )
+    usage = reply.usage()
+    if usage is None and not junk:
         _warn_once(
             "usage",
             f"the judge ({judge.settings.model}) reported no token usage: its spend is not counted",
         )
+    if usage is None:
         return
     config = active_config()
     if current_run_or_none() is None or config is None:

@@ -73,7 +73,7 @@ class TextsSettings:
     json_level: str = "schema"
     #: whether ``max_tokens`` is the default (``texts_max_tokens`` not set)
     max_tokens_default: bool = False
-    #: connection failures or timeouts in a row that open the circuit breaker (0: never)
+    #: connection failures, timeouts or rate limits in a row that open the breaker (0: never)
     breaker_failures: int = 3
     #: seconds an open breaker waits before letting one probe through
     breaker_cooldown: float = 30.0

@@ -42,8 +42,9 @@ MAX_ERROR_BODY = 64 * 1024
 _CHUNK = 64 * 1024
 #: HTTP statuses retried besides 5xx
 RETRY_STATUSES = frozenset({408, 409, 429})
-#: The longest ``Retry-After`` honoured, in seconds.
-MAX_RETRY_AFTER = 120.0
+#: The longest ``Retry-After`` honoured, in seconds (a call waits :data:`.client.MAX_WAIT` in
+#: all).
+MAX_RETRY_AFTER = 30.0
 _PHRASES = {status.value: status.phrase for status in http.HTTPStatus}
 
 
