@@ -601,5 +601,7 @@ class Kernel:
             terminalreporter.write_sep("=", f"probability: {section.title}")
             for line in section.lines:
                 terminalreporter.write_line(line)
-        if self.json_error:
-            terminalreporter.write_line(f"ERROR: {self.json_error}", red=True, bold=True)
+        if self.json_error:  # (it names the path given: escapes made visible)
+            from .formatting.terminal_text import visible
+
+            terminalreporter.write_line(f"ERROR: {visible(self.json_error)}", red=True, bold=True)

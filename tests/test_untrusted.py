@@ -15,11 +15,13 @@ import math
 import os
 import tomllib
 import warnings
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import load_json, section
+from pytest_probability.collection.verdict_items import verdict_properties
 from pytest_probability.contracts.tokens import check_tokens
 from pytest_probability.execution import user_values
 from pytest_probability.execution.steps import Step, read_steps, step_to_json
@@ -597,3 +599,167 @@ def test_the_json_encoder_writes_a_huge_int_as_text_with_a_warning() -> None:
         "out/r.json: 1 integer(s) too long to write as a number (up to about 5,001 digits) "
         "written as text in scientific notation"
     ]
+
+
+# -- issue 35 §4: text into other formats -----------------------------------------------------
+ODD_GATE = """
+from pytest_probability.extensions.gates.registry import GateResult
+
+
+def pytest_prob_register_gates(register, config):
+    register(
+        "odd",
+        configure=lambda mark, config: mark.get("min_rate"),
+        judge=lambda spec, case, config: GateResult(
+            "odd",
+            "fail",
+            "bad \\ud800 \\x1b[31m \\x00 line",
+            data={"note\\ud800": "v\\x07\\uffff", "kept": "a\\tb\\nc"},
+        ),
+    )
+"""
+
+
+def test_junit_properties_are_xml_text(pytester: pytest.Pytester) -> None:
+    """A third party's gate line or field holding a lone surrogate ended the session in
+    pytest's JUnit writer (a 38-byte file, no JSON, HTML or Markdown); a NUL or ESC made the
+    file not XML. Every property name and value is XML 1.0 text now, with what XML cannot
+    hold shown as its escape (tab and newline kept)."""
+    pytester.makeconftest(ODD_GATE)
+    pytester.makepyfile(
+        bench_g="import pytest\n\n@pytest.mark.probability(min_rate=0.5)\ndef bench_g():\n    pass\n"
+    )
+    result = pytester.runpytest(
+        "--prob-runs=2",
+        "--junitxml=j.xml",
+        "--prob-json=r.json",
+        "--prob-html=r.html",
+        "--prob-markdown=r.md",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert not any("Traceback" in line for line in result.outlines + result.errlines)
+    root = ET.parse(pytester.path / "j.xml").getroot()
+    odd = [
+        (p.get("name"), p.get("value"))
+        for p in root.iter("property")
+        if ".odd." in p.get("name", "")
+    ]
+    assert odd == [
+        ("prob.odd.verdict", "fail"),
+        ("prob.odd.note\\ud800", "v\\x07\\uffff"),
+        ("prob.odd.kept", "a\tb\nc"),
+        ("prob.odd.line", "bad \\ud800 \\x1b[31m \\x00 line"),
+    ]
+    failure = next(root.iter("failure"))
+    assert failure.get("message") == (
+        "g  2/2  [16%, 100%]  ≥50%  UNDECIDED\ng  bad \\ud800 \\x1b[31m \\x00 line"
+    )
+    checks = strict_report(pytester.path / "r.json")["rows"][0]["gate"]["checks"]
+    assert checks[1] == {
+        "kind": "odd",
+        "verdict": "fail",
+        "note\\ud800": "v\x07\uffff",
+        "kept": "a\tb\nc",
+    }
+    assert (pytester.path / "r.html").stat().st_size and (pytester.path / "r.md").stat().st_size
+
+
+def test_verdict_properties_escape_what_xml_cannot_hold() -> None:
+    """The one helper both verdict kinds (gates, comparisons) build their properties with."""
+    fields = {"line\x1b": "a\ud800\x00\tb\n\uffff\ufffe\x7f", "n": 3, "skip": None}
+    assert verdict_properties(fields, "k\x0b.") == [
+        ("prob.k\\x0b.line\\x1b", "a\\ud800\\x00\tb\n\\uffff\\ufffe\x7f"),
+        ("prob.k\\x0b.n", "3"),
+    ]
+
+
+STEP_TEXT_CONFTEST = """
+def pytest_prob_failure_key(record, config):
+    return "key\\x1b[31mred\\x07"
+
+
+def pytest_prob_build_report(report, results, config):
+    report.add_summary("Note\\x1b:", "a\\x1b[2Jb", order=999)
+    report.warn("w\\x07")
+"""
+
+STEP_TEXT_BENCH = """
+from pytest_probability import Step
+
+
+def bench_err():
+    return [Step(label="lab\\x1b[2J", passed=True, error="Err\\x1b]0;x\\x07", message="m\\x1b[31m\\nz")]
+
+
+def bench_fail():
+    return [Step(label="lab\\x1b[2J", passed=False, message="msg\\x1b[31m\\x07")]
+"""
+
+
+def test_step_and_extension_text_is_shown_escaped(pytester: pytest.Pytester) -> None:
+    """A step's ``error`` and ``message`` printed ESC and BEL raw beside its escaped label,
+    and so did a ``pytest_prob_failure_key`` answer and whatever an extension contributed to
+    the report: the terminal shows every such text with its escapes visible (the JSON keeps
+    the step's own fields as given)."""
+    pytester.makeconftest(STEP_TEXT_CONFTEST)
+    pytester.makepyfile(bench_s=STEP_TEXT_BENCH)
+    result = pytester.runpytest("--prob-runs=2", "--prob-json=r.json", "-rf")
+    assert not any("\x1b" in line or "\x07" in line for line in result.outlines)
+    lines = result.outlines
+    errored = lines.index("step 'lab\\x1b[2J' errored: Err\\x1b]0;x\\x07: m\\x1b[31m")
+    assert lines[errored + 1] == "z"  # (a message's newlines kept)
+    assert "step 'lab\\x1b[2J' failed: msg\\x1b[31m\\x07" in lines
+    assert "… 1 more failing run of fail: 1 × key\\x1b[31mred\\x07 (run 2)" in lines
+    assert "FAILED bench_s.py::bench_fail - 2/2 runs failed: key\\x1b[31mred\\x07" in lines
+    main = section(lines)
+    assert "  Note\\x1b: a\\x1b[2Jb" in main
+    assert main[-1] == "  warning: w\\x07"
+    step = records_of(strict_report(pytester.path / "r.json"))["err"]["steps"][0]
+    assert (step["error"], step["message"]) == ("Err\x1b]0;x\x07", "m\x1b[31m\nz")
+
+
+TEXT_COUNT_CONFTEST = """
+def pytest_prob_price_usage(model, input_tokens, output_tokens, cached_input_tokens, config):
+    return (input_tokens + output_tokens) / 1000
+"""
+
+TEXT_COUNT_BENCH = """
+from pytest_probability import current_run, record_usage
+
+
+def bench_big():
+    if current_run().run == 1:
+        record_usage(model="m", input_tokens=10**5000, output_tokens=10**5000, cached_input_tokens=0)
+        record_usage(model="m", input_tokens=5, output_tokens=1, cached_input_tokens=0, cost=0.25)
+    else:
+        record_usage(model="m", input_tokens=5, output_tokens=1, cached_input_tokens=0)
+"""
+
+
+def test_counts_kept_as_text_are_never_summed_as_strings(pytester: pytest.Pytester) -> None:
+    """A plain call after a count kept as text (record_usage's fast path) added an int to
+    the text (a TypeError: the run an error); a pricing plugin got the texts and summed
+    them with ``+`` (``"1.000000e+50001.000000e+5000"``). The total stays text, an entry
+    with a text count is not priced (its cost unknown), and the run passes."""
+    pytester.makeconftest(TEXT_COUNT_CONFTEST)
+    pytester.makepyfile(bench_big=TEXT_COUNT_BENCH)
+    result = pytester.runpytest(
+        "--prob-runs=2", "--prob-json=r.json", "-W", "always::pytest_probability.CostWarning"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.outlines
+    assert not any("pricing" in line for line in result.outlines)
+    main = section(result.outlines)
+    assert "  Cost:    $0.2560" in main
+    assert "  Tokens:  m  1.000000e+5000 in / 1.000000e+5000 out  $0.2560" in main
+    report = strict_report(pytester.path / "r.json")
+    usage = {
+        "m": {
+            "input_tokens": "1.000000e+5000",
+            "output_tokens": "1.000000e+5000",
+            "cached_input_tokens": 0,
+            "cost": 0.256,
+        }
+    }
+    assert (report["totals"]["cost"], report["totals"]["usage"]) == (0.256, usage)
+    first, second = (record["usage"]["m"] for record in report["records"])
+    assert (first["cost"], second["cost"]) == (0.25, 0.006)

@@ -28,6 +28,7 @@ from ..execution.steps import (
     run_body,
 )
 from ..execution.user_values import short_repr
+from ..formatting.terminal_text import visible
 from ..options import OptionError, OptionRegistry
 from ..sessionviews import call_hook, options_of
 from .cases import BENCH_PREFIX, Case, FunctionCases, case_id, function_label
@@ -168,10 +169,12 @@ class VerdictItem(pytest.Item):
             raise pytest.skip.Exception(exc.msg, _use_item_location=True) from None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """The verdict line alone (no traceback), escapes made visible: it may hold a third
+        party's gate line."""
         if isinstance(excinfo.value, AssertionError):
-            return str(excinfo.value)
+            return visible(str(excinfo.value), keep_newlines=True)
         if isinstance(excinfo.value, pytest.fail.Exception):  # a judge's pytest.fail(msg)
-            return str(excinfo.value.msg)
+            return visible(str(excinfo.value.msg), keep_newlines=True)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

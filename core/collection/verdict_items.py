@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..formatting.terminal_text import xml_text
+
 #: JUnit XML property names of verdict items start with this
 PROPERTY_PREFIX = "prob."
 
@@ -38,7 +40,9 @@ def verdict_properties(fields: Mapping[str, Any], prefix: str = "") -> list[tupl
     """``(name, text)`` pairs for a verdict item's JUnit XML ``<property>`` entries: every
     scalar field (missing values, lists and objects are left out), named
     ``prob.<prefix><field>``: ``true``/``false``, integers as they are, other numbers to 10
-    significant digits, text as it is."""
+    significant digits, text as it is. Names and text are made XML 1.0 text (:func:`xml_text`):
+    a gate kind, field or line from a third party may hold a control character or a lone
+    surrogate."""
     out = []
     for name, value in fields.items():
         if value is None or isinstance(value, (list, tuple, dict)):
@@ -47,5 +51,5 @@ def verdict_properties(fields: Mapping[str, Any], prefix: str = "") -> list[tupl
             text = "true" if value else "false"
         else:
             text = format(value, ".10g") if isinstance(value, float) else str(value)
-        out.append((f"{PROPERTY_PREFIX}{prefix}{name}", text))
+        out.append((xml_text(f"{PROPERTY_PREFIX}{prefix}{name}"), xml_text(text)))
     return out

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..formatting.terminal_text import visible
 from .user_values import UnreadableValue, read_seconds, read_text, read_truth
 
 MESSAGE_LIMIT = 4000
@@ -132,14 +133,16 @@ async def _consume_async(generator: Any, steps: list[Any]) -> None:
 
 def raise_for_failed_step(steps: list[dict[str, Any]]) -> None:
     """Raise :class:`StepErrored` or :class:`StepFailed` for the first failed step (steps in
-    their JSON form, :func:`read_steps`)."""
+    their JSON form, :func:`read_steps`). The message is printed as the run's failure: the
+    step's error and message show their escapes, as its label does (``repr``)."""
     for step in steps:
         label, error, message = step["label"], step["error"], step["message"]
         if error:
-            detail = f"{error}: {message}" if message else error
+            detail = visible(f"{error}: {message}" if message else error, keep_newlines=True)
             raise StepErrored(f"step {label!r} errored: {detail}", error)
         if not step["passed"]:
-            raise StepFailed(f"step {label!r} failed" + (f": {message}" if message else ""))
+            detail = visible(f": {message}", keep_newlines=True) if message else ""
+            raise StepFailed(f"step {label!r} failed{detail}")
 
 
 def _field(step: Any, name: str) -> Any:

@@ -2,8 +2,10 @@
 
 Extensions never print: they add *columns* (one cell per row), *summary lines* (``Overall:``,
 ``Cost:``), *blocks* (free lines under the summary), *sections* (``probability: gates``) and
-*JSON fields* (a top-level key, row fields, totals fields). The kernel renders them.
-Pure module: never imports pytest.
+*JSON fields* (a top-level key, row fields, totals fields). The kernel renders them, every
+text with its control and escape sequences made visible (:func:`visible`: a cell, line or
+warning may hold a user's, a server's or a third party's text). Pure module: never imports
+pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -13,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ..formatting.terminal_text import visible
 
 Align = Literal["left", "right", "free"]
 GAP = "  "
@@ -76,24 +80,25 @@ class ReportBuilder:
         self, key: str, cells: Mapping[str, str], *, order: int, align: Align = "right"
     ) -> None:
         """Add a column: ``cells`` maps row keys to text (missing rows are blank)."""
-        self.columns.append(Column(key=key, order=order, cells=dict(cells), align=align))
+        shown = {row: visible(cell) for row, cell in cells.items()}
+        self.columns.append(Column(key=key, order=order, cells=shown, align=align))
 
     def add_summary(self, label: str, text: str | Sequence[str], *, order: int) -> None:
         """Add a labelled summary line (``Cost:``); several lines continue under the first."""
-        lines = [text] if isinstance(text, str) else list(text)
-        self.summaries.append(Summary(order=order, label=label, lines=lines))
+        lines = _shown([text] if isinstance(text, str) else text)
+        self.summaries.append(Summary(order=order, label=visible(label), lines=lines))
 
     def add_block(self, lines: Sequence[str], *, order: int) -> None:
         """Add free lines to the main section, after the summary lines."""
-        self.blocks.append(Block(order=order, lines=list(lines)))
+        self.blocks.append(Block(order=order, lines=_shown(lines)))
 
     def add_section(self, title: str, lines: Sequence[str], *, order: int) -> None:
         """Add a section of its own, printed as ``=== probability: <title> ===``. A section
         with no lines (or only blank ones) is not added: no extension prints an empty
         header."""
-        kept = list(lines)
-        if any(str(line).strip() for line in kept):
-            self.sections.append(Section(order=order, title=title, lines=kept))
+        kept = _shown(lines)
+        if any(line.strip() for line in kept):
+            self.sections.append(Section(order=order, title=visible(title), lines=kept))
 
     def set_json(self, key: str, value: Any) -> None:
         """Set a top-level JSON key (by convention, the extension's name)."""
@@ -120,6 +125,11 @@ class ReportBuilder:
     def warn(self, message: str) -> None:
         """Note a problem met while building; shown in the terminal and the JSON."""
         self.warnings.append(message)
+
+
+def _shown(lines: Sequence[Any]) -> list[str]:
+    """Terminal lines as printed: each made text, its escapes visible."""
+    return [visible(str(line)) for line in lines]
 
 
 def render_table(builder: ReportBuilder) -> list[str]:
@@ -170,5 +180,5 @@ def render_main(builder: ReportBuilder) -> list[str]:
     for block in sorted(builder.blocks, key=lambda b: b.order):
         lines += ["", *block.lines] if lines else block.lines
     if builder.warnings:
-        lines += ["", *(f"{INDENT}warning: {w}" for w in builder.warnings)]
+        lines += ["", *(f"{INDENT}warning: {visible(w)}" for w in builder.warnings)]
     return lines

@@ -18,6 +18,7 @@ import pytest
 
 from ..execution.signals import PLUGIN_NAME as SIGNALS_PLUGIN
 from ..execution.user_values import describe
+from ..formatting.terminal_text import visible
 from .builder import ReportBuilder
 from .results import Results
 
@@ -165,7 +166,8 @@ class FailureLog:
                 self.messages.append(message)
                 if self.builder is not None:
                     self.builder.warn(message)
-                warnings.warn(ProbabilityExtensionWarning(message), stacklevel=2)
+                # (pytest prints it as it is: the extension's exception text shows its escapes)
+                warnings.warn(ProbabilityExtensionWarning(visible(message)), stacklevel=2)
         return messages
 
 

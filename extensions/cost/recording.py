@@ -54,6 +54,11 @@ class Ledger:
 
     def add_usage(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
+        self.merge(entry)
+
+    def merge(self, entry: dict[str, Any]) -> None:
+        """Add ``entry`` to its model's totals (:func:`~.usage.add_counts`: a count kept as
+        text is never summed as a string)."""
         cost = entry["cost"]
         totals = self.usage.get(entry["model"])
         if totals is None:
@@ -183,12 +188,19 @@ def record_usage(
         if totals is None:
             totals = ledger.usage[model] = entry.copy()
             del totals["model"]
-        else:
+        elif (
+            type(totals["input_tokens"])
+            is type(totals["output_tokens"])
+            is type(totals["cached_input_tokens"])
+            is int
+        ):
             totals["input_tokens"] += input_tokens
             totals["output_tokens"] += output_tokens
             totals["cached_input_tokens"] += cached_input_tokens
             known = totals["cost"]
             totals["cost"] = cost if known is None else known + cost
+        else:  # a total kept as text (a count too long for decimal text): summed as text
+            ledger.merge(entry)
         return
     _record_usage(usage, (model, input_tokens, output_tokens, cached_input_tokens, cost))
 
@@ -244,9 +256,11 @@ def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, 
     """``entry`` (a usage entry without cost) priced by ``pytest_prob_price_usage`` when a
     plugin knows its price. A pricing plugin that raises or answers something other than a
     finite amount ≥ 0 is warned about (once per message and process, at ``stacklevel`` as
-    for :func:`warnings.warn`) and the entry stays unpriced."""
+    for :func:`warnings.warn`) and the entry stays unpriced. So does an entry with a count
+    kept as text (:func:`~pytest_probability.api.check_tokens`): no number is left to price,
+    and a plugin summing such counts with ``+`` would join the texts."""
     hook = getattr(getattr(config, "hook", None), "pytest_prob_price_usage", None)
-    if hook is None or not hook.get_hookimpls():
+    if hook is None or not hook.get_hookimpls() or any(type(entry[n]) is str for n in COUNTS):
         return entry
     try:
         found = hook(**{name: entry[name] for name in ("model", *COUNTS)}, config=config)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # (the HTML page names a group's runs with it too)
-from pytest_probability.api import runs_text
+from pytest_probability.api import runs_text, visible
 
 #: What stands for a value that differs between the runs of a group.
 ELIDED = "…"
@@ -163,9 +163,10 @@ def others_line(case: str, runs: Sequence[int], verb: str) -> str:
 def more_line(case: str, groups: Sequence[FailureGroup], *, verb: str = "failing") -> str:
     """The line under a case's one traceback, about its other failing runs (``groups`` holds
     only those): ``… 8 more failing runs of classify::phone_number: 5 × assert 'other' ==
-    'phone' (runs 3–4, 6, 8–9), 3 × KeyError: 'amount' (runs 5, 7, 10)``."""
+    'phone' (runs 3–4, 6, 8–9), 3 × KeyError: 'amount' (runs 5, 7, 10)``. Group texts (a
+    message's first line, a ``pytest_prob_failure_key`` answer) show their escapes."""
     head = _head(case, sum(group.count for group in groups), verb)
-    parts = [f"{g.count} × {g.text} ({runs_text(g.runs)})" for g in groups[:MAX_GROUPS]]
+    parts = [f"{g.count} × {visible(g.text)} ({runs_text(g.runs)})" for g in groups[:MAX_GROUPS]]
     if len(groups) > MAX_GROUPS:
         rest = groups[MAX_GROUPS:]
         parts.append(f"{sum(g.count for g in rest)} × {plural(len(rest), 'other message')}")
@@ -177,13 +178,14 @@ def summary_message(
 ) -> str:
     """The message of a case's one short-summary line: ``9/10 runs failed: assert 'other' ==
     'phone' ×6, KeyError ×3`` (one group: no count; none: the counts only). A case that made
-    fewer runs than planned says so: ``1/1 runs failed (of 10 planned)``."""
+    fewer runs than planned says so: ``1/1 runs failed (of 10 planned)``. Group texts show
+    their escapes, as in :func:`more_line`."""
     head = f"{count}/{total} {'run' if total == 1 else 'runs'} {verb}"
     if planned > total:
         head += f" (of {planned} planned)"
     if len(groups) <= 1:
-        return f"{head}: {groups[0].short}" if groups else head
-    parts = [f"{group.short} ×{group.count}" for group in groups[:MAX_GROUPS]]
+        return f"{head}: {visible(groups[0].short)}" if groups else head
+    parts = [f"{visible(group.short)} ×{group.count}" for group in groups[:MAX_GROUPS]]
     if len(groups) > MAX_GROUPS:
         rest = groups[MAX_GROUPS:]
         parts.append(f"{plural(len(rest), 'other')} ×{sum(g.count for g in rest)}")

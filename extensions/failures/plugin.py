@@ -27,6 +27,7 @@ from pytest_probability.api import (
     option_value,
     recorded_runs,
     results_of,
+    visible,
 )
 
 from . import hookspecs
@@ -410,7 +411,7 @@ def pytest_terminal_summary(
             _state(config).summary = {}
             terminalreporter.write_line(
                 f"WARNING: pytest-probability could not group the failure output "
-                f"({type(exc).__name__}: {exc}); every run is shown",
+                f"({visible(f'{type(exc).__name__}: {exc}')}); every run is shown",
                 yellow=True,
             )
     try:

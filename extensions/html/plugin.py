@@ -19,6 +19,7 @@ from pytest_probability.api import (
     recorded_runs,
     report_document,
     report_of,
+    visible,
     write_failure,
 )
 
@@ -151,4 +152,4 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     aggregating process at the end of the terminal summary."""
     state = terminalreporter.config.stash.get(STATE_KEY, None)
     if state and state["error"]:
-        terminalreporter.write_line(f"ERROR: {state['error']}", red=True, bold=True)
+        terminalreporter.write_line(f"ERROR: {visible(state['error'])}", red=True, bold=True)

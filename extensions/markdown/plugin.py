@@ -34,6 +34,7 @@ from pytest_probability.api import (
     report_document,
     report_of,
     results_of,
+    visible,
     write_failure,
 )
 
@@ -294,4 +295,4 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     aggregating process at the end of the terminal summary."""
     state = terminalreporter.config.stash.get(STATE_KEY, None)
     for error in state.errors if state else ():
-        terminalreporter.write_line(f"WARNING: {error}", yellow=True, bold=True)
+        terminalreporter.write_line(f"WARNING: {visible(error)}", yellow=True, bold=True)
