@@ -100,3 +100,114 @@ def test_a_failure_key_hook_sees_a_copy_of_the_record(pytester: pytest.Pytester)
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     assert len(report["records"]) == 24
     assert all(record["outcome"] in ("pass", "fail") for record in report["records"])
+
+
+# -- every hook, every way an implementation can misbehave ----------------------------------
+#: how a hostile implementation misbehaves: the body of its hook
+MISBEHAVIOURS = {
+    "raise": 'raise RuntimeError("hook boom")',
+    "exit": "raise SystemExit(3)",
+    "interrupt": "raise KeyboardInterrupt",
+    "junk": "return object()",
+    "mutate": (  # every mutable argument emptied (the hook declares all of its arguments)
+        "for value in list(locals().values()):\n"
+        "        if isinstance(value, (dict, list, set)):\n"
+        "            value.clear()"
+    ),
+}
+#: hooks called while pytest configures the session: a failing one is a usage error
+CONFIGURING = {"pytest_prob_addoption"} | {
+    f"pytest_prob_register_{registry}"
+    for registry in (
+        "comparison_tests",
+        "gates",
+        "interval_methods",
+        "latency_methods",
+        "metrics",
+        "p_adjustments",
+        "stopping_rules",
+    )
+}
+#: hooks a planning session (--prob-plan) calls
+PLANNING = {"pytest_prob_plan_case", "pytest_prob_plan_comparisons", "pytest_prob_plan_costs"}
+
+
+def every_hook() -> dict[str, list[str]]:
+    """Every ``pytest_prob_*`` hook the plugin declares, with its arguments."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import pytest_probability.extensions as extensions
+
+    modules = [importlib.import_module("pytest_probability.hookspecs")]
+    for found in pkgutil.iter_modules(extensions.__path__):
+        try:
+            modules.append(importlib.import_module(f"{extensions.__name__}.{found.name}.hookspecs"))
+        except ModuleNotFoundError:
+            continue  # (an extension without hooks of its own)
+    return {
+        name: list(inspect.signature(function).parameters)
+        for module in modules
+        for name, function in vars(module).items()
+        if name.startswith("pytest_prob_") and callable(function)
+    }
+
+
+HOOK_ARGUMENTS = every_hook()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", list(MISBEHAVIOURS))
+@pytest.mark.parametrize("hook", sorted(HOOK_ARGUMENTS))
+def test_no_hook_can_cost_a_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, hook: str, mode: str
+) -> None:
+    """An installed extension implements one hook (first in pluggy's order) and misbehaves:
+    no INTERNALERROR and no traceback, ever; at configure time a failure is one usage error
+    naming the extension; otherwise every report is written and carries the exit status
+    the process returns (2 after an interrupt)."""
+    arguments = ", ".join(HOOK_ARGUMENTS[hook]) if mode == "mutate" else ""
+    (pytester.path / "hostile_ext.py").write_text(
+        f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\n"
+        f"def {hook}({arguments}):\n    {MISBEHAVIOURS[mode]}\n"
+    )
+    info = pytester.path / "hostile_ext-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hostile-ext\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest_probability.extensions]\nhostile = hostile_ext\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    pytester.makepyfile(bench_m=BENCH)
+    planning = hook in PLANNING
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "--prob-runs=4", "--prob-compare=style", "--prob-min-rate=0.5",
+        "--prob-json=r.json", "--prob-html=r.html", "--prob-markdown=r.md", "--prob-explain",
+        "--junitxml=j.xml", *(["--prob-plan"] if planning else []), timeout=120,
+    )  # fmt: skip
+    output = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in output
+    assert "Traceback" not in output
+    configuring = hook in CONFIGURING and mode in ("raise", "exit", "interrupt")
+    if configuring:  # (an interrupt while pytest configures: pytest's own exit status 2)
+        assert result.ret == (2 if mode == "interrupt" and hook != "pytest_prob_addoption" else 4)
+        if mode != "interrupt":
+            assert "hostile" in output
+        return
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["exit_status"] == result.ret
+    if mode == "interrupt":
+        assert result.ret in ((0, 2) if planning else (2,))
+        return
+    if planning:
+        assert result.ret == 0
+        return
+    assert result.ret == 1  # (the flaky cases fail)
+    assert len(report["records"]) == 24
+    # (a classifier that fails makes its runs errors, as documented; nothing else changes)
+    errors = hook == "pytest_prob_classify_outcome" and mode in ("raise", "exit", "junk")
+    overall = "0/24 passed (0%)" if errors else "16/24 passed (67%)"
+    assert f"  Overall: {overall}" in result.outlines
+    assert (pytester.path / "r.html").stat().st_size > 0
+    assert (pytester.path / "r.md").read_text(encoding="utf-8").startswith("## ")

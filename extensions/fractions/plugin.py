@@ -5,6 +5,8 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pytest_probability.api import (
     CaseResult,
@@ -53,7 +55,9 @@ def pytest_prob_build_report(
     words: dict[str, str] = {}
     notes: dict[str, str] = {}
     for case in results.cases():
-        word, key = call_first(config, "pytest_prob_row_status", case=case, config=config)
+        word, key = call_first(
+            config, "pytest_prob_row_status", check=_not_a_status, case=case, config=config
+        )
         words[case.key] = word
         partial = len(case.records) < case.planned
         report.add_row_json(case.key, {"status": key, "subset": reason if partial else None})
@@ -126,3 +130,10 @@ def pytest_prob_explain_count(
     """How many notable readings :func:`pytest_prob_explain` would give, counted without
     building them. Called once in the aggregating process, only without ``--prob-explain``."""
     return len(_read(report, results))
+
+
+def _not_a_status(answer: Any) -> str | None:
+    """What is wrong with a ``pytest_prob_row_status`` answer (``None``: nothing)."""
+    if isinstance(answer, tuple) and len(answer) == 2 and all(isinstance(a, str) for a in answer):
+        return None
+    return f"answered {answer!r:.200}, not a (word, key) pair of texts"
