@@ -51,7 +51,44 @@ def test_one_signal_while_reporting_is_held_and_every_report_says_interrupted(
     assert len(report["records"]) == 6
     page = (pytester.path / "r.html").read_text(encoding="utf-8")
     assert "interrupted" in page
-    assert (pytester.path / "r.md").read_text(encoding="utf-8").startswith("## ")
+    summary = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert summary.startswith(
+        "## pytest-probability\n\n"
+        "- **Interrupted:** exit status 2; the numbers cover the runs made before it\n"
+        "- **Overall:** 6/6 passed (100%)\n"
+    )
+    held = "SIGINT" if sent == "SIGINT" else "SIGTERM"
+    assert (
+        f"probability: {held} held until every report was written: exit status 2 (interrupted)"
+        in result.outlines
+    )
+
+
+#: a plugin that sends SIGTERM as the run loop ends: before pytest sets the exit status
+#: from the loop's outcome
+LATE_SENDER = """
+import os, signal
+import pytest
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session):
+    try:
+        return (yield)
+    finally:
+        os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+def test_a_signal_as_the_run_loop_ends_still_reaches_every_reports_exit_status(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    assert False\n")
+    pytester.makeconftest(LATE_SENDER)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "--prob-runs=3", *REPORTS)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # (not 1, for the failing runs)
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert (report["exit_status"], len(report["records"])) == (2, 3)
+    assert "- **Interrupted:** exit status 2" in (pytester.path / "r.md").read_text("utf-8")
 
 
 def test_a_second_signal_while_reporting_ends_the_process_at_once(

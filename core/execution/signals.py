@@ -53,6 +53,8 @@ class TermHandler:
         #: a SIGTERM arrived (the next one takes the default action)
         self.signalled = False
         self.session = session
+        #: the signal held while the reports were made, named for the terminal
+        self.held: str | None = None
 
     def uninstall(self) -> None:
         """Give SIGTERM its default action and SIGINT Python's ``KeyboardInterrupt`` back
@@ -75,10 +77,12 @@ class TermHandler:
         if not self.reporting:
             self.reporting = True
             raise Terminated("SIGTERM")
+        self.held = signal.Signals(signum).name
 
     def hold_interrupt(self) -> None:
         """A ``KeyboardInterrupt`` raised by an extension's hook while the reports are made:
         held as a Ctrl-C would be (the exit status becomes 2)."""
+        self.held = self.held or "KeyboardInterrupt (raised by an extension's hook)"
         self.signalled = True
         if self.session is not None:
             self.session.exitstatus = pytest.ExitCode.INTERRUPTED
@@ -103,6 +107,26 @@ class TermHandler:
             return (yield)
         finally:
             self.hold_interrupts()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Before any report is written: a signal held between the end of the run loop and
+        here (pytest sets the exit status from the loop's outcome after it) still makes the
+        exit status 2. Called once in the aggregating process."""
+        if self.signalled:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Say that a signal was held, after everything else the summary prints. Called
+        once in the aggregating process."""
+        if self.held is not None:
+            terminalreporter.write_line(
+                f"probability: {self.held} held until every report was written: "
+                "exit status 2 (interrupted)",
+                yellow=True,
+                bold=True,
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:

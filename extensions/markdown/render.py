@@ -52,6 +52,8 @@ MESSAGE_LIMIT = 500
 MAX_FAILURES = 50
 FAILURE_LIMIT = 200
 MISSING = "\u2014"
+#: pytest's exit status of an interrupted session (Ctrl-C, SIGTERM)
+INTERRUPTED = 2
 MINUS = "\u2212"
 SUBSET_WORDS = {"selected": "selected subset", "stopped": "session stopped early"}
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
@@ -143,9 +145,12 @@ def quantile(value: Any) -> str:
 
 
 def _summary(document: Mapping[str, Any]) -> Markdown | None:
-    """The ``Overall:``, ``Gates:`` and ``Cost:`` lines, as a list."""
+    """The ``Overall:``, ``Gates:`` and ``Cost:`` lines, as a list (after an interruption,
+    an ``Interrupted:`` line first: a CI page must not read the numbers as a whole run)."""
     totals = obj(document.get("totals"))
     lines: list[tuple[str, str]] = []
+    if integer(document.get("exit_status")) == INTERRUPTED:
+        lines.append(("Interrupted", "exit status 2; the numbers cover the runs made before it"))
     passes, count = integer(totals.get("passes")), integer(totals.get("count"))
     if passes is not None and count:
         lines.append(("Overall", f"{passes}/{count} passed ({whole_percent(passes, count)})"))
