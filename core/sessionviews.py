@@ -10,7 +10,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .loader import COLLECT_MODULE, KERNEL_NAME
@@ -113,6 +113,8 @@ def call_hook(
     *,
     check: Callable[[Any], str | None] | None = None,
     passing: tuple[type[BaseException], ...] = (),
+    skip: Collection[str] = (),
+    failed: Callable[[str, BaseException], None] | None = None,
     **kwargs: Any,
 ) -> list[Any]:
     """Call every implementation of the hook ``hook_name`` with ``kwargs`` through the
@@ -126,8 +128,14 @@ def call_hook(
     through, as do exceptions of the ``passing`` types (the hook's documented signals, such
     as a ``ValueError`` refusing the settings). ``check(answer)`` says what is wrong with an
     answer that is not ``None`` (``None`` when nothing is): a wrong answer is left out and
-    its extension named like one that raised."""
-    return _call(config, hook_name, kwargs, False, check, passing)
+    its extension named like one that raised.
+
+    The implementations of the plugins named in ``skip`` (their registered names) are not
+    called. ``failed(name, exception)`` is told of each implementation left out, as it is
+    left out (among the answers ``check`` sees, in pluggy's order): for a caller that shows
+    the failure in place (a panel marked as failed) or must not take the next answer instead
+    (a budget that fails closed)."""
+    return _call(config, hook_name, kwargs, False, check, passing, skip, failed)
 
 
 def call_first(
@@ -137,12 +145,15 @@ def call_first(
     *,
     check: Callable[[Any], str | None] | None = None,
     passing: tuple[type[BaseException], ...] = (),
+    skip: Collection[str] = (),
+    failed: Callable[[str, BaseException], None] | None = None,
     **kwargs: Any,
 ) -> Any:
     """The first answer that is not ``None`` of the hook ``hook_name`` (a ``firstresult``
     hook), called through the boundary as :func:`call_hook` does; ``None`` when none
-    answers."""
-    found = _call(config, hook_name, kwargs, True, check, passing)
+    answers. An implementation left out (``failed`` is told) leaves the answer to the next
+    one."""
+    found = _call(config, hook_name, kwargs, True, check, passing, skip, failed)
     return found[0] if found else None
 
 
@@ -153,11 +164,15 @@ def _call(
     first: bool,
     check: Callable[[Any], str | None] | None,
     passing: tuple[type[BaseException], ...],
+    skip: Collection[str] = (),
+    failed: Callable[[str, BaseException], None] | None = None,
 ) -> list[Any]:
     from .report.safe_calls import FailureLog, call_impls
 
     kernel = _kernel(config)
-    results, failures = call_impls(config, hook_name, kwargs, kernel.plans, first, check, passing)
+    results, failures = call_impls(
+        config, hook_name, kwargs, kernel.plans, first, check, passing, skip, failed
+    )
     if failures:
         (kernel.failures or FailureLog()).add(hook_name, failures)
     return results

@@ -159,9 +159,9 @@ def pytest_configure(config):
     lines = section(result.outlines, "probability: explained")
     assert lines[:2] == ["  smoke", "    Our own words."]
     assert lines[-2:] == ["  Terms", "    widget: a thing."]
-    assert "  warning: broken-explainer failed to explain: RuntimeError: oops" in section(
-        result.outlines
-    )
+    assert (
+        "  warning: extension 'broken-explainer' failed in pytest_prob_explain: RuntimeError: oops"
+    ) in section(result.outlines)
 
 
 def test_baseline_reading(pytester: pytest.Pytester) -> None:

@@ -208,7 +208,7 @@ def bench_r(item):
     ]
     (function,) = hidden["baseline"]["functions"]
     assert [function[k] for k in ("difference", "low", "high", "p", "verdict")] == [None] * 5
-    assert "failed to explain" not in report_only.stdout.str()
+    assert "failed in pytest_prob_explain" not in report_only.stdout.str()
     assert function["explanation"].startswith(
         "Over 2 paired inputs, this run against the baseline is not estimated: 2 cases were "
         "stopped early and lean toward their verdicts"
@@ -236,7 +236,7 @@ def test_a_comparison_over_stopped_cases_hides_difference_and_p(pytester: pytest
     assert comparison["cost_ratio"] == pytest.approx(every["comparisons"][0]["cost_ratio"])
     assert [comparison[k] for k in ("difference", "low", "high", "p", "p_adjusted")] == [None] * 5
     assert comparison["inputs"] == [] and comparison["verdict"] is None
-    assert "failed to explain" not in result.stdout.str()
+    assert "failed in pytest_prob_explain" not in result.stdout.str()
     assert comparison["explanation"] == (
         "Over 1 paired input, b against a is not estimated: 2 cases were stopped early and "
         "lean toward their verdicts, so a difference, an interval or a p computed from them "
@@ -509,8 +509,16 @@ def bench_t(kind):
     assert result.ret == 0
     assert [row["total"] for row in report["rows"]] == [20, 20]
     assert report["stopping"]["kept_cases"] == 2
+    shown = " ".join(result.stdout.str().split())  # (the Stopped: line is wrapped)
+    conftest = str(pytester.path / "conftest.py")
     assert (
-        "           2 cases kept running for 18 runs the rule would have skipped: 'not a reader' "
-        "cannot say when it is settled (1 case); a pytest_prob_stop_readers implementation "
-        "(RuntimeError: no answer) cannot say when it is settled (1 case)"
-    ) in section(result.outlines)
+        f"2 cases kept running for 18 runs the rule would have skipped: {conftest}'s "
+        "pytest_prob_stop_readers (TypeError: answered ['not a reader'], not a list of "
+        f"StopReader) cannot say when it is settled (1 case); {conftest}'s "
+        "pytest_prob_stop_readers (RuntimeError: no answer) cannot say when it is settled "
+        "(1 case)"
+    ) in shown  # each failure names the extension, and keeps its case running
+    assert (  # (warned about once per extension)
+        f"warning: extension '{conftest}' failed in pytest_prob_stop_readers: "
+        "TypeError: answered ['not a reader'], not a list of StopReader"
+    ) in shown

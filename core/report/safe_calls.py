@@ -11,7 +11,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import pytest
@@ -66,6 +66,8 @@ def call_impls(
     first: bool = False,
     check: Callable[[Any], str | None] | None = None,
     passing: tuple[type[BaseException], ...] = (),
+    skip: Collection[str] = (),
+    failed: Callable[[str, BaseException], None] | None = None,
 ) -> tuple[list[Any], list[tuple[str, BaseException]]]:
     """The one boundary around extensions' hook implementations: call each non-wrapper
     implementation of ``hook_name`` on its own, in pluggy's order (stopping at the first
@@ -83,11 +85,17 @@ def call_impls(
     ``check(answer)`` says what is wrong with an answer that is not ``None`` (``None`` when
     nothing): a wrong answer is that implementation's failure (a ``TypeError`` saying so).
     Exceptions of the ``passing`` types are the hook's documented signals: they propagate.
+    The implementations of the plugins named in ``skip`` are not called; ``failed(name,
+    exception)`` is told of each failure as it happens (in pluggy's order among the answers
+    ``check`` sees).
     """
     plan = (plans or HookPlans()).plan(config, hook_name)
     results: list[Any] = []
     failures: list[tuple[str, BaseException]] = []
     for function, argnames, impl in plan:
+        if skip and impl.plugin_name in skip:
+            continue
+        failure: BaseException | None = None
         try:
             found = function(*[kwargs[name] for name in argnames])
         except (pytest.UsageError, pytest.exit.Exception, *passing):
@@ -95,19 +103,22 @@ def call_impls(
         except KeyboardInterrupt as exc:
             if not _holding_interrupts(config):
                 raise
-            failures.append((_name(config, impl), exc))
             config.pluginmanager.get_plugin(SIGNALS_PLUGIN).hold_interrupt()
-            continue
+            failure = exc
         except (Exception, SystemExit) as exc:  # an extension's bug must not lose the session
-            failures.append((_name(config, impl), exc))
-            continue
-        problem = None if found is None or check is None else check(found)
-        if problem is not None:
-            failures.append((_name(config, impl), TypeError(problem)))
-        elif found is not None:
-            results.append(found)
-            if first:
-                break
+            failure = exc
+        else:
+            problem = None if found is None or check is None else check(found)
+            if problem is not None:
+                failure = TypeError(problem)
+            elif found is not None:
+                results.append(found)
+                if first:
+                    break
+        if failure is not None:
+            failures.append((_name(config, impl), failure))
+            if failed is not None:
+                failed(*failures[-1])
     return results, failures
 
 

@@ -28,6 +28,7 @@ from pytest_probability.api import (
     OVERFLOW_REASON,
     SKIP,
     UNDECIDED,
+    call_first,
     describe_exception,
     money,
     option_value,
@@ -295,12 +296,23 @@ class Budget:
         if record.get("error") == CRASHED:  # (nothing of its usage reached us)
             self.crashed += 1
         else:
-            try:
-                spend = checked(config.hook.pytest_prob_run_spend(record=record, config=config))
-            except UncountableSpend as exc:
-                problem = str(exc)
-            except Exception as exc:  # an implementation's bug must not switch the budget off
-                problem = f"raised {describe_exception(exc)}"
+            failures: list[str] = []
+
+            def failed(name: str, exc: BaseException) -> None:
+                failures.append(f"raised {describe_exception(exc)}")
+
+            # (an implementation's bug must not switch the budget off: one that fails is
+            # named, and the run is uncountable, not the next implementation's answer)
+            answer = call_first(
+                config, "pytest_prob_run_spend", failed=failed, record=record, config=config
+            )
+            if failures:
+                problem = failures[0]
+            else:
+                try:
+                    spend = checked(answer)
+                except UncountableSpend as exc:
+                    problem = str(exc)
         self.tally.add(spend)
         if problem is not None:
             self.uncounted += 1
@@ -423,11 +435,14 @@ class Budget:
                 lines.append(f"spent {money(spent)}: {money(overshoot)} over, {why}")
             else:  # the budget still stopped the session: the sum is only too large to show
                 lines.append(f"spent: {OVERFLOW} ({OVERFLOW_REASON}), {why}")
-        verdict_of = config.hook.pytest_prob_case_verdict
         undecided = [
             case.display
             for case in results.cases()
-            if case.key in cells and verdict_of(case=case, config=config) == UNDECIDED
+            if case.key in cells
+            and call_first(
+                config, "pytest_prob_case_verdict", check=_not_a_verdict, case=case, config=config
+            )
+            == UNDECIDED
         ]
         if undecided:
             cut_gates = f"{len(undecided)} gate(s) UNDECIDED after the budget cut their runs"
@@ -456,3 +471,9 @@ class Budget:
                 "crashed": self.crashed,
             },
         )
+
+
+def _not_a_verdict(answer: Any) -> str | None:
+    if isinstance(answer, str) and answer in ("pass", "fail", "undecided"):
+        return None
+    return f"answered {answer!r:.200}, not a verdict ('pass', 'fail' or 'undecided')"

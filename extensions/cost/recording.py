@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_probability.api import (
@@ -16,6 +17,7 @@ from pytest_probability.api import (
     CostWarning,
     RunContext,
     TokenUsage,
+    call_first,
     check_cost,
     current_run,
     current_run_or_none,
@@ -28,8 +30,6 @@ from .usage import COUNTS, add_counts, read_usage, total_cost, usage_from_fields
 LEDGER = "cost"
 OWN_PLUGIN = "probability.cost"
 _INF = math.inf
-#: the pricing failures a config was warned about
-WARNED_ATTR = "_pytest_probability_cost_warned"
 #: model names that passed :func:`~.usage.check_model` unchanged (a fast-path check)
 _PLAIN_MODELS: set[str] = set()
 
@@ -237,7 +237,15 @@ def normalize(value: Any, config: Any) -> TokenUsage:
     hook = getattr(getattr(config, "hook", None), "pytest_prob_normalize_usage", None)
     impls = hook.get_hookimpls() if hook is not None else []
     if any(impl.plugin_name != OWN_PLUGIN for impl in impls):
-        found = hook(obj=value)  # type: ignore[misc]
+        # (through the extension boundary: one that fails is named and the next one reads
+        # it; a ValueError is the hook's documented signal, the run's error)
+        found = call_first(
+            config,
+            "pytest_prob_normalize_usage",
+            check=_not_usage,
+            passing=(ValueError,),
+            obj=value,
+        )
     else:
         found = read_usage(value)
     if found is None:
@@ -255,26 +263,41 @@ def normalize(value: Any, config: Any) -> TokenUsage:
 def price(entry: dict[str, Any], config: Any, stacklevel: int = 2) -> dict[str, Any]:
     """``entry`` (a usage entry without cost) priced by ``pytest_prob_price_usage`` when a
     plugin knows its price. A pricing plugin that raises or answers something other than a
-    finite amount ≥ 0 is warned about (once per message and process, at ``stacklevel`` as
-    for :func:`warnings.warn`) and the entry stays unpriced. So does an entry with a count
+    finite amount ≥ 0 is named in a warning (the extension boundary's, once per extension
+    and process; ``stacklevel`` is no longer used) and the next one prices the entry, or it
+    stays unpriced. So does an entry with a count
     kept as text (:func:`~pytest_probability.api.check_tokens`): no number is left to price,
     and a plugin summing such counts with ``+`` would join the texts."""
     hook = getattr(getattr(config, "hook", None), "pytest_prob_price_usage", None)
     if hook is None or not hook.get_hookimpls() or any(type(entry[n]) is str for n in COUNTS):
         return entry
-    try:
-        found = hook(**{name: entry[name] for name in ("model", *COUNTS)}, config=config)
-        if found is None:
-            return entry
-        amount = check_cost(found, "price")
-    except Exception as exc:  # a pricing plugin's bug must not turn paid runs into errors
-        message = f"pricing {entry['model']!r} failed: {type(exc).__name__}: {exc}"
-        seen: set[str] = vars(config).setdefault(WARNED_ATTR, set())
-        if message not in seen:
-            seen.add(message)
-            warnings.warn(CostWarning(message), stacklevel=stacklevel)
+    found = call_first(  # (a pricing plugin's bug must not turn paid runs into errors)
+        config,
+        "pytest_prob_price_usage",
+        check=_not_a_price,
+        **{name: entry[name] for name in ("model", *COUNTS)},
+        config=config,
+    )
+    if found is None:
         return entry
+    amount = check_cost(found, "price")
     return {**entry, "cost": amount}
+
+
+def _not_usage(answer: Any) -> str | None:
+    if isinstance(answer, (TokenUsage, Mapping)) or any(
+        hasattr(answer, name) for name in ("model", *COUNTS, "cost")
+    ):
+        return None
+    return f"answered {answer!r:.200}, not a usage (a TokenUsage, a dict or an object)"
+
+
+def _not_a_price(answer: Any) -> str | None:
+    try:
+        check_cost(answer, "price")
+    except (ValueError, TypeError) as exc:
+        return str(exc)
+    return None
 
 
 def step_spend(step: Any, config: Any) -> tuple[float | None, list[dict[str, Any]]]:

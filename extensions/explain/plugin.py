@@ -5,12 +5,18 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_probability.api import Reading, glossary_for, option_value, parse_bool, render_readings
+from pytest_probability.api import (
+    Reading,
+    call_hook,
+    glossary_for,
+    option_value,
+    parse_bool,
+    render_readings,
+)
 
 if TYPE_CHECKING:
     from pytest_probability.api import OptionRegistry, ReportBuilder, Results
@@ -20,7 +26,8 @@ HINT_ORDER = 950
 
 
 class ExplainWarning(pytest.PytestWarning):
-    """An extension's ``pytest_prob_explain`` raised; its readings are missing."""
+    """Kept for compatibility: an extension's failing ``pytest_prob_explain`` is now named
+    in a ``ProbabilityExtensionWarning`` (the extension boundary's warning)."""
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -38,47 +45,55 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
     )
 
 
-def _answers(
-    impls: Iterable[Any],
-    verb: str,
-    report: ReportBuilder,
-    results: Results,
-    config: pytest.Config,
-    read: Callable[[Any], Any] = lambda answer: answer,
-) -> list[Any]:
-    """Each implementation's answer (``read`` from it); one that raises is warned about
-    (at the caller of our caller) and left out: one extension's bug must not lose the
-    others' readings, and a count is only a hint."""
-    found = []
-    for impl in impls:
-        try:
-            found.append(read(impl.function(report=report, results=results, config=config)))
-        except Exception as exc:
-            message = f"{impl.plugin_name} failed to {verb}: {type(exc).__name__}: {exc}"
-            warnings.warn(ExplainWarning(message), stacklevel=3)
-            report.warn(message)
-    return found
+def _not_readings(answer: Any) -> str | None:
+    if isinstance(answer, (list, tuple)) and all(isinstance(r, Reading) for r in answer):
+        return None
+    return f"answered {answer!r:.200}, not a list of Reading"
+
+
+def _not_a_count(answer: Any) -> str | None:
+    if isinstance(answer, int) and not isinstance(answer, bool) and answer >= 0:
+        return None
+    return f"answered {answer!r:.200}, not a count"
 
 
 def _readings(
-    impls: Iterable[Any], report: ReportBuilder, results: Results, config: pytest.Config
+    report: ReportBuilder, results: Results, config: pytest.Config, skip: Collection[str] = ()
 ) -> list[Reading]:
-    answers = _answers(impls, "explain", report, results, config)
-    return [
-        reading for answer in answers for reading in answer or () if isinstance(reading, Reading)
-    ]
+    """Every implementation's readings, in hook order (those of the plugins named in
+    ``skip`` left out); one that fails is named in a warning and left out: one extension's
+    bug must not lose the others' readings."""
+    answers = call_hook(
+        config,
+        "pytest_prob_explain",
+        check=_not_readings,
+        skip=skip,
+        report=report,
+        results=results,
+        config=config,
+    )
+    return [reading for answer in answers for reading in answer]
 
 
 def count(report: ReportBuilder, results: Results, config: pytest.Config) -> int:
     """How many notable readings the extensions would give, without building them: each
     extension's ``pytest_prob_explain_count``, and the readings of an extension that only
-    implements ``pytest_prob_explain`` (a third party's), built to be counted."""
-    counters = config.hook.pytest_prob_explain_count.get_hookimpls()
-    found = sum(_answers(counters, "count", report, results, config, lambda n: int(n or 0)))
-    counted = {impl.plugin_name for impl in counters}
-    impls = config.hook.pytest_prob_explain.get_hookimpls()
-    others = [impl for impl in impls if impl.plugin_name not in counted]
-    return found + sum(1 for r in _readings(others, report, results, config) if r.notable)
+    implements ``pytest_prob_explain`` (a third party's), built to be counted. One that
+    fails is named in a warning and counts 0 (a count is only a hint)."""
+    counts = call_hook(
+        config,
+        "pytest_prob_explain_count",
+        check=_not_a_count,
+        report=report,
+        results=results,
+        config=config,
+    )
+    counted = {impl.plugin_name for impl in config.hook.pytest_prob_explain_count.get_hookimpls()}
+    explainers = {impl.plugin_name for impl in config.hook.pytest_prob_explain.get_hookimpls()}
+    if explainers <= counted:
+        return sum(counts)
+    others = _readings(report, results, config, skip=counted)
+    return sum(counts) + sum(1 for reading in others if reading.notable)
 
 
 def _width(config: pytest.Config) -> int:
@@ -102,8 +117,7 @@ def pytest_prob_build_report(
         if notable:
             report.add_block([f"  --prob-explain reads {what} in plain words"], order=HINT_ORDER)
         return
-    impls = reversed(config.hook.pytest_prob_explain.get_hookimpls())
-    readings = _readings(impls, report, results, config)
+    readings = _readings(report, results, config)
     if not readings:
         return
     for reading in readings:

@@ -23,6 +23,7 @@ from pytest_probability.api import (
     CaseResult,
     OptionRegistry,
     Results,
+    call_first,
     is_active,
     option_value,
     recorded_runs,
@@ -58,7 +59,6 @@ class FailuresState:
     keys: dict[tuple[str, int], str] = field(default_factory=dict)
     #: whether a ``pytest_prob_failure_key`` other than ours answers (``None``: not known yet)
     custom: bool | None = None
-    hook_error: str | None = None  # what that implementation raised
     #: pytest's own ``stats`` lists while stand-ins replace them
     saved: dict[str, list[Any]] = field(default_factory=dict)
     #: the short summary's stand-ins, put in just before it prints
@@ -118,8 +118,8 @@ def pytest_prob_failure_key(record: dict[str, Any], config: pytest.Config) -> st
 
 def failure_key(config: pytest.Config, record: dict[str, Any]) -> str:
     """The group key of a failing run: asked once per run, from the hook when another
-    implementation than the bundled one exists; one that raises is warned about once and
-    the bundled rule answers from then on."""
+    implementation than the bundled one exists; one that fails (raises, or answers something
+    other than text) is named in a warning and the bundled rule answers from then on."""
     state = _state(config)
     cached = (str(record.get("key")), int(record.get("run") or 0))
     found = state.keys.get(cached)
@@ -130,14 +130,27 @@ def failure_key(config: pytest.Config, record: dict[str, Any]) -> str:
         state.custom = any(impl.plugin_name != PLUGIN_NAME for impl in impls)
     key: Any = None
     if state.custom:
-        try:  # (a copy: a hook that changes the record must not change the report)
-            key = getattr(config.hook, KEY_HOOK)(record=copy.deepcopy(record), config=config)
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # costs its grouping only
+
+        def failed(name: str, exc: BaseException) -> None:  # costs its grouping only
             state.custom = False
-            state.hook_error = f"{type(exc).__name__}: {exc}"
-    found = shape_key(record) if key is None else key if isinstance(key, str) else str(key)
+
+        key = call_first(  # (a copy: a hook that changes the record must not change the report)
+            config,
+            KEY_HOOK,
+            check=_not_a_key,
+            failed=failed,
+            record=copy.deepcopy(record),
+            config=config,
+        )
+        if not state.custom:  # (failed now: the bundled rule, not the next answer)
+            key = None
+    found = shape_key(record) if key is None else key
     state.keys[cached] = found
     return found
+
+
+def _not_a_key(answer: Any) -> str | None:
+    return None if isinstance(answer, str) else f"answered {answer!r:.200}, not a group key (text)"
 
 
 def case_groups(
@@ -160,9 +173,6 @@ def pytest_prob_build_report(
         ]
         groups = case_groups(config, failing)
         report.add_row_json(case.key, {"failures": [group.to_json() for group in groups]})
-    error = _state(config).hook_error
-    if error is not None:
-        report.warn(f"{KEY_HOOK} failed ({error}); failing runs grouped by the bundled rule")
 
 
 # -- the terminal: one entry per case in pytest's own summary sections (printed from the

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
+    call_hook,
     claim_output,
     dump_report,
     is_active,
@@ -76,20 +77,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def collect_panels(report: dict[str, Any], config: pytest.Config) -> list[HtmlPanel]:
-    """Every implementation's panels, in hook order; a failing one becomes a marked panel."""
+    """Every implementation's panels, in hook order, each called through the extension
+    boundary; one that fails (raises, also ``SystemExit``, or answers something other than
+    panels) becomes a marked panel naming the extension and the error, in its place."""
     panels: list[HtmlPanel] = []
-    for impl in reversed(getattr(config.hook, HOOK).get_hookimpls()):
-        name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
-        try:
-            answer = impl.function(report=report, config=config)
-            found = [answer] if isinstance(answer, HtmlPanel) else list(answer or ())
-            bad = [item for item in found if not isinstance(item, HtmlPanel)]
-            if bad:
-                raise TypeError(f"expected HtmlPanel objects, got {type(bad[0]).__name__}")
-        except Exception as exc:  # one extension's bug must not lose the page
-            panels.append(failed_panel(f"extension {name!r}", exc))
-            continue
+
+    def taken(answer: Any) -> str | None:  # (checked and kept in hook order, failures too)
+        found = [answer] if isinstance(answer, HtmlPanel) else answer
+        if not isinstance(found, (list, tuple)):
+            return f"expected HtmlPanel objects, got {type(answer).__name__}"
+        bad = [item for item in found if not isinstance(item, HtmlPanel)]
+        if bad:
+            return f"expected HtmlPanel objects, got {type(bad[0]).__name__}"
         panels.extend(found)
+        return None
+
+    def failed(name: str, exc: BaseException) -> None:
+        panels.append(failed_panel(f"extension {name!r}", exc))
+
+    call_hook(config, HOOK, check=taken, failed=failed, report=report, config=config)
     return panels
 
 

@@ -226,10 +226,22 @@ def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
                 seed=options.session_value("seed"),
                 case_ids=[c.case_id for c in ordered],
                 cost=_cost(config, ordered),
-                hidden=config.hook.pytest_prob_hide_interval(cases=ordered, config=config),
+                hidden=hide_interval(config, ordered),
             )
         )
     return lines
+
+
+def hide_interval(config: pytest.Config, cases: list[CaseResult]) -> str | None:
+    """Why the interval over ``cases`` must not be shown (``pytest_prob_hide_interval``,
+    through the extension boundary), or ``None``."""
+    return call_first(
+        config, "pytest_prob_hide_interval", check=_not_a_note, cases=cases, config=config
+    )
+
+
+def _not_a_note(answer: Any) -> str | None:
+    return None if isinstance(answer, str) else f"answered {answer!r:.200}, not a note (text)"
 
 
 def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:

@@ -117,22 +117,26 @@ def pytest_prob_markdown_step_summary(config: pytest.Config) -> str:
 
 
 def collect_sections(report: dict[str, Any], config: pytest.Config) -> list[MarkdownSection]:
-    """Every implementation's sections, in hook order; a failing one becomes a marked
-    section naming the extension and the error."""
+    """Every implementation's sections, in hook order, each called through the extension
+    boundary; one that fails (raises, also ``SystemExit``, or answers something other than
+    sections) becomes a marked section naming the extension and the error, in its place."""
     sections: list[MarkdownSection] = []
-    for impl in reversed(getattr(config.hook, SECTIONS_HOOK).get_hookimpls()):
-        name = config.pluginmanager.get_name(impl.plugin) or impl.plugin_name
-        try:
-            answer = impl.function(report=report, config=config)
-            found = [answer] if isinstance(answer, MarkdownSection) else list(answer or ())
-            bad = [item for item in found if not isinstance(item, MarkdownSection)]
-            if bad:
-                raise TypeError(f"expected MarkdownSection objects, got {type(bad[0]).__name__}")
-        except Exception as exc:  # one extension's bug must not lose the summary
-            message = f"extension {name!r} failed: {type(exc).__name__}: {exc}"
-            sections.append(MarkdownSection(f"{name} (failed)", message))
-            continue
+
+    def taken(answer: Any) -> str | None:  # (checked and kept in hook order, failures too)
+        found = [answer] if isinstance(answer, MarkdownSection) else answer
+        if not isinstance(found, (list, tuple)):
+            return f"expected MarkdownSection objects, got {type(answer).__name__}"
+        bad = [item for item in found if not isinstance(item, MarkdownSection)]
+        if bad:
+            return f"expected MarkdownSection objects, got {type(bad[0]).__name__}"
         sections.extend(found)
+        return None
+
+    def failed(name: str, exc: BaseException) -> None:
+        message = f"extension {name!r} failed: {type(exc).__name__}: {exc}"
+        sections.append(MarkdownSection(f"{name} (failed)", message))
+
+    api.call_hook(config, SECTIONS_HOOK, check=taken, failed=failed, report=report, config=config)
     return sections
 
 

@@ -16,6 +16,7 @@ from pytest_probability.api import (
     Reading,
     ReportBuilder,
     Results,
+    call_first,
     option_value,
     options_of,
     reading_percent,
@@ -123,8 +124,12 @@ def pytest_prob_build_report(
     lines: list[MetricLine] = []
     for scope, members in scopes:
         # (the stopping extension's note when some of the cases were stopped early)
-        hidden = config.hook.pytest_prob_hide_interval(
-            cases=[cases[i] for i in members], config=config
+        hidden = call_first(
+            config,
+            "pytest_prob_hide_interval",
+            check=_not_a_note,
+            cases=[cases[i] for i in members],
+            config=config,
         )
         for metric in chosen:
             if metric.label in failed:
@@ -186,3 +191,7 @@ def pytest_prob_explain_count(
     with a value), counted without building them. Called once in the aggregating process,
     only without ``--prob-explain``."""
     return len(_read_lines(report))
+
+
+def _not_a_note(answer: Any) -> str | None:
+    return None if isinstance(answer, str) else f"answered {answer!r:.200}, not a note (text)"

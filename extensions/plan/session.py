@@ -14,6 +14,7 @@ import pytest
 from pytest_probability.api import (
     BenchRun,
     Case,
+    OptionError,
     ReportBuilder,
     Results,
     Thresholds,
@@ -131,7 +132,17 @@ class PlanSession:
         a count gate, or both): the case passes only when each of them does, so the numbers
         are those of their combined verdict, the worst of theirs: of running every run (the
         ``stopping`` extension replaces them with its rule's, in ``pytest_prob_plan_case``)."""
-        gates = self.config.hook.pytest_prob_case_gates(case=case, config=self.config) or []
+        gates = (
+            call_first(
+                self.config,
+                "pytest_prob_case_gates",
+                check=_not_gates,
+                passing=(OptionError,),
+                case=case,
+                config=self.config,
+            )
+            or []
+        )
         planned = [(k, s) for k, s in gates if k.decides_runs and k.verdict_at is not None]
         if not planned:
             return
@@ -282,3 +293,13 @@ def write_toml(path: Path, document: dict[str, Any]) -> None:
     import tomli_w
 
     write_atomic(path, tomli_w.dumps(toml_values(document)))
+
+
+def _not_gates(answer: Any) -> str | None:
+    """What is wrong with a ``pytest_prob_case_gates`` answer (``None``: nothing)."""
+    if isinstance(answer, (list, tuple)) and all(
+        isinstance(gate, tuple) and len(gate) == 2 and hasattr(gate[0], "verdict_at")
+        for gate in answer
+    ):
+        return None
+    return f"answered {answer!r:.200}, not a list of (gate kind, spec) pairs"

@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_probability.api import PASS, CaseResult, CaseStopping, Thresholds
+from pytest_probability.api import (
+    PASS,
+    CaseResult,
+    CaseStopping,
+    OptionError,
+    Thresholds,
+    call_first,
+    call_hook,
+    describe_exception,
+)
 from pytest_probability.api import StopContext as StopContext
 from pytest_probability.api import StopReader as StopReader
 
@@ -40,11 +49,11 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
 
     Asks the gates extension for the case's gates (``pytest_prob_case_gates``: none without
     it) and the ``pytest_prob_stop_readers`` hook for its other readers (an implementation
-    that raises, or answers with something other than a :class:`StopReader`, counts as a
-    reader that cannot say: the case keeps running). Called by the stopper (in the
-    executing process, once per case) and by ``--prob-plan``.
+    that fails, raising or answering with something other than :class:`StopReader` objects,
+    is named in a warning and counts as a reader that cannot say: the case keeps running).
+    Called by the stopper (in the executing process, once per case) and by ``--prob-plan``.
     """
-    gates = config.hook.pytest_prob_case_gates(case=case, config=config)
+    gates = case_gates(config, case)
     if gates is None:  # the gates extension is disabled (-p no:probability.gates)
         return None
     monotone = tuple((kind, spec) for kind, spec in gates if kind.verdict_at is not None)
@@ -54,17 +63,54 @@ def case_stopping(config: Any, case: Any) -> CaseStopping | None:
         if kind.verdict_at is None
     ]
     own = len(readers)
-    try:
-        answers = config.hook.pytest_prob_stop_readers(case=case, config=config)
-    except Exception as exc:  # a broken implementation keeps the case running, never stops it
-        name = f"a pytest_prob_stop_readers implementation ({type(exc).__name__}: {exc})"
-        answers = [[StopReader(name)]]
+
+    def failed(name: str, exc: BaseException) -> None:  # keeps the case running, never stops it
+        readers.append(StopReader(f"{name}'s pytest_prob_stop_readers ({describe_exception(exc)})"))
+
+    answers = call_hook(
+        config,
+        "pytest_prob_stop_readers",
+        check=_not_readers,
+        failed=failed,
+        case=case,
+        config=config,
+    )
     for found in answers:
-        for reader in found or ():
-            readers.append(reader if isinstance(reader, StopReader) else StopReader(repr(reader)))
+        readers.extend(found)
     if not monotone and not any(reader.settled is not None for reader in readers[own:]):
         return None  # nothing a rule decides on, and no reader that can say
     return CaseStopping(monotone, tuple(readers), own)
+
+
+def case_gates(config: Any, case: Any) -> list[tuple[Any, Any]] | None:
+    """``pytest_prob_case_gates`` of a collected case, through the extension boundary (an
+    implementation that fails is named in a warning and the next one answers; the bundled
+    answer's :class:`~pytest_probability.api.OptionError` propagates); ``None`` without the
+    gates extension."""
+    return call_first(
+        config,
+        "pytest_prob_case_gates",
+        check=not_gates,
+        passing=(OptionError,),
+        case=case,
+        config=config,
+    )
+
+
+def not_gates(answer: Any) -> str | None:
+    """What is wrong with a ``pytest_prob_case_gates`` answer (``None``: nothing)."""
+    if isinstance(answer, (list, tuple)) and all(
+        isinstance(gate, tuple) and len(gate) == 2 and hasattr(gate[0], "verdict_at")
+        for gate in answer
+    ):
+        return None
+    return f"answered {answer!r:.200}, not a list of (gate kind, spec) pairs"
+
+
+def _not_readers(answer: Any) -> str | None:
+    if isinstance(answer, (list, tuple)) and all(isinstance(r, StopReader) for r in answer):
+        return None
+    return f"answered {answer!r:.200}, not a list of StopReader"
 
 
 def gate_thresholds(shared: dict[Any, Thresholds], config: Any, kind: Any, spec: Any) -> Thresholds:

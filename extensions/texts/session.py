@@ -21,6 +21,7 @@ from typing import Any
 
 from pytest_probability.api import (
     UnreadableInput,
+    call_hook,
     current_run_or_none,
     options_of,
     read_input,
@@ -360,7 +361,10 @@ def record_call(call: Call, judge: Judge) -> None:
     if found is not None:
         inputs, outputs, cached = usage
         cost = ((inputs - cached) * found[0] + cached * found[2] + outputs * found[1]) / 1e6
-    config.hook.pytest_prob_record_usage(
+    call_hook(  # (an invalid value is the run's error, as record_usage says)
+        config,
+        "pytest_prob_record_usage",
+        passing=(ValueError,),
         model=reply.model,
         input_tokens=usage[0],
         output_tokens=usage[1],
