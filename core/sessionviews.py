@@ -157,6 +157,16 @@ def call_first(
     return found[0] if found else None
 
 
+def not_an_amount(answer: Any) -> str | None:
+    """A ``check`` for :func:`call_hook`/:func:`call_first` whose answers are amounts: what
+    is wrong with ``answer`` (``None`` for a real number, ``bool`` excluded)."""
+    from numbers import Real
+
+    if isinstance(answer, Real) and not isinstance(answer, bool):
+        return None
+    return f"answered {answer!r:.200}, not an amount"
+
+
 def _call(
     config: pytest.Config,
     hook_name: str,

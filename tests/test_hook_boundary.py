@@ -157,6 +157,35 @@ def every_hook() -> dict[str, list[str]]:
 HOOK_ARGUMENTS = every_hook()
 
 
+#: the matrix's bench: usage recorded as an object (``normalize_usage`` reads it)
+MATRIX_BENCH = """
+import pytest
+from pytest_probability import current_run, record_usage
+
+
+@pytest.mark.parametrize("style", ["a", "b"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def bench_cmp(n, style):
+    record_usage({"model": "m-small", "input_tokens": 10, "output_tokens": 5})
+    assert (current_run().run + n + (style == "b")) % 3 != 0
+"""
+#: hooks this session cannot call: a judge backend (the texts helpers are not used)
+UNCALLED = {"pytest_prob_register_llm_backends", "pytest_prob_record_usage"}
+#: hooks called only when --prob-stop is on (it may end cases early)
+STOPPING = {"pytest_prob_stop_readers", "pytest_prob_case_stopped", "pytest_prob_case_gates"}
+#: hooks called only when a budget cuts runs
+CUTTING = {"pytest_prob_case_verdict"}
+#: hooks whose answer is not used (a junk answer is nobody's failure)
+UNANSWERED = CONFIGURING | {
+    "pytest_prob_build_report",
+    "pytest_prob_logrecord",
+    "pytest_prob_run_finished",
+    "pytest_prob_plan_case",
+}
+#: hooks called while pytest configures a planning session (an interrupt: pytest's own)
+PLAN_CONFIGURING = {"pytest_prob_plan_costs"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", list(MISBEHAVIOURS))
 @pytest.mark.parametrize("hook", sorted(HOOK_ARGUMENTS))
@@ -166,11 +195,13 @@ def test_no_hook_can_cost_a_report(
     """An installed extension implements one hook (first in pluggy's order) and misbehaves:
     no INTERNALERROR and no traceback, ever; at configure time a failure is one usage error
     naming the extension; otherwise every report is written and carries the exit status
-    the process returns (2 after an interrupt)."""
+    the process returns (2 after an interrupt), and a failure names the extension."""
     arguments = ", ".join(HOOK_ARGUMENTS[hook]) if mode == "mutate" else ""
+    marker = pytester.path / "called"
     (pytester.path / "hostile_ext.py").write_text(
         f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\n"
-        f"def {hook}({arguments}):\n    {MISBEHAVIOURS[mode]}\n"
+        f"def {hook}({arguments}):\n    open({str(marker)!r}, 'w').close()\n"
+        f"    {MISBEHAVIOURS[mode]}\n"
     )
     info = pytester.path / "hostile_ext-1.0.dist-info"
     info.mkdir()
@@ -179,35 +210,56 @@ def test_no_hook_can_cost_a_report(
         "[pytest_probability.extensions]\nhostile = hostile_ext\n"
     )
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
-    pytester.makepyfile(bench_m=BENCH)
+    pytester.makepyfile(bench_m=MATRIX_BENCH)
     planning = hook in PLANNING
+    extra = ["--prob-plan"] if planning else []
+    if hook in STOPPING:
+        extra.append("--prob-stop=curtail")
+    budget = "--prob-budget-runs=" + ("12" if hook in CUTTING else "1000")
+    if hook == "pytest_prob_plan_costs":
+        pytester.runpytest_subprocess("-p", "no:randomly", "--prob-runs=2", "--prob-json=old.json")
+        extra.append("--prob-plan-report=old.json")
     result = pytester.runpytest_subprocess(
         "-p", "no:randomly", "--prob-runs=4", "--prob-compare=style", "--prob-min-rate=0.5",
-        "--prob-json=r.json", "--prob-html=r.html", "--prob-markdown=r.md", "--prob-explain",
-        "--junitxml=j.xml", *(["--prob-plan"] if planning else []), timeout=120,
+        "--prob-json=r.json", "--prob-html=r.html", "--prob-markdown=r.md",
+        "--junitxml=j.xml", budget, "-o", "prob_min_inputs=2",
+        *extra, timeout=120,
     )  # fmt: skip
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     assert "Traceback" not in output
-    configuring = hook in CONFIGURING and mode in ("raise", "exit", "interrupt")
-    if configuring:  # (an interrupt while pytest configures: pytest's own exit status 2)
+    assert marker.exists() == (hook not in UNCALLED)  # (the test would prove nothing)
+    if hook in CONFIGURING and mode in ("raise", "exit", "interrupt"):
+        # (an interrupt while pytest configures: pytest's own exit status 2)
         assert result.ret == (2 if mode == "interrupt" and hook != "pytest_prob_addoption" else 4)
         if mode != "interrupt":
             assert "hostile" in output
         return
-    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
-    assert report["exit_status"] == result.ret
-    if mode == "interrupt":
-        assert result.ret in ((0, 2) if planning else (2,))
+    if hook in PLAN_CONFIGURING and mode == "interrupt":
+        assert result.ret == 2
         return
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    if hook in ("pytest_prob_html_panels", "pytest_prob_markdown_sections"):
+        # (an interrupt while the page or the summary is made comes after the JSON report
+        # was written: the reports written after it say so)
+        assert report["exit_status"] in (result.ret, 1)
+    else:
+        assert report["exit_status"] == result.ret
+    if mode == "interrupt" and hook not in UNCALLED:
+        assert result.ret == 2
+        return
+    failing = mode in ("raise", "exit") or (mode == "junk" and hook not in UNANSWERED)
+    if failing and hook not in UNCALLED:
+        assert "hostile" in output  # the failing extension is named
     if planning:
         assert result.ret == 0
         return
     assert result.ret == 1  # (the flaky cases fail)
-    assert len(report["records"]) == 24
-    # (a classifier that fails makes its runs errors, as documented; nothing else changes)
-    errors = hook == "pytest_prob_classify_outcome" and mode in ("raise", "exit", "junk")
-    overall = "0/24 passed (0%)" if errors else "16/24 passed (67%)"
-    assert f"  Overall: {overall}" in result.outlines
+    assert len(report["records"]) == 24  # (runs a budget or stopping skipped too)
+    if hook not in STOPPING | CUTTING and mode != "mutate":
+        # (a classifier that fails makes its runs errors, as documented)
+        errors = hook == "pytest_prob_classify_outcome" and mode in ("raise", "exit", "junk")
+        overall = "0/24 passed (0%)" if errors else "16/24 passed (67%)"
+        assert f"  Overall: {overall}" in result.outlines
     assert (pytester.path / "r.html").stat().st_size > 0
     assert (pytester.path / "r.md").read_text(encoding="utf-8").startswith("## ")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.api import SKIP, CaseResult, call_first, options_of
+from pytest_probability.api import SKIP, CaseResult, call_first, not_an_amount, options_of
 
 from .axis.arms import ArmInfo, compared_arms
 from .options import adjustments_of, tests_of
@@ -134,7 +134,9 @@ def cost_reader(config: pytest.Config) -> Callable[[Any], float | None]:
     """A case's cost through the ``cost`` extension, or ``None`` when it is disabled."""
     if config.pluginmanager.get_plugin("probability.cost") is None:
         return lambda case: None
-    return lambda case: call_first(config, "pytest_prob_case_cost", case=case, config=config)
+    return lambda case: call_first(
+        config, "pytest_prob_case_cost", check=not_an_amount, case=case, config=config
+    )
 
 
 def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
@@ -142,7 +144,11 @@ def stop_reader(config: pytest.Config) -> Callable[[Any], bool]:
     if not config.hook.pytest_prob_case_stopped.get_hookimpls():
         return lambda case: False
     hook = "pytest_prob_case_stopped"
-    return lambda case: bool(call_first(config, hook, case=case, config=config))
+
+    def not_a_bool(answer: Any) -> str | None:
+        return None if isinstance(answer, bool) else f"answered {answer!r:.200}, not True/False"
+
+    return lambda case: bool(call_first(config, hook, check=not_a_bool, case=case, config=config))
 
 
 def side_of(case: CaseResult, cost_of: Callable[[Any], float | None]) -> Side:

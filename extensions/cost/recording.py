@@ -244,7 +244,7 @@ def normalize(value: Any, config: Any) -> TokenUsage:
             "pytest_prob_normalize_usage",
             check=_not_usage,
             passing=(ValueError,),
-            obj=value,
+            obj=dict(value) if isinstance(value, dict) else value,  # (the user's, unchanged)
         )
     else:
         found = read_usage(value)

@@ -18,6 +18,7 @@ from pytest_probability.api import (
     Results,
     call_first,
     interval_cells,
+    not_an_amount,
     options_of,
     parse_bool,
     parse_nonnegative_int,
@@ -251,7 +252,10 @@ def _cost(config: pytest.Config, cases: list[CaseResult]) -> float | None:
         return None
     hook = "pytest_prob_case_cost"
     known = [
-        c for case in cases if (c := call_first(config, hook, case=case, config=config)) is not None
+        c
+        for case in cases
+        if (c := call_first(config, hook, check=not_an_amount, case=case, config=config))
+        is not None
     ]
     return sum(known) if known else None
 

@@ -49,6 +49,16 @@ COMPARISON_FIELDS = ("label", "axis", "arm", "baseline", "inputs", "sessions", "
 COMPARISON_NUMBERS = ("planned_pairs", "expected_pairs", "right_chance")
 
 
+def _not_costs(answer: Any) -> str | None:
+    """What is wrong with a ``pytest_prob_plan_costs`` answer (``None``: nothing)."""
+    if isinstance(answer, dict) and all(
+        isinstance(key, str) and isinstance(cost, (int, float)) and not isinstance(cost, bool)
+        for key, cost in answer.items()
+    ):
+        return None
+    return f"answered {answer!r:.200}, not costs per run by case"
+
+
 def _not_comparisons(answer: Any) -> str | None:
     """What is wrong with a ``pytest_prob_plan_comparisons`` answer (``None``: nothing)."""
     for plan in answer if isinstance(answer, (list, tuple)) else [answer]:
@@ -80,7 +90,11 @@ class PlanSession:
         self.costs: dict[str, float] = {}
         if self.report_path is not None:
             found = call_first(
-                config, "pytest_prob_plan_costs", path=self.report_path, config=config
+                config,
+                "pytest_prob_plan_costs",
+                check=_not_costs,
+                path=self.report_path,
+                config=config,
             )
             if found is None:
                 raise pytest.UsageError(

@@ -23,6 +23,7 @@ from pytest_probability.api import (
     call_first,
     filled_registry,
     money,
+    not_an_amount,
     option_value,
     options_of,
     ratio_percent,
@@ -202,7 +203,9 @@ def pytest_prob_build_report(
         saved += stop["skipped"]
         cells[case.key] = f"decided after {stop['after']}/{stop['planned']}"
         # what its runs cost, from the cost extension (None without it)
-        spent = call_first(config, "pytest_prob_case_cost", case=case, config=config)
+        spent = call_first(
+            config, "pytest_prob_case_cost", check=not_an_amount, case=case, config=config
+        )
         made = len(case.records) - stop["skipped"]
         if spent is not None and made > 0:  # the runs skipped would have cost what runs did
             avoided = (avoided or 0.0) + spent / made * stop["skipped"]
