@@ -91,6 +91,38 @@ def test_a_signal_as_the_run_loop_ends_still_reaches_every_reports_exit_status(
     assert "- **Interrupted:** exit status 2" in (pytester.path / "r.md").read_text("utf-8")
 
 
+TWICE_BENCH = """
+import os, signal
+
+import pytest
+from pytest_probability import current_run
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (as in a terminal)
+
+
+@pytest.mark.parametrize("n", range(20))
+def bench_t(n):
+    if n == 5 and current_run().run == 4:  # the first Ctrl-C, mid-run
+        os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_two_ctrl_c_mid_run_leave_reports_that_say_interrupted(pytester: pytest.Pytester) -> None:
+    """The second Ctrl-C arrives while the reports are made (sent by the report's builder):
+    it is held, and every report carries the status the process returns (the JSON, HTML and
+    Markdown said ``exit_status: 0``)."""
+    pytester.makepyfile(bench_t=TWICE_BENCH)
+    pytester.makeconftest(SENDER.format(signals=repr(("SIGINT",))))
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "--prob-runs=10", *REPORTS)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert (report["exit_status"], len(report["records"])) == (2, 53)  # 5 cases and 3 runs
+    assert "interrupted" in (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "- **Interrupted:** exit status 2" in (pytester.path / "r.md").read_text("utf-8")
+    held = "probability: SIGINT held until every report was written: exit status 2 (interrupted)"
+    assert held in result.outlines  # (the second one)
+
+
 def test_a_second_signal_while_reporting_ends_the_process_at_once(
     pytester: pytest.Pytester,
 ) -> None:

@@ -693,6 +693,15 @@ def bench_err():
 
 def bench_fail():
     return [Step(label="lab\\x1b[2J", passed=False, message="msg\\x1b[31m\\x07")]
+
+
+class Unreadable:
+    def __bool__(self):
+        raise ValueError("no\\x1b[31m")
+
+
+def bench_invalid():
+    return [Step(label="v", passed=Unreadable())]
 """
 
 
@@ -711,6 +720,8 @@ def test_step_and_extension_text_is_shown_escaped(pytester: pytest.Pytester) -> 
     assert "step 'lab\\x1b[2J' failed: msg\\x1b[31m\\x07" in lines
     assert "… 1 more failing run of fail: 1 × key\\x1b[31mred\\x07 (run 2)" in lines
     assert "FAILED bench_s.py::bench_fail - 2/2 runs failed: key\\x1b[31mred\\x07" in lines
+    invalid = "step 'v' is invalid: its passed value cannot be read: bool() raised ValueError"
+    assert any(line.startswith(invalid) and line.endswith("no\\x1b[31m") for line in lines)
     main = section(lines)
     assert "  Note\\x1b: a\\x1b[2Jb" in main
     assert main[-1] == "  warning: w\\x07"

@@ -108,9 +108,10 @@ class BenchRun(pytest.Function):
         raise_for_failed_step(read)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Failed steps get their one-line message, without the plugin's traceback."""
+        """Failed steps get their one-line message, without the plugin's traceback (escapes
+        made visible: an invalid step's message quotes the user's value)."""
         if isinstance(excinfo.value, (StepFailed, StepErrored)):
-            return str(excinfo.value)
+            return visible(str(excinfo.value), keep_newlines=True)
         return super().repr_failure(excinfo)
 
 
