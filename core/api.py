@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     from .formatting.readings import render as render_readings
     from .formatting.rounding import percent_of, ratio_percent
     from .formatting.run_numbers import runs_text
-    from .formatting.terminal_text import visible
+    from .formatting.terminal_text import ProbabilityWarning, visible
     from .hookspecs import hookspec
     from .loader import implemented_outside
     from .options import OptionError, OptionRegistry, OptionSpec
@@ -238,6 +238,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     **_names(".formatting.rounding", "percent_of", "ratio_percent"),
     "runs_text": (".formatting.run_numbers", "runs_text"),
     "visible": (".formatting.terminal_text", "visible"),
+    "ProbabilityWarning": (".formatting.terminal_text", "ProbabilityWarning"),
     **_names(".execution.user_values", "escape_surrogates", "int_text", "is_huge_int"),
     "describe_exception": (".execution.user_values", "describe"),
     # -- distributions (pure Python, checked against scipy) ----------------------------------
@@ -352,6 +353,7 @@ __all__ = [
     "OptionSpec",
     "Pair",
     "ProbabilityDeprecationWarning",
+    "ProbabilityWarning",
     "Reading",
     "RegisterAdjustment",
     "RegisterComparisonTest",

@@ -774,3 +774,44 @@ def test_counts_kept_as_text_are_never_summed_as_strings(pytester: pytest.Pytest
     assert (report["totals"]["cost"], report["totals"]["usage"]) == (0.256, usage)
     first, second = (record["usage"]["m"] for record in report["records"])
     assert (first["cost"], second["cost"]) == (0.25, 0.006)
+
+
+def test_every_warning_of_the_plugin_shows_its_escapes() -> None:
+    """pytest prints ``str(warning)``: a message quoting an extension's exception or a
+    server's answer shows control characters as their escapes."""
+    from pytest_probability import api
+    from pytest_probability.extensions.budget.session import BudgetWarning
+    from pytest_probability.extensions.comparisons.session import (
+        AxisWarning,
+        ComparisonWarning,
+        MarginWarning,
+    )
+    from pytest_probability.extensions.explain.plugin import ExplainWarning
+    from pytest_probability.extensions.gates.plugin import GateWarning
+    from pytest_probability.extensions.gates.state import GateJudgeWarning
+    from pytest_probability.extensions.metrics.plugin import MetricWarning
+    from pytest_probability.extensions.texts.api import TextsWarning
+    from pytest_probability.extensions.texts.session import TextsUsageWarning
+    from pytest_probability.report.json_report import ReportWarning
+    from pytest_probability.report.safe_calls import ProbabilityExtensionWarning
+
+    kinds = [
+        api.CostWarning, BudgetWarning, AxisWarning, ComparisonWarning, MarginWarning,
+        ExplainWarning, GateWarning, GateJudgeWarning, MetricWarning, TextsWarning,
+        TextsUsageWarning, ReportWarning, ProbabilityExtensionWarning,
+    ]  # fmt: skip
+    for kind in kinds:
+        assert str(kind("boom\x1b[31m\x07 \ud800\nnext")) == "boom\\x1b[31m\\x07 \\ud800\nnext"
+        assert issubclass(kind, UserWarning)  # (filters by UserWarning still match)
+
+
+def test_a_warning_quoting_an_extensions_exception_is_printed_escaped(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(
+        "def pytest_prob_run_spend(record, config):\n    raise RuntimeError('boom\\x1b[31m')\n"
+    )
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-runs=2", "--prob-budget=5", "-p", "no:randomly")
+    assert not any("\x1b" in line for line in result.outlines)
+    assert any("RuntimeError: boom\\x1b[31m" in line for line in result.outlines)

@@ -17,9 +17,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..execution.user_values import int_text, is_huge_int
+from ..formatting.terminal_text import ProbabilityWarning
 
 
-class CostWarning(UserWarning):
+class CostWarning(ProbabilityWarning):
     """Recorded cost or usage that could not be counted, or a price that could not be used."""
 
 

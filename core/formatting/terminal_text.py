@@ -46,3 +46,13 @@ def xml_text(text: str) -> str:
     from a third party then never breaks the file (a lone surrogate made pytest write 38
     bytes of it and ended the session before the other reports)."""
     return _NOT_XML.sub(_escape, text)
+
+
+class ProbabilityWarning(UserWarning):
+    """The base of the plugin's warnings: its message shows control characters, escape
+    sequences and lone surrogates as their escapes (pytest prints ``str(warning)`` in the
+    warnings summary, and a message may quote a user's value, a server's answer or an
+    extension's exception)."""
+
+    def __str__(self) -> str:
+        return visible(super().__str__(), keep_newlines=True)

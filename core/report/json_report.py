@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ..execution.user_values import escape_surrogates, int_text, is_huge_int, safe_str, short_repr
+from ..formatting.terminal_text import ProbabilityWarning
 from .builder import ReportBuilder
 from .results import Results
 
@@ -248,7 +249,7 @@ def iter_dumps(document: dict[str, Any], where: str | None = None) -> Iterator[s
         )
 
 
-class ReportWarning(UserWarning):
+class ReportWarning(ProbabilityWarning):
     """Something in the report could not be written as it was (and was written as text)."""
 
 

@@ -18,12 +18,12 @@ import pytest
 
 from ..execution.signals import PLUGIN_NAME as SIGNALS_PLUGIN
 from ..execution.user_values import describe
-from ..formatting.terminal_text import visible
+from ..formatting.terminal_text import ProbabilityWarning, visible
 from .builder import ReportBuilder
 from .results import Results
 
 
-class ProbabilityExtensionWarning(pytest.PytestWarning):
+class ProbabilityExtensionWarning(ProbabilityWarning, pytest.PytestWarning):
     """An extension's hook implementation raised; the session went on without it."""
 
 

@@ -28,6 +28,7 @@ from pytest_probability.api import (
     OVERFLOW_REASON,
     SKIP,
     UNDECIDED,
+    ProbabilityWarning,
     call_first,
     describe_exception,
     money,
@@ -109,7 +110,7 @@ class TallyReader:
         return self.tally
 
 
-class BudgetWarning(pytest.PytestWarning):
+class BudgetWarning(ProbabilityWarning, pytest.PytestWarning):
     """The budget could not count a run's spend, or could not share its tally through the
     file: it went on enforcing from the aggregating process's own count."""
 

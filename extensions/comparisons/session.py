@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pytest_probability.api import SKIP, CaseResult, call_first, not_an_amount, options_of
+from pytest_probability.api import (
+    SKIP,
+    CaseResult,
+    ProbabilityWarning,
+    call_first,
+    not_an_amount,
+    options_of,
+)
 
 from .axis.arms import ArmInfo, compared_arms
 from .options import adjustments_of, tests_of
@@ -28,16 +35,16 @@ RECORD_FIELD = "compare"
 DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
 
 
-class ComparisonWarning(pytest.PytestWarning):
+class ComparisonWarning(ProbabilityWarning, pytest.PytestWarning):
     """A comparison test or p adjustment raised; the comparison is marked as failed."""
 
 
-class AxisWarning(pytest.PytestWarning):
+class AxisWarning(ProbabilityWarning, pytest.PytestWarning):
     """``--prob-compare`` (or ini ``prob_compare``) names a parametrize argument that no
     collected bench function has: most likely a typo (filter with ``-W``)."""
 
 
-class MarginWarning(pytest.PytestWarning):
+class MarginWarning(ProbabilityWarning, pytest.PytestWarning):
     """A margin (``margin=`` or ``--prob-margin``) cannot pass: its comparison will have too
     few paired inputs for an interval, so its verdict is always UNDECIDED (filter with
     ``-W``)."""

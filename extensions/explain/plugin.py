@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
+    ProbabilityWarning,
     Reading,
     call_hook,
     glossary_for,
@@ -25,7 +26,7 @@ SECTION_ORDER = 9000
 HINT_ORDER = 950
 
 
-class ExplainWarning(pytest.PytestWarning):
+class ExplainWarning(ProbabilityWarning, pytest.PytestWarning):
     """Kept for compatibility: an extension's failing ``pytest_prob_explain`` is now named
     in a ``ProbabilityExtensionWarning`` (the extension boundary's warning)."""
 

@@ -17,6 +17,7 @@ from pytest_probability.api import (
     Case,
     CaseResult,
     OptionRegistry,
+    ProbabilityWarning,
     Reading,
     ReportBuilder,
     Results,
@@ -46,7 +47,7 @@ XFAIL_REASON = "gated case: its [gate] verdict decides"
 DEFERRED = "judged at session end"
 
 
-class GateWarning(pytest.PytestWarning):
+class GateWarning(ProbabilityWarning, pytest.PytestWarning):
     """A gate cannot pass with the runs its case has (filter with ``-W``)."""
 
 

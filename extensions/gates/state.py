@@ -18,6 +18,7 @@ from pytest_probability.api import (
     UNDECIDED,
     CaseResult,
     OptionError,
+    ProbabilityWarning,
     call_registrations,
 )
 
@@ -31,7 +32,7 @@ def combine(verdicts: list[str]) -> str:
     return next((worst for worst in (FAIL, UNDECIDED) if worst in verdicts), PASS)
 
 
-class GateJudgeWarning(pytest.PytestWarning):
+class GateJudgeWarning(ProbabilityWarning, pytest.PytestWarning):
     """A gate kind raised while judging a case; the check was counted as UNDECIDED."""
 
 

@@ -13,6 +13,7 @@ from pytest_probability.api import (
     SKIP,
     CaseResult,
     OptionRegistry,
+    ProbabilityWarning,
     Reading,
     ReportBuilder,
     Results,
@@ -35,7 +36,7 @@ MEANINGS = {
 }
 
 
-class MetricWarning(pytest.PytestWarning):
+class MetricWarning(ProbabilityWarning, pytest.PytestWarning):
     """A metric raised or returned a value outside [0, 1]; its lines are marked."""
 
 

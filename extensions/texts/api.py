@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 import pytest
+from pytest_probability.api import ProbabilityWarning
 
 from .errors import BackendError
 from .evaluate import evaluate
@@ -36,7 +37,7 @@ class TextsUsageError(pytest.UsageError):
     """A ``texts_*`` helper was called with an invalid argument (the run is an ERROR)."""
 
 
-class TextsWarning(UserWarning):
+class TextsWarning(ProbabilityWarning):
     """An assertion that cannot fail, is narrower than the judge's noise, or is costly."""
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_probability.api import (
+    ProbabilityWarning,
     UnreadableInput,
     call_hook,
     current_run_or_none,
@@ -66,7 +67,7 @@ SOURCES: dict[str, tuple[tuple[str, ...], Any]] = {
 }
 
 
-class TextsUsageWarning(UserWarning):
+class TextsUsageWarning(ProbabilityWarning):
     """The judge's reply carried no token usage or junk usage, or the cache is unavailable."""
 
 
