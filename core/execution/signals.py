@@ -121,11 +121,9 @@ class TermHandler:
         """Say that a signal was held, after everything else the summary prints. Called
         once in the aggregating process."""
         if self.held is not None:
+            terminalreporter.write_sep("=", "probability: interrupted", yellow=True)
             terminalreporter.write_line(
-                f"probability: {self.held} held until every report was written: "
-                "exit status 2 (interrupted)",
-                yellow=True,
-                bold=True,
+                f"  {self.held} held until every report was written: exit status 2"
             )
 
     @pytest.hookimpl(trylast=True)
