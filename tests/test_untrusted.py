@@ -786,7 +786,6 @@ def test_every_warning_of_the_plugin_shows_its_escapes() -> None:
         ComparisonWarning,
         MarginWarning,
     )
-    from pytest_probability.extensions.explain.plugin import ExplainWarning
     from pytest_probability.extensions.gates.plugin import GateWarning
     from pytest_probability.extensions.gates.state import GateJudgeWarning
     from pytest_probability.extensions.metrics.plugin import MetricWarning
@@ -797,7 +796,7 @@ def test_every_warning_of_the_plugin_shows_its_escapes() -> None:
 
     kinds = [
         api.CostWarning, BudgetWarning, AxisWarning, ComparisonWarning, MarginWarning,
-        ExplainWarning, GateWarning, GateJudgeWarning, MetricWarning, TextsWarning,
+        GateWarning, GateJudgeWarning, MetricWarning, TextsWarning,
         TextsUsageWarning, ReportWarning, ProbabilityExtensionWarning,
     ]  # fmt: skip
     for kind in kinds:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_probability.api import (
-    ProbabilityWarning,
     Reading,
     call_hook,
     glossary_for,
@@ -24,11 +23,6 @@ if TYPE_CHECKING:
 
 SECTION_ORDER = 9000
 HINT_ORDER = 950
-
-
-class ExplainWarning(ProbabilityWarning, pytest.PytestWarning):
-    """Kept for compatibility: an extension's failing ``pytest_prob_explain`` is now named
-    in a ``ProbabilityExtensionWarning`` (the extension boundary's warning)."""
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
