@@ -23,7 +23,7 @@ from pytest_probability.extensions.comparisons.sequential.outcome import (
     paired_runs,
     paired_with_baseline,
 )
-from pytest_probability.extensions.comparisons.sequential.rule import look_of
+from pytest_probability.extensions.comparisons.sequential.rule import DESIGNS, look_of
 from pytest_probability.extensions.comparisons.sequential.track import (
     Fixed,
     Judged,
@@ -57,7 +57,9 @@ def scenarios(draw: Any) -> dict[str, Any]:
     return {"count": count, "fixed": fixed, "planned": planned, "bases": bases, "steps": steps}
 
 
-def _fresh(scenario: dict[str, Any], records: list[list[dict[int, Any]]], level: float) -> Any:
+def _fresh(
+    scenario: dict[str, Any], records: list[list[dict[int, Any]]], level: float, design: str
+) -> Any:
     """The look built afresh as the readers once built it at every run."""
     inputs = []
     for index in range(scenario["count"]):
@@ -68,13 +70,13 @@ def _fresh(scenario: dict[str, Any], records: list[list[dict[int, Any]]], level:
         else:
             found = paired_runs("i", arm, base, arm_planned, base_planned)
         inputs.append(found)
-    return look_of(inputs, level)
+    return look_of(inputs, level, design)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios(), st.sampled_from([0.6827, 0.9, 0.95]))
+@given(scenarios(), st.sampled_from([0.6827, 0.9, 0.95]), st.sampled_from(DESIGNS))
 def test_running_look_equals_a_fresh_look_after_every_change(
-    scenario: dict[str, Any], level: float
+    scenario: dict[str, Any], level: float, design: str
 ) -> None:
     count = scenario["count"]
     records: list[list[dict[int, Any]]] = [[{}, {}] for _ in range(count)]
@@ -89,8 +91,8 @@ def test_running_look_equals_a_fresh_look_after_every_change(
         else:
             base = Side(judged[index][1], base_planned)
         inputs.append((arm, base))
-    running = RunningLook(inputs, level)
-    assert running.look() == _fresh(scenario, records, level)
+    running = RunningLook(inputs, level, design)
+    assert running.look() == _fresh(scenario, records, level, design)
     before = (running.version, running.look())
     for index, side, run, outcome, in_place in scenario["steps"]:
         kept = records[index][side]
@@ -101,7 +103,7 @@ def test_running_look_equals_a_fresh_look_after_every_change(
         first = judged[index][side].update(kept)
         running.changed(index, first)
         look = running.look()
-        assert look == _fresh(scenario, records, level)
+        assert look == _fresh(scenario, records, level, design)
         if running.version == before[0]:
             assert look == before[1]  # the version changes whenever the look does
         before = (running.version, look)
@@ -182,6 +184,8 @@ def test_the_run_loop_adds_each_round_once(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         f"--prob-runs={runs}",
         "--prob-stop=sequential",
+        "-o",
+        "prob_compare_sequential=anytime",
         "--prob-json=out.json",
         "-p",
         "no:randomly",

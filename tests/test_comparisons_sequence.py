@@ -19,6 +19,7 @@ import random
 
 import pytest
 from pytest_probability.extensions.comparisons.sequential.rule import (
+    ANYTIME,
     DIFFERENCE,
     FAIL,
     PASS,
@@ -320,29 +321,31 @@ def _rounds(arm: list[list[int]], base: list[list[int]], left: int = 0) -> list[
 
 def test_settle_exploratory_and_margins() -> None:
     clear = _rounds([[1] * 12] * 6, [[0] * 12] * 6, left=8)
-    look = look_of(clear, 0.95)
+    look = look_of(clear, 0.95, ANYTIME)
     assert isinstance(look, RoundsLook)
     assert settle(look, None, False, 0.05) == DIFFERENCE
     assert settle(look, 0.05, False, 0.05) == PASS
     assert settle(look, 0.05, True, 0.05) == FAIL  # far outside ±5 points
     worse = _rounds([[0] * 12] * 6, [[1] * 12] * 6, left=8)
-    assert settle(look_of(worse, 0.95), 0.05, False, 0.05) == FAIL
+    assert settle(look_of(worse, 0.95, ANYTIME), 0.05, False, 0.05) == FAIL
     early = _rounds([[1, 0]] * 3, [[0, 1]] * 3, left=30)
-    assert settle(look_of(early, 0.95), None, False, 0.05) is None
-    assert settle(look_of(early, 0.95), 0.05, False, 0.05) is None
+    assert settle(look_of(early, 0.95, ANYTIME), None, False, 0.05) is None
+    assert settle(look_of(early, 0.95, ANYTIME), 0.05, False, 0.05) is None
 
 
 def test_settle_undecided_once_no_look_can_decide() -> None:
     """Equal arms with one round left: neither side of a 2-point margin can be cleared."""
     even = _rounds([[1, 0, 1, 0]] * 4, [[1, 0, 1, 0]] * 4, left=1)
-    assert settle(look_of(even, 0.95), 0.02, False, 0.0) == UNDECIDED
-    assert settle(look_of(even, 0.95), 0.02, True, 0.0) == UNDECIDED
-    assert settle(look_of(even, 0.95), None, False, 0.0) is None  # exploratory: no third way
+    assert settle(look_of(even, 0.95, ANYTIME), 0.02, False, 0.0) == UNDECIDED
+    assert settle(look_of(even, 0.95, ANYTIME), 0.02, True, 0.0) == UNDECIDED
+    assert (
+        settle(look_of(even, 0.95, ANYTIME), None, False, 0.0) is None
+    )  # exploratory: no third way
 
 
 def test_settle_resolved_when_narrow() -> None:
     many = _rounds([[1, 0] * 400] * 30, [[1, 0] * 400] * 30)
-    look = look_of(many, 0.95)
+    look = look_of(many, 0.95, ANYTIME)
     low, high = look.interval()
     assert high - low < 0.2
     assert settle(look, None, False, 0.2) == RESOLVED
@@ -350,7 +353,7 @@ def test_settle_resolved_when_narrow() -> None:
 
 
 def test_one_input_uses_the_mixture() -> None:
-    look = look_of([PairedRuns("x", (1,) * 10, (0,) * 10, 5, 5)], 0.95)
+    look = look_of([PairedRuns("x", (1,) * 10, (0,) * 10, 5, 5)], 0.95, ANYTIME)
     assert isinstance(look, MixtureLook) and look.n == 10 and look.left == 5
     assert look.interval() == mixture.difference_sequence(10, 10, 0, 10, 0.95)
 
@@ -363,7 +366,7 @@ def test_p_is_at_most_alpha_whenever_the_interval_leaves_out_zero(inputs: int) -
         n = rng.randint(3, 25)
         arm = [[int(rng.random() < rate) for _ in range(n)] for _ in range(inputs)]
         base = [[int(rng.random() < 0.4) for _ in range(n)] for _ in range(inputs)]
-        found = summary(_rounds(arm, base), 0.95)
+        found = summary(_rounds(arm, base), 0.95, ANYTIME)
         if found["low"] > 0 or found["high"] < 0:
             assert found["p"] <= 0.05
         assert 0 < found["p"] <= 1 and found["e_value"] > 0

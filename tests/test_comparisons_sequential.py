@@ -37,7 +37,7 @@ def bench_triage(ticket, prompt):
 '''
 
 SEQUENTIAL_LINE = (
-    "  triage[prompt]  new − old  +27 pp [+1, +51] seq  p=0.04  20 paired  "
+    "  triage[prompt]  new − old  +27 pp [−3, +53] seq  20 paired  "
     "settled after 5/20 rounds  ≥−5 pp  PASS"
 )
 FULL_LINE = "  triage[prompt]  new − old  +30 pp [+25, +34]  p<0.001  20 paired  ≥−5 pp  PASS"
@@ -70,10 +70,13 @@ def test_the_docs_example_stops_early_with_the_full_runs_verdict(
     (line,) = report["comparisons"]
     assert line["regime"] == "sequence" and line["verdict"] == "pass"
     detail = line["detail"]
-    assert detail["method"] == "empirical-bernstein"
+    assert detail["method"] == "group-sequential" and detail["design"] == "horizon"
     assert (detail["pairs"], detail["rounds"], detail["planned_pairs"]) == (100, 5, 400)
     assert (detail["settled"], detail["settled_after"]) == ("pass", 5)
-    assert line["p"] == pytest.approx(0.04, abs=0.005) and detail["e_value"] > 1
+    # settled on the margin's boundaries before the horizon: no p of "no difference" of its
+    # own, and the median-unbiased estimate next to the one over the pairs used
+    assert line["p"] is None and detail["e_value"] == 1
+    assert detail["estimate"] == "median-unbiased" and detail["observed"] == pytest.approx(0.27)
     assert report["comparisons_stopped"] == {
         "comparisons": 1,
         "pairs_saved": 300,
@@ -153,7 +156,7 @@ def test_one_input_uses_the_mixture_and_both_arms_stop(pytester: pytest.Pytester
     )
     report = load_json(pytester.path / "r.json")
     (line,) = report["comparisons"]
-    assert line["detail"]["method"] == "mixture"
+    assert line["detail"]["method"] == "group-sequential"
     after = line["detail"]["settled_after"]
     assert line["detail"]["settled"] == "difference" and after < 60
     assert [row["stopped"]["after"] for row in report["rows"]] == [after, after]
@@ -253,8 +256,18 @@ def test_the_explanation_reads_a_stopped_comparison(pytester: pytest.Pytester) -
     pytester.makepyfile(bench_one=ONE_INPUT.format(extra=""))
     result = pytester.runpytest("-o", "prob_runs=60", "--prob-stop=sequential", "--prob-explain")
     text = " ".join(" ".join(section(result.outlines, "probability: explained")).split())
-    assert "Monitored pair by pair on a mixture confidence sequence" in text
+    assert "Monitored pair by pair on group-sequential boundaries" in text
     assert "It settled after" in text and "the interval left out zero" in text
+    assert "median-unbiased for stopping early" in text and "stagewise ordering" in text
+    anytime = pytester.runpytest(
+        "-o",
+        "prob_runs=60",
+        "--prob-stop=sequential",
+        "--prob-explain",
+        "--prob-compare-sequential=anytime",
+    )
+    text = " ".join(" ".join(section(anytime.outlines, "probability: explained")).split())
+    assert "Monitored pair by pair on a mixture confidence sequence" in text
     assert "valid at any stop" in text
 
 

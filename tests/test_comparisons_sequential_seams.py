@@ -111,7 +111,7 @@ def test_baseline_margin_is_monitored_and_stopping_keeps_its_verdict(
     assert stopped.ret == held.ret == status
     (line,) = one["baseline"]["functions"]
     assert line["regime"] == "sequence" and line["verdict"] == verdict
-    assert line["detail"]["method"] == ("mixture" if inputs == 1 else "empirical-bernstein")
+    assert line["detail"]["method"] == "group-sequential"
     assert line["detail"]["settled"] == verdict
     # the reading is that of the settling look: equal however many runs the cases made
     # after it (the pairs' raw counts, rows[] and cost, are the cases' own)
@@ -149,9 +149,10 @@ def test_a_stopped_baseline_comparison_in_the_terminal_json_and_explanation(
     detail = line["detail"]
     after = detail["settled_after"]
     assert (detail["settled"], detail["pairs"], detail["rounds"]) == ("pass", 12 * after, after)
-    assert detail["planned_pairs"] == 240 and detail["test"] == "always-valid"
-    # the always-valid p: 1 over the largest e-value so far, at most 1 / the last one
-    assert 0 < line["p"] <= min(1.0, 1 / detail["e_value"]) + 1e-12
+    assert detail["planned_pairs"] == 240 and detail["test"].startswith("group-sequential")
+    # settled on the margin's boundaries before its horizon: no p of "no difference" of its
+    # own (the stagewise p describes stops at zero's boundaries)
+    assert line["p"] is None and detail["estimate"] in ("median-unbiased", "observed")
     saved = 12 * (20 - after)
     assert report["comparisons_stopped"] == {
         "comparisons": 1,

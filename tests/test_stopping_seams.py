@@ -126,10 +126,20 @@ def test_a_comparison_margin_is_judged_on_its_sequence_under_sequential(
     """Under ``sequential`` the margin, like the rate gates, is judged on an anytime-valid
     sequence (issue 25), whose readers say when it is settled: arm b fails its first runs,
     so the margin FAILs after 5 pairs and both arms stop (a's gate, settled after 4 runs,
-    is held one run for it) — the same FAIL and exit status as running every run."""
+    is held one run for it) — the same FAIL and exit status as running every run. (On the
+    ``anytime`` design, whose numbers this test pins; the default ``horizon`` one settles
+    the same FAIL after 8 pairs.)"""
     pytester.makepyfile(bench_c=MARGIN_BENCH)
     full, every = _run(pytester, "full")
-    result, stopped = _run(pytester, "stopped", "--prob-stop=sequential")
+    horizon, _ = _run(pytester, "horizon", "--prob-stop=sequential")
+    assert horizon.ret == 1
+    assert section(horizon.outlines, "probability: comparisons") == [
+        "  c[arm]  b − a  −98 pp [−100, −13] seq  1 paired  settled after 8/20 pairs"
+        "  cost ×0.3  ≥−5 pp  FAIL"
+    ]
+    result, stopped = _run(
+        pytester, "stopped", "--prob-stop=sequential", "--prob-compare-sequential=anytime"
+    )
     assert full.ret == result.ret == 1
     assert section(result.outlines, "probability: comparisons") == [
         "  c[arm]  b − a  −100 pp [−100, −12] seq  p=0.02  1 paired  settled after 5/20 pairs"

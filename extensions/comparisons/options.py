@@ -56,6 +56,18 @@ def parse_margin(value: Any) -> float:
     )
 
 
+#: the designs of a monitored comparison (``compare_sequential``)
+DESIGNS = ("horizon", "anytime")
+
+
+def parse_design(value: Any) -> str:
+    """``horizon`` or ``anytime``."""
+    text = str(value).strip().lower() if isinstance(value, str) else ""
+    if text not in DESIGNS:
+        raise ValueError(f"expected one of {', '.join(DESIGNS)}, got {value!r}")
+    return text
+
+
 def add_options(options: OptionRegistry) -> None:
     add = functools.partial(options.add, owner="comparisons")
     add(
@@ -117,6 +129,17 @@ def add_options(options: OptionRegistry) -> None:
         help="under --prob-stop=sequential: an exploratory comparison is settled once its "
         "interval is narrower than WIDTH (default 0.05, 5 points; 0: only once it leaves out "
         "zero)",
+    )
+    add(
+        "compare_sequential",
+        parse=parse_design,
+        default="horizon",
+        cli="--prob-compare-sequential",
+        ini="prob_compare_sequential",
+        metavar="DESIGN",
+        help="under --prob-stop=sequential: how a comparison is monitored — horizon (default: "
+        "group-sequential boundaries spending α over the planned pairs) or anytime "
+        "(confidence sequences valid however long the runs go on)",
     )
     add(
         "baseline_report",

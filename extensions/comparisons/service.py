@@ -15,8 +15,9 @@ from pytest_probability.api import Case, options_of
 from .axis.arms import compared_arms
 from .baseline.files import BaselineError, read_baseline
 from .options import PAIRED
-from .sequential.outcome import resolution
+from .sequential.outcome import design, resolution
 from .sequential.plan import SESSIONS, Rule, simulate
+from .sequential.rule import BERNSTEIN, GROUP_SEQUENTIAL, HORIZON, MIXTURE
 from .session import setting, state_of
 
 
@@ -32,6 +33,13 @@ def plan_costs(path: str) -> dict[str, float]:
         if case.cost is not None and case.total:
             costs[case.key] = costs[case.case] = case.cost / case.total
     return costs
+
+
+def method_name(chosen: str, inputs: int) -> str:
+    """The method a monitored comparison of ``inputs`` inputs is judged with."""
+    if chosen == HORIZON:
+        return GROUP_SEQUENTIAL
+    return MIXTURE if inputs == 1 else BERNSTEIN
 
 
 def assumed_rates(assume: float, difference: float) -> tuple[float, float]:
@@ -76,6 +84,7 @@ def plan_comparisons(
             mark.get("margin"),
             bool(mark.get("equivalence", False)),
             resolution(config),
+            design(config),
         )
         infos = (state.arms[case.key] for sides in inputs.values() for case in sides.values())
         for arm in compared_arms(infos):
@@ -103,7 +112,7 @@ def plan_comparisons(
                     "base_rate": base_rate,
                     "margin": rule.margin,
                     "equivalence": rule.equivalence,
-                    "method": "mixture" if len(paired) == 1 else "empirical-bernstein",
+                    "method": method_name(rule.design, len(paired)),
                     "expected_pairs": outcome.expected_pairs,
                     "right": outcome.right,
                     "right_chance": outcome.right_chance,

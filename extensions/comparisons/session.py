@@ -254,6 +254,7 @@ def build(
                     [paired[key] for key in sorted(paired)],
                     settings.level,
                     sequential.resolution(config),
+                    sequential.design(config),
                 )
                 compute(config, "test:sequence", "the sequence", sequential.run, comparison, *args)
                 continue

@@ -262,7 +262,12 @@ class Regression:
         comparison.cost_ratio = cost_ratio(comparison.pairs)
         chosen = sequential.resolution(self.config)
         comparison.outcome = sequential.sequence_outcome(
-            inputs, comparison.level, comparison.margin, False, chosen
+            inputs,
+            comparison.level,
+            comparison.margin,
+            False,
+            chosen,
+            sequential.design(self.config),
         )
 
     # -- hooks ----------------------------------------------------------------------------

@@ -111,21 +111,47 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
     detail = item.get("detail") or {}
     difference, low, high, p = _numbers(item)
     pairs, inputs = detail.get("pairs") or 0, item.get("paired") or 0
-    method = "a mixture" if detail.get("method") == "mixture" else "an empirical-Bernstein"
-    text = f"Monitored pair by pair on {method} confidence sequence: over {pairs} pairs"
+    horizon = detail.get("method") == "group-sequential"
+    if horizon:
+        text = (
+            "Monitored pair by pair on group-sequential boundaries that spend the error rate "
+            f"over the planned pairs: over {pairs} pairs"
+        )
+    else:
+        method = "a mixture" if detail.get("method") == "mixture" else "an empirical-Bernstein"
+        text = f"Monitored pair by pair on {method} confidence sequence: over {pairs} pairs"
     if inputs > 1:
         text += f" ({detail.get('rounds')} rounds of {inputs} inputs)"
     if item.get("axis") == "baseline":
         text += " (each run now against one of the baseline's runs, dealt in a seeded order)"
     text += ","
     if difference is not None and low is not None and high is not None:
-        text += (
-            f" {versus} differs by {_points(difference)}, {_level(item)} interval from "
-            f"{signed_pp(low)} to {signed_pp(high)} that stays valid however early the runs "
-            "stopped"
-        )
+        if horizon:
+            adjusted = detail.get("estimate") == "median-unbiased"
+            observed = detail.get("observed")
+            words = _points(difference)
+            if adjusted and observed is not None and _points(observed) == words:
+                words += " (median-unbiased for stopping early)"
+            elif adjusted and observed is not None:
+                words += (
+                    f" (median-unbiased for stopping early; {_points(observed)} over the "
+                    "pairs used, which leans away from zero)"
+                )
+            text += (
+                f" {versus} differs by {words}, {_level(item)} repeated confidence interval "
+                f"from {signed_pp(low)} to {signed_pp(high)}, valid at whichever planned look "
+                "the runs stopped"
+            )
+        else:
+            text += (
+                f" {versus} differs by {_points(difference)}, {_level(item)} interval from "
+                f"{signed_pp(low)} to {signed_pp(high)} that stays valid however early the "
+                "runs stopped"
+            )
     if p is not None:
-        text += f"; p = {p_value(p)}, valid at any stop"
+        text += f"; p = {p_value(p)}, " + (
+            "by the stagewise ordering of the looks" if horizon else "valid at any stop"
+        )
     text += "."
     reading, after = detail.get("settled"), detail.get("settled_after")
     planned = detail.get("planned_pairs") or 0
@@ -147,9 +173,10 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
                 "read, so the reading, the interval and p are those of the look it settled at."
             )
         else:
+            which = "the estimate and the interval" if horizon else "the interval and p"
             text += (
                 " Its cases stopped then, so their fractions lean toward that reading, but "
-                "the interval and p allow for stopping when the data looked clear."
+                f"{which} allow for stopping when the data looked clear."
             )
     else:
         text += " It had not settled when its planned runs ran out."

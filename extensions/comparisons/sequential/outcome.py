@@ -29,7 +29,12 @@ from ..statistics.adjust import benjamini_hochberg
 from ..statistics.engine import adjust_family, cost_ratio
 from .rule import (
     BERNSTEIN,
+    DIFFERENCE,
+    FAIL,
+    GROUP_SEQUENTIAL,
+    HORIZON,
     MIXTURE,
+    PASS,
     PairedRuns,
     looks,
     outcomes,
@@ -43,6 +48,13 @@ REGIME = "sequence"
 INTERVALS = {
     MIXTURE: "mixture sequence (Jeffreys mixtures over the profile likelihood)",
     BERNSTEIN: "empirical-Bernstein sequence (Waudby-Smith and Ramdas)",
+    GROUP_SEQUENTIAL: "repeated confidence interval (Lan–DeMets O'Brien–Fleming spending)",
+}
+#: the test each method's p comes from
+TESTS = {
+    MIXTURE: "always-valid",
+    BERNSTEIN: "always-valid",
+    GROUP_SEQUENTIAL: "group-sequential (stagewise ordering)",
 }
 
 
@@ -54,6 +66,11 @@ def monitored(config: Any, mark: Mapping[str, Any]) -> bool:
 
 def resolution(config: Any) -> float:
     return float(option_value(config, "compare_resolution"))
+
+
+def design(config: Any) -> str:
+    """``prob_compare_sequential``: ``horizon`` or ``anytime``."""
+    return str(option_value(config, "compare_sequential"))
 
 
 def paired_runs(
@@ -78,11 +95,16 @@ def paired_runs(
 
 
 def replay(
-    inputs: list[PairedRuns], level: float, margin: float | None, equivalence: bool, chosen: float
+    inputs: list[PairedRuns],
+    level: float,
+    margin: float | None,
+    equivalence: bool,
+    chosen: float,
+    design: str = HORIZON,
 ) -> tuple[int | None, str | None]:
     """The first look (pair with one input, round with several) at which the comparison
     was settled, and its reading, replayed from the pairs used."""
-    for k, look in enumerate(looks(inputs, level)):
+    for k, look in enumerate(looks(inputs, level, design)):
         found = settle(look, margin, equivalence, chosen) if k else None
         if found is not None:
             return k, found
@@ -90,9 +112,17 @@ def replay(
 
 
 def until(inputs: list[PairedRuns], look: int) -> list[PairedRuns]:
-    """The inputs as they were at ``look``: each side's first ``look`` judged runs."""
+    """The inputs as they were at ``look``: each side's first ``look`` judged runs, the
+    runs after them counted as still to come (so that the horizon, which the ``horizon``
+    design's boundaries depend on, is the same whether or not they were made)."""
     return [
-        PairedRuns(item.input, item.arm[:look], item.base[:look], item.arm_left, item.base_left)
+        PairedRuns(
+            item.input,
+            item.arm[:look],
+            item.base[:look],
+            item.arm_left + max(0, len(item.arm) - look),
+            item.base_left + max(0, len(item.base) - look),
+        )
         for item in inputs
     ]
 
@@ -103,16 +133,31 @@ def sequence_outcome(
     margin: float | None,
     equivalence: bool,
     chosen: float,
+    design: str = HORIZON,
 ) -> TestOutcome:
     """The comparison's numbers read at the look it settled at (the last one when it never
     settled): the pairs a case's gate kept making after that are not read, so the outcome
-    equals that of a session that stopped there."""
-    after, reading = replay(inputs, level, margin, equivalence, chosen)
-    found = summary(inputs if after is None else until(inputs, after), level)
+    equals that of a session that stopped there. Under ``horizon`` a comparison that crossed
+    a boundary before its planned pairs reports the median-unbiased estimate (the one over
+    the pairs used leans away from zero: the winner's curse) and keeps that one as
+    ``detail.observed``."""
+    after, reading = replay(inputs, level, margin, equivalence, chosen, design)
+    null = None
+    if reading == DIFFERENCE:
+        null = 0.0
+    elif reading in (PASS, FAIL) and margin is not None and not equivalence:
+        null = -margin
+    used = inputs if after is None else until(inputs, after)
+    found = summary(used, level, design, null)
     planned = min(item.most_pairs for item in inputs) * len(inputs)
+    estimate = found["estimate"]
+    adjusted = found.get("adjusted")
     detail = {
         "interval": INTERVALS[found["method"]],
-        "test": "always-valid",
+        "test": TESTS[found["method"]],
+        "design": design,
+        "estimate": "observed" if adjusted is None else "median-unbiased",
+        "observed": estimate,
         "method": found["method"],
         "pairs": found["pairs"],
         "rounds": found["rounds"],
@@ -122,11 +167,25 @@ def sequence_outcome(
         "settled_after": after,
         "resolution": chosen,
     }
-    return TestOutcome(found["estimate"], found["low"], found["high"], found["p"], REGIME, detail)
+    if adjusted is not None:
+        estimate = adjusted
+    p = found["p"]
+    if design == HORIZON and after is not None and reading != DIFFERENCE:
+        # the stagewise p describes stops at the boundaries for "no difference"; a stop for
+        # a margin or the resolution happened on other boundaries, so it has no p of its own
+        early = found["rounds"] < min(item.most_pairs for item in inputs)
+        if early:
+            p = None
+            detail["e_value"] = 1.0
+    return TestOutcome(estimate, found["low"], found["high"], p, REGIME, detail)
 
 
 def run(
-    comparison: Any, paired: Sequence[tuple[str, Any, Any]], level: float, chosen: float
+    comparison: Any,
+    paired: Sequence[tuple[str, Any, Any]],
+    level: float,
+    chosen: float,
+    design: str = HORIZON,
 ) -> None:
     """Fill a monitored comparison's outcome and cost ratio from its cases' records:
     ``paired`` holds each input both arms ran as ``(name, arm case, baseline case)``."""
@@ -136,7 +195,7 @@ def run(
         for name, here, there in paired
     ]
     comparison.outcome = sequence_outcome(
-        found, level, comparison.margin, comparison.equivalence, chosen
+        found, level, comparison.margin, comparison.equivalence, chosen, design
     )
 
 

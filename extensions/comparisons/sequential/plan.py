@@ -17,7 +17,19 @@ import random
 from dataclasses import dataclass
 
 from ..statistics.bernstein import RoundSequence
-from .rule import DIFFERENCE, FAIL, PASS, UNDECIDED, Look, MixtureLook, RoundsLook, settle
+from .rule import (
+    ANYTIME,
+    DIFFERENCE,
+    FAIL,
+    HORIZON,
+    PASS,
+    UNDECIDED,
+    HorizonLook,
+    Look,
+    MixtureLook,
+    RoundsLook,
+    settle,
+)
 
 #: simulated sessions per comparison
 SESSIONS = 1000
@@ -35,6 +47,7 @@ class Rule:
     margin: float | None = None
     equivalence: bool = False
     resolution: float = 0.05
+    design: str = HORIZON
 
 
 @dataclass
@@ -85,7 +98,7 @@ def simulate(
     rng = random.Random(seed)
     counts: dict[str, int] = {}
     used = 0
-    run = _one_input if inputs == 1 else _rounds
+    run = (_one_input if inputs == 1 else _rounds) if rule.design == ANYTIME else _horizon
     for _ in range(sessions):
         pairs, reading = run(rng, inputs, planned, arm_rate, base_rate, rule)
         if reading in (DIFFERENCE + "+", DIFFERENCE + "-"):
@@ -128,6 +141,28 @@ def _one_input(
         if decided is not None:
             return n, decided
     return planned, _unsettled(rule)
+
+
+def _horizon(
+    rng: random.Random, inputs: int, planned: int, arm: float, base: float, rule: Rule
+) -> tuple[int, str]:
+    """One session under the ``horizon`` design: a look after every round (every pair with
+    one input) on the pooled counts (the decision of a state is remembered)."""
+    xa = xb = 0
+    for k in range(1, planned + 1):
+        xa += sum(rng.random() < arm for _ in range(inputs))
+        xb += sum(rng.random() < base for _ in range(inputs))
+        key = (HORIZON, xa, xb, k, inputs, planned, rule)
+        if key not in _DECIDED:
+            if len(_DECIDED) > 200_000:
+                _DECIDED.clear()
+            look = HorizonLook(xa, xb, k * inputs, inputs, k, planned - k, rule.level)
+            found = settle(look, rule.margin, rule.equivalence, rule.resolution)
+            _DECIDED[key] = None if found is None else _side(look, found)
+        decided = _DECIDED[key]
+        if decided is not None:
+            return k * inputs, decided
+    return planned * inputs, _unsettled(rule)
 
 
 def _rounds(

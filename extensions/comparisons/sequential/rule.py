@@ -2,10 +2,18 @@
 the report and ``--prob-plan`` (:mod:`.plan`) ask.
 
 A comparison is looked at after every completed pair of runs (arm run against baseline run
-of one input): with one paired input on the mixture sequence of
-:mod:`..statistics.mixture`, with several at the end of every round on the
-empirical-Bernstein sequence of :mod:`..statistics.bernstein`. Pure module: never imports
-pytest.
+of one input) with one paired input, at the end of every round with several. Two designs
+(``prob_compare_sequential``):
+
+* ``horizon`` (the default): a group-sequential test whose looks end at the planned pairs —
+  repeated confidence intervals on the score statistic of the pairs' pooled counts, with
+  Lan–DeMets O'Brien–Fleming-type α-spending boundaries (:mod:`..statistics.groupseq`),
+  exact by dynamic programming up to :data:`~..statistics.groupseq.EXACT_PAIRS` pairs;
+* ``anytime``: the confidence sequences valid at every look however long the runs go on —
+  the mixture sequence of :mod:`..statistics.mixture` with one input, the
+  empirical-Bernstein sequence of :mod:`..statistics.bernstein` with several.
+
+Pure module: never imports pytest.
 
 PYTEST_DONT_REWRITE
 """
@@ -21,7 +29,7 @@ from typing import Any
 
 from pytest_probability.api import FAIL, PASS, SKIP, UNDECIDED
 
-from ..statistics import mixture
+from ..statistics import groupseq, mixture
 from ..statistics.bernstein import RoundSequence
 
 #: the readings :func:`settle` returns besides the margin verdicts
@@ -29,6 +37,10 @@ DIFFERENCE, RESOLVED = "difference", "resolved"
 #: the methods, as the report names them
 MIXTURE = "mixture"
 BERNSTEIN = "empirical-bernstein"
+GROUP_SEQUENTIAL = "group-sequential"
+#: the designs (``prob_compare_sequential``)
+HORIZON, ANYTIME = "horizon", "anytime"
+DESIGNS = (HORIZON, ANYTIME)
 
 
 @dataclass(frozen=True)
@@ -140,8 +152,116 @@ class RoundsLook:
         return self.sequence.lowest_high(self.left) < value
 
 
+def score(delta: float, xa: int, xb: int, n: int) -> float:
+    """The score statistic for ``pa − pb = δ`` with ``xa`` and ``xb`` passes of ``n`` runs
+    each: ``(xa/n − xb/n − δ)/√((p̃a(1−p̃a) + p̃b(1−p̃b))/n)`` at the rates of largest
+    likelihood with that difference (Miettinen and Nurminen 1985); at ``δ = 0`` it is
+    :func:`..statistics.groupseq.score_z`."""
+    if n == 0:
+        return 0.0
+    gap = (xa - xb) / n - delta
+    pa, pb = mixture.restricted_rates(delta, xa, n, xb, n)
+    spread = (pa * (1.0 - pa) + pb * (1.0 - pb)) / n
+    if spread <= 0.0:
+        return 0.0 if abs(gap) < 1e-12 else math.copysign(math.inf, gap)
+    return gap / math.sqrt(spread)
+
+
+@dataclass(frozen=True)
+class HorizonLook:
+    """The group-sequential design at one look: ``xa`` and ``xb`` passes over the ``n``
+    pairs used (every input's, pooled), each look adding ``per_look`` pairs (one per input),
+    ``done`` looks made and at most ``left`` to come. The interval is the repeated confidence
+    interval ``{δ : |score(δ)| < b}`` with ``b`` the design's boundary at this look (every
+    ``δ`` — no look yet, or a look the design does not stop at)."""
+
+    xa: int
+    xb: int
+    n: int
+    per_look: int
+    done: int
+    left: int
+    level: float
+    method: str = GROUP_SEQUENTIAL
+
+    @property
+    def estimate(self) -> float:
+        return (self.xa - self.xb) / self.n if self.n else 0.0
+
+    @property
+    def horizon(self) -> int:
+        return self.done + self.left
+
+    def design(self) -> tuple[dict[int, float], tuple[float, ...], tuple[float, ...], bool]:
+        return groupseq.design_boundaries(self.per_look, self.horizon, 1.0 - self.level)
+
+    def bound(self, look: int | None = None) -> float:
+        look = self.done if look is None else look
+        if look <= 0 or self.horizon <= 0:
+            return math.inf
+        return self.design()[0].get(look, math.inf)
+
+    def _above(self, xa: int, xb: int, look: int, value: float) -> bool:
+        b = self.bound(look)
+        n = look * self.per_look
+        return b < math.inf and n > 0 and score(value, xa, xb, n) >= b
+
+    def _below(self, xa: int, xb: int, look: int, value: float) -> bool:
+        b = self.bound(look)
+        n = look * self.per_look
+        return b < math.inf and n > 0 and score(value, xa, xb, n) <= -b
+
+    def above(self, value: float) -> bool:
+        return self._above(self.xa, self.xb, self.done, value)
+
+    def below(self, value: float) -> bool:
+        return self._below(self.xa, self.xb, self.done, value)
+
+    def interval(self) -> tuple[float, float]:
+        b = self.bound()
+        if b == math.inf or not self.n:
+            return -1.0, 1.0
+        centre = self.estimate
+
+        def inside(delta: float) -> bool:
+            return abs(score(delta, self.xa, self.xb, self.n)) < b
+
+        return _end(inside, centre, -1.0), _end(inside, centre, 1.0)
+
+    def may_rise_above(self, value: float) -> bool:
+        """Along the most favourable path (every later arm run passes, every later baseline
+        run fails), which gives the highest low end at each later look."""
+        k = self.per_look
+        return any(
+            self._above(self.xa + (j - self.done) * k, self.xb, j, value)
+            for j in range(self.horizon, self.done - 1, -1)
+        )
+
+    def may_fall_below(self, value: float) -> bool:
+        k = self.per_look
+        return any(
+            self._below(self.xa, self.xb + (j - self.done) * k, j, value)
+            for j in range(self.horizon, self.done - 1, -1)
+        )
+
+
+def _end(inside: Any, centre: float, edge: float) -> float:
+    if inside(edge):
+        return edge
+    kept, outside = centre, edge
+    for _ in range(60):
+        middle = (kept + outside) / 2
+        if middle in (kept, outside):
+            break
+        if inside(middle):
+            kept = middle
+        else:
+            outside = middle
+    return kept
+
+
 #: the sequence at one look, as :func:`settle` asks it
-Look = MixtureLook | RoundsLook
+Look = MixtureLook | RoundsLook | HorizonLook
 
 
 def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:
@@ -150,8 +270,19 @@ def rounds_of(inputs: Sequence[PairedRuns]) -> list[list[int]]:
     return [[item.arm[k] - item.base[k] for item in inputs] for k in range(count)]
 
 
-def looks(inputs: Sequence[PairedRuns], level: float) -> Iterator[Look]:
+def looks(inputs: Sequence[PairedRuns], level: float, design: str = HORIZON) -> Iterator[Look]:
     """The look before any pair, then after each pair (one input) or round (several)."""
+    if design == HORIZON:
+        count = len(inputs)
+        most = min(item.most_pairs for item in inputs) if inputs else 0
+        xa = xb = 0
+        rounds = min(item.pairs for item in inputs) if inputs else 0
+        yield HorizonLook(0, 0, 0, count, 0, max(0, most), level)
+        for k in range(rounds):
+            xa += sum(item.arm[k] for item in inputs)
+            xb += sum(item.base[k] for item in inputs)
+            yield HorizonLook(xa, xb, (k + 1) * count, count, k + 1, max(0, most - k - 1), level)
+        return
     if len(inputs) == 1:
         (item,) = inputs
         xa = xb = 0
@@ -168,9 +299,9 @@ def looks(inputs: Sequence[PairedRuns], level: float) -> Iterator[Look]:
         yield RoundsLook(sequence, max(0, most - sequence.rounds))
 
 
-def look_of(inputs: Sequence[PairedRuns], level: float) -> Look:
+def look_of(inputs: Sequence[PairedRuns], level: float, design: str = HORIZON) -> Look:
     """The look after the inputs' complete pairs (one input) or rounds (several)."""
-    return collections.deque(looks(inputs, level), maxlen=1)[0]
+    return collections.deque(looks(inputs, level, design), maxlen=1)[0]
 
 
 def settle(look: Look, margin: float | None, equivalence: bool, resolution: float) -> str | None:
@@ -215,11 +346,23 @@ def _narrower(look: Look, resolution: float) -> bool:
     return high - low < resolution
 
 
-def summary(inputs: Sequence[PairedRuns], level: float) -> dict[str, Any]:
+def summary(
+    inputs: Sequence[PairedRuns],
+    level: float,
+    design: str = HORIZON,
+    null: float | None = None,
+) -> dict[str, Any]:
     """What the report prints: the estimate over the pairs used, the interval at the last
-    look, the always-valid p-value (``1 /`` the largest e-value over every look) and the
-    e-value at the last look (for e-BH)."""
-    every = list(looks(inputs, level))
+    look, the p-value and an e-value (for e-BH).
+
+    ``horizon``: the repeated confidence interval, the stagewise-ordering p-value (exact for
+    the exact design), ``e = 1/(2√p)``, and — when ``null`` is the value whose boundary the
+    comparison crossed before its horizon — the median-unbiased estimate as ``adjusted``.
+    ``anytime``: the always-valid p-value (``1 /`` the largest e-value over every look) and
+    the e-value at the last look."""
+    if design == HORIZON:
+        return _horizon_summary(look_of(inputs, level, HORIZON), null)
+    every = list(looks(inputs, level, ANYTIME))
     look = every[-1]
     low, high = look.interval()
     if isinstance(look, MixtureLook):
@@ -245,3 +388,40 @@ def summary(inputs: Sequence[PairedRuns], level: float) -> dict[str, Any]:
         "pairs": pairs,
         "rounds": rounds,
     }
+
+
+def _horizon_summary(look: Any, null: float | None) -> dict[str, Any]:
+    low, high = look.interval()
+    found: dict[str, Any] = {
+        "method": look.method,
+        "estimate": look.estimate,
+        "adjusted": None,
+        "low": low,
+        "high": high,
+        "p": 1.0,
+        "e_value": 1.0,
+        "pairs": look.n,
+        "rounds": look.done,
+    }
+    if not look.n or look.horizon <= 0:
+        return found
+    where, fractions, bounds, exact = look.design()
+    positions = sorted(where)
+    index = sum(1 for position in positions if position <= look.done)
+    if index == 0:
+        return found
+    z = groupseq.score_z(look.xa, look.xb, look.n)
+    if exact:
+        p = groupseq.exact_stagewise_p(look.per_look, look.horizon, bounds, index, z)
+    else:
+        p = groupseq.stagewise_p(fractions, bounds, index, z)
+    found["p"] = p
+    found["e_value"] = 1e300 if p <= 0.0 else min(1e300, 1.0 / (2.0 * math.sqrt(p)))
+    if null is not None and look.left > 0 and look.done in where:
+        shifted = score(null, look.xa, look.xb, look.n)
+        if math.isfinite(shifted) and shifted:
+            se = (look.estimate - null) / shifted
+            eta = groupseq.median_unbiased(fractions, bounds, index, shifted)
+            adjusted = null + eta * se * math.sqrt(fractions[index - 1])
+            found["adjusted"] = min(max(adjusted, low), high)
+    return found

@@ -34,7 +34,7 @@ from pytest_probability.api import (
 
 from ..baseline.regression import regression_of
 from ..session import setting, state_of
-from .outcome import WHAT, baseline_runs, monitored, resolution
+from .outcome import WHAT, baseline_runs, design, monitored, resolution
 from .rule import settle
 from .track import Fixed, Judged, RunningLook, Side
 
@@ -241,7 +241,8 @@ class SequentialComparisons:
                 sides.append(Side(self._judged.setdefault(key, Judged()), planned))
                 feeds.append((key, index))
             inputs.append((sides[0], sides[1]))
-        watched = Watched(RunningLook(inputs, level), {key for key, _ in feeds}, rule)
+        look = RunningLook(inputs, level, design(self.config))
+        watched = Watched(look, {key for key, _ in feeds}, rule)
         self._watched[name] = watched
         for key, index in feeds:
             self._sides_of.setdefault(key, []).append((watched, index))

@@ -21,7 +21,7 @@ from typing import Any
 from pytest_probability.api import PASS, SKIP
 
 from ..statistics.bernstein import RoundSequence
-from .rule import Look, MixtureLook, RoundsLook, outcomes
+from .rule import HORIZON, HorizonLook, Look, MixtureLook, RoundsLook, outcomes
 
 
 @dataclass
@@ -80,11 +80,16 @@ class RunningLook:
     :func:`.rule.look_of` on the inputs' current pairs: call :meth:`changed` when an input's
     side changed, then :meth:`look`; :attr:`version` changes whenever the look does."""
 
-    def __init__(self, inputs: Sequence[tuple[Side, Side]], level: float) -> None:
+    def __init__(
+        self, inputs: Sequence[tuple[Side, Side]], level: float, design: str = HORIZON
+    ) -> None:
         if not inputs:
             raise ValueError("a sequential comparison needs at least one paired input")
         self.inputs = list(inputs)
         self.level = level
+        self.design = design
+        #: several inputs under ``horizon``: the rounds added and both sides' passes in them
+        self._made = self._arm_passes = self._base_passes = 0
         self._pairs = [0] * len(self.inputs)
         self._most = [0] * len(self.inputs)
         self._most_all = 0
@@ -117,6 +122,8 @@ class RunningLook:
 
     @property
     def _rounds(self) -> int:
+        if self.design == HORIZON:
+            return self._made
         return self._sequence.rounds if self._sequence is not None else 0
 
     @property
@@ -130,7 +137,20 @@ class RunningLook:
         self._catch_up()
         if len(self.inputs) == 1:
             left = max(0, self._most_all - self._n)
+            if self.design == HORIZON:
+                return HorizonLook(self._xa, self._xb, self._n, 1, self._n, left, self.level)
             return MixtureLook(self._xa, self._xb, self._n, left, self.level)
+        if self.design == HORIZON:
+            count, made = len(self.inputs), self._made
+            return HorizonLook(
+                self._arm_passes,
+                self._base_passes,
+                made * count,
+                count,
+                made,
+                max(0, self._most_all - made),
+                self.level,
+            )
         return RoundsLook(self._sequence, max(0, self._most_all - self._sequence.rounds))
 
     def _catch_up(self) -> None:
@@ -142,6 +162,14 @@ class RunningLook:
                 self._xa += sum(arm.source.runs[self._n : pairs])
                 self._xb += sum(base.source.runs[self._n : pairs])
                 self._n = pairs
+            return
+        if self.design == HORIZON:
+            while self._short == 0:
+                k = self._made
+                self._arm_passes += sum(a.source.runs[k] for a, _ in self.inputs)
+                self._base_passes += sum(b.source.runs[k] for _, b in self.inputs)
+                self._made += 1
+                self._short = sum(1 for pairs in self._pairs if pairs <= k + 1)
             return
         sequence = self._sequence
         while self._short == 0:
@@ -157,6 +185,9 @@ class RunningLook:
             self._most[index] = min(arm.most, base.most)
         self._most_all = min(self._most)
         self._n = self._xa = self._xb = 0
-        if len(self.inputs) > 1:
+        self._made = self._arm_passes = self._base_passes = 0
+        if len(self.inputs) > 1 and self.design == HORIZON:
+            self._short = sum(1 for pairs in self._pairs if pairs <= 0)
+        elif len(self.inputs) > 1:
             self._sequence = RoundSequence(len(self.inputs), self.level)
             self._short = sum(1 for pairs in self._pairs if pairs <= 0)

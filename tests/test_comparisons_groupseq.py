@@ -1,0 +1,142 @@
+"""The group-sequential design of ``prob_compare_sequential=horizon`` (issue 36) against its
+references: published boundary tables, brute-force enumeration of every path, and exact
+dynamic programming through the stopper's own rule."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from pytest_probability.extensions.comparisons.sequential.rule import (
+    DIFFERENCE,
+    FAIL,
+    PASS,
+    HorizonLook,
+    settle,
+)
+from pytest_probability.extensions.comparisons.statistics import groupseq
+
+ALPHA = 0.05
+
+
+@pytest.fixture
+def fine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finer lattice, for the published digits."""
+    monkeypatch.setattr(groupseq, "RESOLUTION", 16)
+    groupseq.spending_boundaries.cache_clear()
+    yield
+    groupseq.spending_boundaries.cache_clear()
+
+
+def test_constant_boundaries_match_jennison_and_turnbull(fine: None) -> None:
+    """K = 5 equally spaced looks, two-sided α = 0.05: O'Brien–Fleming C = 2.040 (its final
+    z), Pocock C = 2.413 (Jennison and Turnbull 2000, Tables 2.1 and 2.3)."""
+    assert round(groupseq.constant_boundary(5, ALPHA, groupseq.OBRIEN_FLEMING), 3) == 2.040
+    assert round(groupseq.constant_boundary(5, ALPHA, groupseq.POCOCK), 3) == 2.413
+
+
+def test_spending_boundaries_match_the_published_lan_demets_values(fine: None) -> None:
+    """Lan–DeMets spending, K = 5 equally spaced looks, two-sided α = 0.05 (each side α/2):
+    O'Brien–Fleming-type 4.877, 3.357, 2.680, 2.290, 2.031; Pocock-type 2.438, 2.427, 2.410,
+    2.397, 2.386 (Jennison and Turnbull 2000, §7.2; gsDesign's sfLDOF and sfLDPocock)."""
+    fractions = tuple(k / 5 for k in range(1, 6))
+    obf = groupseq.spending_boundaries(fractions, ALPHA)
+    assert [round(b, 3) for b in obf] == [4.877, 3.357, 2.680, 2.290, 2.031]
+    pocock = groupseq.spending_boundaries(fractions, ALPHA, groupseq.POCOCK)
+    assert [round(b, 3) for b in pocock] == [2.438, 2.427, 2.410, 2.397, 2.386]
+
+
+def test_the_recursion_spends_what_the_spending_function_says() -> None:
+    fractions = tuple(k / 10 for k in range(1, 11))
+    bounds = groupseq.spending_boundaries(fractions, ALPHA)
+    found = groupseq.crossings(fractions, bounds)
+    total = 0.0
+    for t, (up, low) in zip(fractions, found, strict=True):
+        total += up + low
+        assert total == pytest.approx(groupseq.obrien_fleming_spending(t, ALPHA), abs=2e-5)
+    assert groupseq.stagewise_p(fractions, bounds, 10, bounds[-1]) == pytest.approx(ALPHA, abs=1e-4)
+
+
+def _brute_force(per_look: int, looks: int, bounds: tuple[float, ...], p: float) -> float:
+    """The chance of ever crossing, summed over every one of the 4^n paths."""
+    n = per_look * looks
+    total = 0.0
+    for path in itertools.product((0, 1), repeat=2 * n):
+        arm, base = path[:n], path[n:]
+        chance = math.prod(p if r else 1 - p for r in path)
+        for k in range(1, looks + 1):
+            m = k * per_look
+            if abs(groupseq.score_z(sum(arm[:m]), sum(base[:m]), m)) >= bounds[k - 1] - 1e-12:
+                total += chance
+                break
+    return total
+
+
+@pytest.mark.parametrize(("per_look", "looks"), [(1, 5), (2, 3), (1, 7)])
+def test_exact_boundaries_against_brute_force_enumeration(per_look: int, looks: int) -> None:
+    """Small horizons at a loose α (so that the boundaries can be crossed): the dynamic
+    programme's attained level equals the brute-force sum over every path at its worst rate,
+    and no rate of a finer grid exceeds α."""
+    alpha = 0.3
+    bounds, level = groupseq.exact_boundaries(per_look, looks, alpha)
+    assert level <= alpha
+    assert any(b < math.inf for b in bounds)
+    worst = max(_brute_force(per_look, looks, bounds, p) for p in groupseq.NUISANCE)
+    assert worst == pytest.approx(level, rel=1e-9)
+    finer = [_brute_force(per_look, looks, bounds, k / 400) for k in range(1, 201, 7)]
+    assert max(finer) <= alpha + 1e-3
+
+
+def _exact_rule_error(
+    runs: int, arm: float, base: float, margin: float | None, equivalence: bool, wrong: set[str]
+) -> tuple[float, float]:
+    """Exact dynamic programming over both binomial paths of one input, stopping where the
+    stopper's rule (:func:`settle` on :class:`HorizonLook`) settles: the chance of a reading
+    in ``wrong``, and the expected pairs."""
+    level = 1 - ALPHA
+    mass = {(0, 0): 1.0}
+    bad = pairs = 0.0
+    for n in range(1, runs + 1):
+        grown: dict[tuple[int, int], float] = {}
+        for (xa, xb), m in mass.items():
+            for da, pa in ((1, arm), (0, 1 - arm)):
+                for db, pb in ((1, base), (0, 1 - base)):
+                    key = (xa + da, xb + db)
+                    grown[key] = grown.get(key, 0.0) + m * pa * pb
+        mass = {}
+        for (xa, xb), m in grown.items():
+            look = HorizonLook(xa, xb, n, 1, n, runs - n, level)
+            found = settle(look, margin, equivalence, 0.0)
+            if found is None:
+                mass[(xa, xb)] = m
+                continue
+            pairs += n * m
+            if found == DIFFERENCE:
+                found += "+" if look.above(0.0) else "-"
+            if found in wrong:
+                bad += m
+    pairs += runs * sum(mass.values())
+    return bad, pairs
+
+
+@pytest.mark.parametrize("runs", [20, 40])
+@pytest.mark.parametrize("rate", [0.5, 0.8])
+def test_one_input_false_difference_is_exactly_at_most_alpha(runs: int, rate: float) -> None:
+    """Equal arms, looked at after every pair through the stopper's rule: the exact chance
+    of claiming a difference is at most α, and equals the design's DP at that rate."""
+    bad, _ = _exact_rule_error(runs, rate, rate, None, False, {DIFFERENCE + "+", DIFFERENCE + "-"})
+    assert bad <= ALPHA
+    _, level = groupseq.exact_boundaries(1, runs, ALPHA)
+    assert level <= ALPHA and bad <= level + 1e-9
+    assert bad >= 0.6 * ALPHA  # (not far below: the exact design spends what discreteness allows)
+
+
+@pytest.mark.parametrize("equivalence", [False, True], ids=["non-inferiority", "equivalence"])
+def test_one_input_wrong_verdict_at_the_margin_boundary_exactly(equivalence: bool) -> None:
+    """At the margin's boundary (−10 points against a 10-point non-inferiority margin, +10
+    against ±10 points of equivalence) PASS and FAIL are both wrong: exactly at most α."""
+    difference = 0.1 if equivalence else -0.1
+    for runs in (20, 40):
+        bad, _ = _exact_rule_error(runs, 0.6 + difference, 0.6, 0.1, equivalence, {PASS, FAIL})
+        assert bad <= ALPHA, (runs, bad)
