@@ -126,13 +126,46 @@ def test_many_inputs_use_the_paired_bootstrap(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("--prob-runs=10", "--prob-compare=arm", "--prob-json=r.json")
     (found,) = load_json(pytester.path / "r.json")["comparisons"]
     differences = [Fraction(y - x, 10) for x, y in zip(base, arm, strict=True)]
-    low, high = bootstrap_difference(differences, 0.95, 5000, 0)
+    low, high = bootstrap_difference(differences, 0.95, 5000, 0, "expanded")
     assert (found["low"], found["high"]) == (low, high)
     assert found["p"] == pytest.approx(_brute_sign_flip(differences), abs=1e-12)
     assert found["detail"]["exact"] is True
+    assert found["detail"]["bootstrap_method"] == "expanded"  # auto: the calibrated one
     assert found["regime"] == "bootstrap"
     (line,) = section(result.outlines, "probability: comparisons")
-    assert line == "  pick[arm]  arm − base  +15 pp [+8, +22]  p=0.008  12 paired"
+    assert line == "  pick[arm]  arm − base  +15 pp [+8, +23]  p=0.008  12 paired"
+
+
+@pytest.mark.parametrize(
+    ("method", "interval"),
+    [("percentile", "[+8, +22]"), ("bca", "[+8, +22]"), ("expanded", "[+8, +23]")],
+)
+def test_bootstrap_method_option_sets_the_paired_interval(
+    pytester: pytest.Pytester, method: str, interval: str
+) -> None:
+    """``--prob-bootstrap-method=percentile`` gives the spec's percentile paired bootstrap
+    (the interval before issue 36 §4); the ini key does the same."""
+    base = (6, 7, 8, 9, 10, 5, 6, 7, 8, 9, 10, 4)
+    arm = (9, 9, 10, 9, 10, 8, 8, 7, 10, 10, 10, 7)
+    pytester.makepyfile(bench_pick=_outcome_bench({"base": base, "arm": arm}))
+    result = pytester.runpytest(
+        "--prob-runs=10", "--prob-compare=arm", f"--prob-bootstrap-method={method}"
+    )
+    (line,) = section(result.outlines, "probability: comparisons")
+    assert line == f"  pick[arm]  arm − base  +15 pp {interval}  p=0.008  12 paired"
+    pytester.makeini(f"[pytest]\nprob_bootstrap_method = {method}\n")
+    from_ini = pytester.runpytest("--prob-runs=10", "--prob-compare=arm")
+    assert section(from_ini.outlines, "probability: comparisons") == [line]
+
+
+def test_bad_bootstrap_method_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest("--prob-bootstrap-method=studentized")
+    assert result.ret == 4
+    assert "--prob-bootstrap-method" in result.errlines[0]
+    assert (
+        "expected one of auto, expanded, bca, percentile, got 'studentized'" in (result.errlines[0])
+    )
 
 
 @pytest.mark.parametrize(

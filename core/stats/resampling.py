@@ -5,7 +5,9 @@ type-7 quantile and the case bootstrap of a mean. Pure module: never imports pyt
 The bootstrap re-draws whole cases (STATISTICS.md, "Function-level and Overall lines").
 Per-case pass fractions take few distinct values, so a resample is drawn as multinomial
 counts over them instead of one index per case (indices when most values are distinct);
-both are deterministic for a seed.
+both are deterministic for a seed. Three intervals read the same resampled means
+(:data:`BOOTSTRAP_METHODS`, docs/statistics.rst "Bootstrap interval methods"): the
+percentile interval, the expanded percentile interval (Hesterberg 2015) and BCa (Efron 1987).
 
 PYTEST_DONT_REWRITE
 """
@@ -17,6 +19,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import accumulate
+
+from .special_functions import beta_ppf, norm_ppf
 
 #: Below this mean (n · min(p, 1 − p)) the sampler inverts the distribution function.
 _INVERSION_LIMIT = 10.0
@@ -180,17 +184,116 @@ def bootstrap_means(values: Sequence[float], resamples: int, seed: int) -> list[
     return [sum(c * v for c, v in zip(counts, distinct, strict=True)) / total for counts in draws]
 
 
+#: The interval methods of :func:`bootstrap_mean_interval`, ``--prob-bootstrap-method``.
+BOOTSTRAP_METHODS = ("expanded", "bca", "percentile")
+
+
+def norm_cdf(x: float) -> float:
+    """Standard normal distribution function Φ(x) (``erfc``, full relative accuracy in both
+    tails)."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def student_t_two_sided(alpha: float, df: int) -> float:
+    """The ``t`` with ``P(|T| > t) = alpha`` for Student's t with ``df`` degrees of freedom
+    (``t_{1−α/2, df}``): ``ν/(ν + T²)`` is Beta(ν/2, ½), so ``t = √(ν(1 − x)/x)`` with ``x``
+    its ``alpha`` quantile."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    if df < 1:
+        raise ValueError(f"df must be >= 1, got {df!r}")
+    x = beta_ppf(alpha, df / 2.0, 0.5)
+    return math.sqrt(df * (1.0 - x) / x)
+
+
+def expanded_tail(alpha: float, size: int) -> float:
+    """The expanded percentile interval's tail probability for ``size`` inputs (Hesterberg
+    2015, "What teachers should know about the bootstrap", Am. Stat. 69:371):
+    ``Φ(−√(N/(N−1)) · t_{1−α/2, N−1})``, so that for normal data the interval is as wide as
+    the t interval (the percentile interval is as wide as a z interval with the divisor-N
+    standard deviation: too narrow for few inputs). ``α/2`` for one input."""
+    if size < 2:
+        return alpha / 2.0
+    return norm_cdf(-math.sqrt(size / (size - 1)) * student_t_two_sided(alpha, size - 1))
+
+
+def jackknife_acceleration(values: Sequence[float]) -> float:
+    """BCa's acceleration for the mean, from the jackknife over inputs (Efron 1987, eq. 6.6):
+    ``a = Σ dᵢ³ / (6 (Σ dᵢ²)^{3/2})`` with ``dᵢ = θ̄₍.₎ − θ₍ᵢ₎ = (xᵢ − x̄)/(N − 1)`` (the
+    factor cancels). 0 when every value is the same."""
+    center = math.fsum(values) / len(values)
+    deviations = [v - center for v in values]
+    squares = math.fsum(d * d for d in deviations)
+    if squares == 0.0:
+        return 0.0
+    return math.fsum(d * d * d for d in deviations) / (6.0 * squares**1.5)
+
+
+def bca_levels(
+    means: Sequence[float], estimate: float, acceleration: float, level: float
+) -> tuple[float, float] | None:
+    """BCa's adjusted quantile levels ``(α₁, α₂)`` (Efron 1987; DiCiccio & Efron 1996):
+    ``z₀ = Φ⁻¹((#{θ* < θ̂} + ½·#{θ* = θ̂})/B)`` (ties counted half, as scipy does; a mean within
+    ``1e-12·max(1, |θ̂|)`` of the estimate is a tie, since a resample that draws the sample's
+    own values may sum them in another order), ``αⱼ = Φ(z₀ + (z₀ + zⱼ)/(1 − a(z₀ + zⱼ)))`` for
+    ``zⱼ = Φ⁻¹(α/2)``, ``Φ⁻¹(1 − α/2)``. ``None`` when every resample lies on one side of the
+    estimate (``z₀`` infinite: there is nothing to correct by)."""
+    tolerance = 1e-12 * max(1.0, abs(estimate))
+    below = sum(1 for m in means if m < estimate - tolerance)
+    ties = sum(1 for m in means if abs(m - estimate) <= tolerance)
+    share = (below + 0.5 * ties) / len(means)
+    if share <= 0.0 or share >= 1.0:
+        return None
+    z0 = norm_ppf(share)
+    alpha = 1.0 - level
+    adjusted = []
+    for z in (norm_ppf(alpha / 2.0), norm_ppf(1.0 - alpha / 2.0)):
+        shifted = z0 + z
+        denominator = 1.0 - acceleration * shifted
+        if denominator <= 0.0:  # past the formula's pole: the far end of its own side
+            adjusted.append(0.0 if shifted < 0.0 else 1.0)
+        else:
+            adjusted.append(norm_cdf(z0 + shifted / denominator))
+    return adjusted[0], adjusted[1]
+
+
 def bootstrap_mean_interval(
-    values: Sequence[float], *, resamples: int, seed: int, level: float
+    values: Sequence[float],
+    *,
+    resamples: int,
+    seed: int,
+    level: float,
+    method: str = "percentile",
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval for the mean of ``values`` (cases re-drawn whole):
-    the type-7 quantiles ``α/2`` and ``1 − α/2`` of :func:`bootstrap_means`.
+    """Bootstrap interval for the mean of ``values`` (cases re-drawn whole), read off the
+    sorted :func:`bootstrap_means` by type-7 quantiles at levels set by ``method``:
+
+    * ``"percentile"``: ``α/2`` and ``1 − α/2`` (the spec's method);
+    * ``"expanded"``: :func:`expanded_tail` and its complement — wider for few inputs;
+    * ``"bca"``: :func:`bca_levels` with :func:`jackknife_acceleration` (the percentile
+      levels when every resample lies on one side of the mean).
+
+    Every method reads the same resampled means, so an interval with all values equal is
+    that value for each: ``[1.0, 1.0]``.
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"method must be one of {', '.join(BOOTSTRAP_METHODS)}, got {method!r}")
     means = sorted(bootstrap_means(values, resamples, seed))
     alpha = 1.0 - level
-    return quantile_type7(means, alpha / 2.0), quantile_type7(means, 1.0 - alpha / 2.0)
+    low_level, high_level = alpha / 2.0, 1.0 - alpha / 2.0
+    if method == "expanded":
+        low_level = expanded_tail(alpha, len(values))
+        high_level = 1.0 - low_level
+    elif method == "bca" and means[0] != means[-1]:
+        data = [float(v) for v in values]
+        adjusted = bca_levels(
+            means, math.fsum(data) / len(data), jackknife_acceleration(data), level
+        )
+        if adjusted is not None:
+            low_level, high_level = adjusted
+    return quantile_type7(means, low_level), quantile_type7(means, high_level)
 
 
 def case_mean(values: Sequence[float]) -> float:
@@ -208,10 +311,11 @@ def case_bootstrap_interval(
     resamples: int,
     seed: int,
     level: float,
+    method: str = "percentile",
 ) -> tuple[float, float]:
     """The case bootstrap of STATISTICS.md ("Function-level and Overall lines"): one value
     per case, put in case-id order (equal ids keep their order), then
-    :func:`bootstrap_mean_interval`.
+    :func:`bootstrap_mean_interval` with ``method``.
 
     The one resampler and draw order of every interval over cases — the function-level and
     Overall lines and the metric lines — so that ``pass^1``, whose per-case values are the
@@ -221,4 +325,6 @@ def case_bootstrap_interval(
         raise ValueError(f"{len(case_ids)} case ids for {len(values)} values")
     order = sorted(range(len(values)), key=lambda index: case_ids[index])
     ordered = [values[index] for index in order]
-    return bootstrap_mean_interval(ordered, resamples=resamples, seed=seed, level=level)
+    return bootstrap_mean_interval(
+        ordered, resamples=resamples, seed=seed, level=level, method=method
+    )

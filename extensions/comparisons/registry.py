@@ -49,12 +49,14 @@ class InputLine:
 @dataclass(frozen=True)
 class TestSettings:
     """What a comparison test may use: the level, the fewest pairs for a resampled interval,
-    the resamples and the seed."""
+    the resamples, the seed and the bootstrap interval method (``expanded``, ``bca`` or
+    ``percentile``: ``--prob-bootstrap-method``)."""
 
     level: float
     min_inputs: int
     resamples: int
     seed: int
+    bootstrap_method: str = "percentile"
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,8 @@ class Aggregate:
     cost: float | None = None
     #: why the interval is not shown (cases stopped early lean toward their verdicts)
     hidden: str | None = None
+    #: the bootstrap interval method (``--prob-bootstrap-method``)
+    bootstrap_method: str = "percentile"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -90,7 +92,13 @@ class Aggregate:
             "runs_min": self.runs_min,
             "runs_max": self.runs_max,
             "estimate": self.estimate,
-            "ci": {"method": "bootstrap", "level": self.level, "low": self.low, "high": self.high},
+            "ci": {
+                "method": "bootstrap",
+                "bootstrap_method": self.bootstrap_method,
+                "level": self.level,
+                "low": self.low,
+                "high": self.high,
+            },
             "icc": self.icc,
             "width_factor": {"runs_x2": self.runs_x2, "inputs_x2": INPUTS_X2},
             "resamples": self.resamples,
@@ -111,15 +119,16 @@ def aggregate(
     seed: int,
     cost: float | None = None,
     hidden: str | None = None,
+    method: str = "percentile",
 ) -> Aggregate:
     """The line for cases given as ``(passes, runs)`` with their ``case_ids`` (the
-    bootstrap puts them in case-id order: the API's ``case_bootstrap_interval``); with
-    ``hidden`` (the reason) no interval is computed."""
+    bootstrap puts them in case-id order: the API's ``case_bootstrap_interval``, ends by
+    ``method``); with ``hidden`` (the reason) no interval is computed."""
     fractions = [x / k for x, k in counts]
     low, high = None, None
     if hidden is None:
         low, high = case_bootstrap_interval(
-            case_ids, fractions, resamples=resamples, seed=seed, level=level
+            case_ids, fractions, resamples=resamples, seed=seed, level=level, method=method
         )
     runs = [k for _, k in counts]
     rho = icc1(counts)
@@ -140,6 +149,7 @@ def aggregate(
         seed=seed,
         cost=cost,
         hidden=hidden,
+        bootstrap_method=method,
     )
 
 

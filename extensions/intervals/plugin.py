@@ -28,7 +28,7 @@ from pytest_probability.api import (
 )
 
 from .aggregate import Aggregate, aggregate, render
-from .service import bounds, interval_methods, settings
+from .service import BOOTSTRAP_METHOD_CHOICES, bounds, case_method, interval_methods, settings
 
 #: ρ below which runs vary enough that more runs help most, and above which inputs do
 LOW_RHO, HIGH_RHO = 0.3, 0.6
@@ -67,6 +67,14 @@ def parse_min_inputs(value: Any) -> int:
     if number < 2:
         raise ValueError(f"expected a whole number of at least 2, got {value!r}")
     return number
+
+
+def parse_bootstrap_method(value: Any) -> str:
+    """``auto`` or one of the bootstrap interval methods."""
+    text = str(value).strip().lower()
+    if text not in BOOTSTRAP_METHOD_CHOICES:
+        raise ValueError(f"expected one of {', '.join(BOOTSTRAP_METHOD_CHOICES)}, got {value!r}")
+    return text
 
 
 def parse_method(value: Any, config: pytest.Config) -> str:
@@ -124,6 +132,20 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_bootstrap",
         metavar="N",
         help="bootstrap resamples for function-level and overall intervals (default 5000)",
+    )
+    add(
+        "bootstrap_method",
+        parse=parse_bootstrap_method,
+        default="auto",
+        cli="--prob-bootstrap-method",
+        ini="prob_bootstrap_method",
+        metavar="M",
+        choices=BOOTSTRAP_METHOD_CHOICES,
+        help=(
+            "bootstrap interval: expanded (calibrated percentile), bca, or percentile; "
+            "auto (default) is expanded for comparisons and percentile for function-level, "
+            "overall and metric lines"
+        ),
     )
     add(
         "seed",
@@ -225,6 +247,7 @@ def _aggregates(results: Results, config: pytest.Config) -> list[Aggregate]:
                 level=options.session_value("confidence"),
                 resamples=options.session_value("bootstrap"),
                 seed=options.session_value("seed"),
+                method=case_method(options.session_value("bootstrap_method")),
                 case_ids=[c.case_id for c in ordered],
                 cost=_cost(config, ordered),
                 hidden=hide_interval(config, ordered),

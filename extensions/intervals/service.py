@@ -41,6 +41,7 @@ from pytest_probability.api import clopper_pearson_interval as clopper_pearson
 from pytest_probability.api import wilson_interval as wilson
 
 __all__ = [
+    "BOOTSTRAP_METHOD_CHOICES",
     "Interval",
     "IntervalMethods",
     "Settings",
@@ -56,6 +57,7 @@ __all__ = [
     "bootstrap_means",
     "case_bootstrap_interval",
     "case_mean",
+    "case_method",
     "clopper_pearson",
     "interval",
     "interval_methods",
@@ -66,6 +68,16 @@ __all__ = [
 ]
 
 Compute = Callable[[int, int, float, tuple[float, float]], tuple[float, float]]
+#: ``--prob-bootstrap-method``: ``auto``, then the methods of ``bootstrap_mean_interval``.
+BOOTSTRAP_METHOD_CHOICES = ("auto", "expanded", "bca", "percentile")
+
+
+def case_method(setting: str) -> str:
+    """The case bootstrap's method for a ``--prob-bootstrap-method`` setting: ``auto`` is
+    ``percentile`` (the method of the spec's function-level and metric examples)."""
+    return "percentile" if setting == "auto" else setting
+
+
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
 

@@ -28,7 +28,13 @@ from .session import metrics_of
 from .summary import OVERALL, Bootstrap, MetricLine, render, summarize
 
 #: used when the intervals extension (which owns these settings) is disabled
-DEFAULTS = {"confidence": 0.95, "min_inputs": 10, "bootstrap": 5000, "seed": 0}
+DEFAULTS = {
+    "confidence": 0.95,
+    "min_inputs": 10,
+    "bootstrap": 5000,
+    "seed": 0,
+    "bootstrap_method": "auto",
+}
 #: what the bundled families' values are, and their glossary terms
 MEANINGS = {
     "pass^": ("the chance that {k} runs of the same input all pass", "pass^k"),
@@ -75,6 +81,12 @@ def metric_case(case: CaseResult) -> MetricCase:
     return MetricCase(case.case_id, tuple(o for o in outcomes if o != SKIP))
 
 
+def _case_method(setting: str) -> str:
+    """``--prob-bootstrap-method`` for the case bootstrap: ``auto`` is ``percentile``, as for
+    the function-level lines (so ``pass^1`` keeps their interval)."""
+    return "percentile" if setting == "auto" else setting
+
+
 def _setting(config: pytest.Config, name: str) -> Any:
     options = options_of(config)
     return options.session_value(name) if name in options.specs else DEFAULTS[name]
@@ -94,6 +106,7 @@ def pytest_prob_build_report(
         resamples=_setting(config, "bootstrap"),
         seed=_setting(config, "seed"),
         level=_setting(config, "confidence"),
+        method=_case_method(_setting(config, "bootstrap_method")),
     )
     labels = [metric.label for metric in chosen]
     cases = [case for case in results.cases() if case.total > 0]

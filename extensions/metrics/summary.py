@@ -25,6 +25,8 @@ class Bootstrap:
     resamples: int
     seed: int
     level: float
+    #: ``--prob-bootstrap-method`` as the case bootstrap reads it (``auto`` is percentile)
+    method: str = "percentile"
 
 
 @dataclass
@@ -83,6 +85,7 @@ def summarize(
             resamples=bootstrap.resamples,
             seed=bootstrap.seed,
             level=bootstrap.level,
+            method=bootstrap.method,
         )
     return line
 

@@ -53,8 +53,17 @@ def paired_test(pairs: Sequence[Pair], settings: TestSettings) -> TestOutcome:
             for pair, d in zip(pairs, differences, strict=True)
         )
         return TestOutcome(float(mean), None, None, flip.p, "few pairs", detail, lines)
-    low, high = bootstrap_difference(differences, settings.level, settings.resamples, settings.seed)
-    detail.update({"interval": "paired bootstrap", "resamples": settings.resamples})
+    method = settings.bootstrap_method
+    low, high = bootstrap_difference(
+        differences, settings.level, settings.resamples, settings.seed, method
+    )
+    detail.update(
+        {
+            "interval": "paired bootstrap",
+            "bootstrap_method": method,
+            "resamples": settings.resamples,
+        }
+    )
     return TestOutcome(float(mean), low, high, flip.p, "bootstrap", detail)
 
 

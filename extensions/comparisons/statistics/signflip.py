@@ -153,13 +153,18 @@ def sign_flip_test(
 
 
 def bootstrap_difference(
-    differences: Sequence[float | Fraction], level: float, resamples: int, seed: int
+    differences: Sequence[float | Fraction],
+    level: float,
+    resamples: int,
+    seed: int,
+    method: str = "percentile",
 ) -> tuple[float, float]:
-    """Percentile paired bootstrap interval for the mean of the per-input differences:
-    whole inputs re-drawn with replacement, ``resamples`` times with ``random.Random(seed)``
+    """Paired bootstrap interval for the mean of the per-input differences: whole inputs
+    re-drawn with replacement, ``resamples`` times with ``random.Random(seed)``
     (:func:`~pytest_probability.api.bootstrap_mean_interval`, the function-level lines'
-    bootstrap). Pass :class:`~fractions.Fraction` values (or floats converted from them):
-    equal differences must be equal floats for the fast grouped resampling."""
+    bootstrap), ends by ``method`` (``"percentile"``, ``"expanded"`` or ``"bca"``). Pass
+    :class:`~fractions.Fraction` values (or floats converted from them): equal differences
+    must be equal floats for the fast grouped resampling."""
     if len(differences) == 0:
         raise ValueError("bootstrap_difference needs at least one difference")
     values: list[float] = []
@@ -171,4 +176,6 @@ def bootstrap_difference(
             raise ValueError(f"differences must be finite, got {d!r}")
         values.append(value)
     resamples = _check_positive_int("resamples", resamples)
-    return bootstrap_mean_interval(values, resamples=resamples, seed=seed, level=level)
+    return bootstrap_mean_interval(
+        values, resamples=resamples, seed=seed, level=level, method=method
+    )
