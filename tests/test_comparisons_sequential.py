@@ -60,9 +60,18 @@ def test_the_docs_example_stops_early_with_the_full_runs_verdict(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(bench_triage=TRIAGE)
-    result = pytester.runpytest("--prob-runs=20", "--prob-stop=sequential", "--prob-json=s.json")
+    result = pytester.runpytest(
+        "--prob-runs=20", "--prob-stop=sequential", "--prob-json=s.json", "--prob-html=s.html"
+    )
     assert result.ret == 0
     assert section(result.outlines, "probability: comparisons") == [SEQUENTIAL_LINE]
+    # the HTML report says what the line and --prob-explain say: when it settled, and which
+    # estimate it shows (the docs' numbers: the median-unbiased one rounds as the observed)
+    page = (pytester.path / "s.html").read_text(encoding="utf-8")
+    assert "<td>sequence; settled after 5/20 rounds; median-unbiased for stopping early</td>" in (
+        page
+    )
+    assert "triage[prompt] new − old: 20 pairs (runs up to the look it settled at)" in page
     lines = section(result.outlines)
     assert "  Stopped: 40 cases early, saving 600 of 800 runs (75%)" in lines
     assert "           1 comparison settled early (seq), saving 300 of 400 pairs (75%)" in lines

@@ -16,6 +16,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 from pytest_probability.api import option_value, options_of
 
 from ..options import PAIRED, sequential_mode
-from ..registry import TestOutcome
+from ..registry import Pair, TestOutcome
 from ..statistics.adjust import benjamini_hochberg
 from ..statistics.engine import adjust_family, cost_ratio
 from .rule import (
@@ -197,6 +198,33 @@ def run(
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen, design
     )
+    comparison.read = read_pairs(comparison.pairs, found, comparison.outcome)
+
+
+def read_pairs(
+    pairs: Sequence[Pair], inputs: Sequence[PairedRuns], outcome: TestOutcome
+) -> list[Pair]:
+    """Each pair's counts over the runs the sequence read — each side's first
+    ``detail.rounds`` judged runs (the pairs up to the look it settled at, or its last look) —
+    so that the JSON's ``pairs`` add up to the line's numbers; a pair without runs in
+    ``inputs`` keeps its counts."""
+    rounds = int(outcome.detail.get("rounds") or 0)
+    runs = {item.input: item for item in inputs}
+    read = []
+    for pair in pairs:
+        item = runs.get(pair.input)
+        if item is None:
+            read.append(pair)
+            continue
+        arm, base = item.arm[:rounds], item.base[:rounds]
+        read.append(
+            Pair(
+                pair.input,
+                dataclasses.replace(pair.arm, passes=sum(arm), total=len(arm)),
+                dataclasses.replace(pair.base, passes=sum(base), total=len(base)),
+            )
+        )
+    return read
 
 
 #: the adjustment name a session under ``--prob-adjust=bh`` reports with sequential

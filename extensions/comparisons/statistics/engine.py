@@ -82,6 +82,9 @@ class Comparison:
     verdict: str | None = None
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a comparison read on its sequence: each pair's counts at the look it settled at (the
+    #: JSON's ``pairs``; ``pairs`` keeps every judged run, the JSON's ``pairs_full``)
+    read: list[Pair] | None = None
 
     @property
     def p(self) -> float | None:
@@ -135,17 +138,22 @@ class Comparison:
                 {"input": i.input, "difference": i.difference, "low": i.low, "high": i.high}
                 for i in (outcome.inputs if outcome else ())
             ],
-            "pairs": [
-                {
-                    "input": pair.input,
-                    "arm": _side_json(pair.arm),
-                    "baseline": _side_json(pair.base),
-                    "difference": float(_difference(pair)),
-                }
-                for pair in self.pairs
-            ],
+            "pairs": _pairs_json(self.pairs if self.read is None else self.read),
+            **({} if self.read is None else {"pairs_full": _pairs_json(self.pairs)}),
             **self.extra,
         }
+
+
+def _pairs_json(pairs: Sequence[Pair]) -> list[dict[str, Any]]:
+    return [
+        {
+            "input": pair.input,
+            "arm": _side_json(pair.arm),
+            "baseline": _side_json(pair.base),
+            "difference": float(_difference(pair)) if pair.arm.total and pair.base.total else 0.0,
+        }
+        for pair in pairs
+    ]
 
 
 def _side_json(side: Side) -> dict[str, Any]:
