@@ -210,17 +210,27 @@ def checked(outcome: Any, test: str) -> TestOutcome:
 
 
 def adjust_family(
-    comparisons: Sequence[Comparison], name: str, adjust: Callable[[Sequence[float]], list[float]]
+    comparisons: Sequence[Comparison],
+    name: str,
+    adjust: Callable[[Sequence[float]], list[float]],
+    silent: int = 0,
 ) -> None:
+    """Adjust the p of every comparison that has one as one family; ``silent`` more members
+    without a p of their own (sequential comparisons stopped early for a margin or the
+    resolution, which never reject) count as p-values of 1: in the family's size, not
+    reported."""
     family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
     for comparison in comparisons:
         comparison.adjust = name
         comparison.p_adjusted = None
     if name == "none" or not family:
         return
-    adjusted = adjust([c.outcome.p for c in family])  # type: ignore[union-attr]
-    if len(adjusted) != len(family):
-        raise ValueError(f"p adjustment {name!r} returned {len(adjusted)} values for {len(family)}")
+    adjusted = adjust([c.outcome.p for c in family] + [1.0] * silent)  # type: ignore[union-attr]
+    if len(adjusted) != len(family) + silent:
+        raise ValueError(
+            f"p adjustment {name!r} returned {len(adjusted)} values for {len(family) + silent}"
+        )
+    adjusted = adjusted[: len(family)]
     values = [float(value) for value in adjusted]
     if not all(math.isfinite(value) for value in values):
         raise ValueError(f"p adjustment {name!r} returned a value that is not a number")
