@@ -60,9 +60,18 @@ def test_the_docs_example_stops_early_with_the_full_runs_verdict(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(bench_triage=TRIAGE)
-    result = pytester.runpytest("--prob-runs=20", "--prob-stop=sequential", "--prob-json=s.json")
+    result = pytester.runpytest(
+        "--prob-runs=20", "--prob-stop=sequential", "--prob-json=s.json", "--prob-html=s.html"
+    )
     assert result.ret == 0
     assert section(result.outlines, "probability: comparisons") == [SEQUENTIAL_LINE]
+    # the HTML report says what the line and --prob-explain say: when it settled, and which
+    # estimate it shows (the docs' numbers: the median-unbiased one rounds as the observed)
+    page = (pytester.path / "s.html").read_text(encoding="utf-8")
+    assert "<td>sequence; settled after 5/20 rounds; median-unbiased for stopping early</td>" in (
+        page
+    )
+    assert "triage[prompt] new − old: 20 pairs (runs up to the look it settled at)" in page
     lines = section(result.outlines)
     assert "  Stopped: 40 cases early, saving 600 of 800 runs (75%)" in lines
     assert "           1 comparison settled early (seq), saving 300 of 400 pairs (75%)" in lines
@@ -224,27 +233,37 @@ def bench_multi(i, arm):
 """
 
 
+@pytest.mark.parametrize("design", ["horizon", "anytime"])
 @pytest.mark.parametrize("adjust", ["holm", "bh"])
-def test_multiplicity_on_always_valid_p_values(pytester: pytest.Pytester, adjust: str) -> None:
-    """Holm adjusts the always-valid p-values as they are; ``bh`` becomes e-BH (BH on the
-    inverse e-values), reported as ``e-bh``."""
+def test_multiplicity_on_p_values_at_the_stops(
+    pytester: pytest.Pytester, adjust: str, design: str
+) -> None:
+    """Holm adjusts the p-values at the stops as they are (the stagewise p under
+    ``horizon``, the always-valid p under ``anytime``); ``bh`` is Benjamini–Hochberg on the
+    stagewise p under ``horizon``, and e-BH (BH on the inverse e-values), reported as
+    ``e-bh``, under ``anytime``."""
     pytester.makepyfile(bench_multi=MULTI)
     result = pytester.runpytest(
         "-o", "prob_runs=30", "--prob-compare=arm", "--prob-stop=sequential",
-        f"--prob-adjust={adjust}", "--prob-json=r.json",
+        f"--prob-adjust={adjust}", "--prob-json=r.json", f"--prob-compare-sequential={design}",
     )  # fmt: skip
     report = load_json(pytester.path / "r.json")
     lines = report["comparisons"]
     assert [c["regime"] for c in lines] == ["sequence", "sequence"]
-    expected = "holm" if adjust == "holm" else "e-bh"
+    assert {c["detail"]["design"] for c in lines} == {design}
+    expected = "e-bh" if (adjust, design) == ("bh", "anytime") else adjust
     assert {c["adjust"] for c in lines} == {expected}
     assert section(result.outlines, "probability: comparisons")[-1] == (
         f"  p adjusted with {expected} over 2 comparisons"
     )
+    ps = sorted(c["p"] for c in lines)
     if adjust == "holm":
-        ps = sorted(c["p"] for c in lines)
         assert sorted(c["p_adjusted"] for c in lines) == pytest.approx(
             [min(1, 2 * ps[0]), min(1, max(2 * ps[0], ps[1]))]
+        )
+    elif design == "horizon":
+        assert sorted(c["p_adjusted"] for c in lines) == pytest.approx(
+            [min(2 * ps[0], ps[1]), ps[1]]
         )
     else:
         es = [c["detail"]["e_value"] for c in lines]
@@ -271,6 +290,12 @@ def test_the_explanation_reads_a_stopped_comparison(pytester: pytest.Pytester) -
     assert "valid at any stop" in text
 
 
+def _doc_block(name: str) -> str:
+    from test_docs import _doc
+
+    return _doc(name).replace("\n   ", "\n")
+
+
 def test_the_plan_has_the_comparison_lines(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(bench_triage=TRIAGE)
     result = pytester.runpytest(
@@ -287,9 +312,11 @@ def test_the_plan_has_the_comparison_lines(pytester: pytest.Pytester) -> None:
     assert lines[start + 1].split() == [
         "comparison", "inputs", "pairs", "E[pairs]", "saved", "right", "reading", "P(right)",
     ]  # fmt: skip
-    cells = lines[start + 2].split()
-    assert cells[:7] == ["triage[prompt]", "new", "−", "old", "20", "400", cells[6]]
-    assert cells[-3:-1] == ["PASS", "≥−5"] or cells[-4:-2] == ["PASS", "≥−5"]
+    # the docs' line (docs/plan.rst, "Comparisons"), seeded: exactly
+    assert lines[start + 2] == (
+        "    triage[prompt] new − old      20    400        89    78%  PASS ≥−5 pp        100%"
+    )
+    assert lines[start + 2] in _doc_block("plan.rst")
     plan = load_json(pytester.path / "plan.json")["plan"]
     (found,) = plan["comparisons"]
     assert found["right"] == "pass" and found["right_chance"] > 0.95
@@ -375,3 +402,23 @@ def bench_other(k):
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
     assert two["comparisons"] == one["comparisons"]
     assert two["comparisons_stopped"] == one["comparisons_stopped"]
+
+
+def test_a_comparison_stopped_without_a_p_counts_in_the_family() -> None:
+    """Under ``horizon`` a comparison stopped early for a margin or the resolution has no p;
+    it still counts in the family's size as a p of 1 (it rejects nothing), so Holm over it
+    and one with p = 0.02 gives 0.04, not 0.02, and leaves its own p empty."""
+    from pytest_probability.extensions.comparisons.registry import TestOutcome
+    from pytest_probability.extensions.comparisons.sequential import outcome as sequential
+    from pytest_probability.extensions.comparisons.statistics.adjust import holm
+    from pytest_probability.extensions.comparisons.statistics.engine import Comparison
+
+    def comparison(p: float | None) -> Comparison:
+        found = Comparison("f", "f", "arm", "b", "a", [], [], "paired", 0.95)
+        found.outcome = TestOutcome(0.1, 0.0, 0.2, p, "sequence", {"design": "horizon"})
+        return found
+
+    rows = [comparison(0.02), comparison(None)]
+    sequential.adjust(rows, "holm", holm)
+    assert [row.p_adjusted for row in rows] == [pytest.approx(0.04), None]
+    assert [row.adjust for row in rows] == ["holm", "holm"]

@@ -153,6 +153,11 @@ def test_a_stopped_baseline_comparison_in_the_terminal_json_and_explanation(
     # settled on the margin's boundaries before its horizon: no p of "no difference" of its
     # own (the stagewise p describes stops at zero's boundaries)
     assert line["p"] is None and detail["estimate"] in ("median-unbiased", "observed")
+    # the pairs as read: each case's first `after` runs against as many dealt baseline runs
+    assert {(p["arm"]["total"], p["baseline"]["total"]) for p in line["pairs"]} == {(after, after)}
+    assert {p["baseline"]["total"] for p in line["pairs_full"]} == {20}
+    read = sum(p["arm"]["passes"] - p["baseline"]["passes"] for p in line["pairs"])
+    assert read / (12 * after) == pytest.approx(detail["observed"])
     saved = 12 * (20 - after)
     assert report["comparisons_stopped"] == {
         "comparisons": 1,
@@ -197,7 +202,7 @@ def bench_ab(arm):
     held = pytester.runpytest(*args, "--prob-json=h.json")
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "h.json")
     assert section(stopped.outlines, COMPARE_TITLE) == section(held.outlines, COMPARE_TITLE)
-    reading = ("difference", "low", "high", "p", "verdict", "regime", "detail", "paired")
+    reading = ("difference", "low", "high", "p", "verdict", "regime", "detail", "paired", "pairs")
     assert [{k: c[k] for k in reading} for c in one["comparisons"]] == [
         {k: c[k] for k in reading} for c in two["comparisons"]
     ]
@@ -208,6 +213,18 @@ def bench_ab(arm):
     # the old arm's gate needed more runs than the comparison: it kept making pairs
     assert rows["ab::old"]["stopped"]["after"] > settled
     assert one["comparisons"][0]["detail"]["pairs"] == settled
+    # the JSON's pairs are the counts the line read; pairs_full every judged run
+    (pair,) = one["comparisons"][0]["pairs"]
+    (full,) = one["comparisons"][0]["pairs_full"]
+    assert pair["arm"]["total"] == pair["baseline"]["total"] == settled
+    assert full["baseline"]["total"] == rows["ab::old"]["stopped"]["after"] > settled
+    assert pair["difference"] == pytest.approx(
+        one["comparisons"][0]["detail"]["observed"]
+    )  # (one input: the read pair's difference is the one over the pairs used)
+    from test_docs import _doc, _json_sections
+
+    documented = _json_sections(_doc("json.rst"))["``comparisons[]``"]
+    assert [key for key in one["comparisons"][0] if key not in documented] == []
 
 
 def test_an_exploratory_comparison_gets_no_compare_item(pytester: pytest.Pytester) -> None:

@@ -619,3 +619,29 @@ def test_explained_readings_list_the_rows_once(monkeypatch: pytest.MonkeyPatch) 
     assert [(r.topic, r.link) for r in readings[:2]] == [("f::0", "#c0"), ("f::1", "#c1")]
     assert len(readings) == 200
     assert listed == [200]
+
+
+def test_a_stopped_comparison_says_which_estimate_it_shows() -> None:
+    """A sequential comparison's note says when it settled (as the terminal line) and, after
+    an early stop on a boundary, that the difference is the median-unbiased estimate and what
+    the pairs used gave (as --prob-explain)."""
+    from pytest_probability.extensions.html.summaries import render_comparisons
+
+    line = {
+        "label": "triage", "axis": "prompt", "arm": "new", "baseline": "old",
+        "regime": "sequence", "difference": 0.24, "low": -0.03, "high": 0.53, "p": None,
+        "paired": 20, "level": 0.95,
+        "detail": {
+            "estimate": "median-unbiased", "observed": 0.27, "settled_after": 5,
+            "planned_pairs": 400,
+        },
+    }  # fmt: skip
+    page = str(render_comparisons({"comparisons": [line]}))
+    assert (
+        "<td>sequence; settled after 5/20 rounds; median-unbiased for stopping early; +27 pp "
+        "over the pairs used, which leans away from zero</td>"
+    ) in page
+    one = {**line, "paired": 1, "detail": {**line["detail"], "planned_pairs": 100}}
+    one["detail"]["estimate"] = "observed"
+    page = str(render_comparisons({"comparisons": [one]}))
+    assert "<td>sequence; settled after 5/100 pairs</td>" in page

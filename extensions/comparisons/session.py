@@ -282,10 +282,8 @@ def build(
     if function is None:
         name = options.session_value("adjust")
         try:
-            if name == "bh" and any(
-                c.outcome and c.outcome.regime == "sequence" for c in comparisons
-            ):
-                sequential.e_bh(comparisons)  # BH on always-valid p-values is not valid: e-BH is
+            if any(c.outcome and c.outcome.regime == "sequence" for c in comparisons):
+                sequential.adjust(comparisons, name, adjustments_of(config).get(name))
             else:
                 adjust_family(comparisons, name, adjustments_of(config).get(name))
         except Exception as exc:

@@ -367,7 +367,35 @@ def _notes(line: Mapping[str, Any]) -> str:
             notes.append(f"{key}: {', '.join(names[:10])}" + (" …" if len(names) > 10 else ""))
     if line.get("regime"):
         notes.append(text(line.get("regime")))
+    if line.get("regime") == "sequence":
+        notes += _sequence_notes(line)
     return "; ".join(notes)
+
+
+def _sequence_notes(line: Mapping[str, Any]) -> list[str]:
+    """What the terminal line (``settled after 5/20 rounds``) and ``--prob-explain`` (the
+    estimate a comparison stopped early on a boundary shows) say about a sequential one."""
+    detail = obj(line.get("detail"))
+    notes = []
+    after = integer(detail.get("settled_after"))
+    planned = integer(detail.get("planned_pairs"))
+    if after is not None and planned is not None:
+        inputs = max(integer(line.get("paired")) or 1, 1)
+        notes.append(
+            f"settled after {after}/{planned} pairs"
+            if inputs == 1
+            else f"settled after {after}/{planned // inputs} rounds"
+        )
+    if detail.get("estimate") == "median-unbiased":
+        shown, observed = fmt.points(line.get("difference")), fmt.points(detail.get("observed"))
+        if num(detail.get("observed")) is None or observed == shown:
+            notes.append("median-unbiased for stopping early")
+        else:
+            notes.append(
+                f"median-unbiased for stopping early; {observed} over the pairs used, "
+                "which leans away from zero"
+            )
+    return notes
 
 
 def _line(line: Mapping[str, Any], label: str) -> ForestLine:
@@ -428,8 +456,10 @@ def _pairs(lines: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
             continue
         rows = [_pair_cells(pair) for pair in pairs]
         arm, base = text(line.get("arm"), "arm"), text(line.get("baseline"), "baseline")
+        # a sequential comparison's pairs are its counts at the look it settled at
+        read = " (runs up to the look it settled at)" if line.get("pairs_full") else ""
         blocks.append(
-            f"<details><summary>{escape(label)}: {fmt.plural(len(pairs), 'pair')}</summary>"
+            f"<details><summary>{escape(label)}: {fmt.plural(len(pairs), 'pair')}{read}</summary>"
             f"{table(['Input', arm, base, 'Difference'], rows, class_='pairs')}</details>"
         )
     return "".join(blocks)

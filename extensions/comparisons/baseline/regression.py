@@ -269,6 +269,7 @@ class Regression:
             chosen,
             sequential.design(self.config),
         )
+        comparison.read = sequential.read_pairs(comparison.pairs, inputs, comparison.outcome)
 
     # -- hooks ----------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)

@@ -1,5 +1,6 @@
-"""Sequential comparisons (``--prob-stop=sequential``), monitored pair by pair on an
-anytime-valid confidence sequence (the sequences themselves are in :mod:`..statistics`).
+"""Sequential comparisons (``--prob-stop=sequential``), monitored pair by pair on
+group-sequential boundaries over the planned pairs (``horizon``) or a confidence sequence
+valid at every look (``anytime``); the statistics themselves are in :mod:`..statistics`.
 
 PYTEST_DONT_REWRITE
 """

@@ -16,6 +16,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -24,10 +25,11 @@ from typing import Any
 from pytest_probability.api import option_value, options_of
 
 from ..options import PAIRED, sequential_mode
-from ..registry import TestOutcome
+from ..registry import Pair, TestOutcome
 from ..statistics.adjust import benjamini_hochberg
 from ..statistics.engine import adjust_family, cost_ratio
 from .rule import (
+    ANYTIME,
     BERNSTEIN,
     DIFFERENCE,
     FAIL,
@@ -197,6 +199,33 @@ def run(
     comparison.outcome = sequence_outcome(
         found, level, comparison.margin, comparison.equivalence, chosen, design
     )
+    comparison.read = read_pairs(comparison.pairs, found, comparison.outcome)
+
+
+def read_pairs(
+    pairs: Sequence[Pair], inputs: Sequence[PairedRuns], outcome: TestOutcome
+) -> list[Pair]:
+    """Each pair's counts over the runs the sequence read — each side's first
+    ``detail.rounds`` judged runs (the pairs up to the look it settled at, or its last look) —
+    so that the JSON's ``pairs`` add up to the line's numbers; a pair without runs in
+    ``inputs`` keeps its counts."""
+    rounds = int(outcome.detail.get("rounds") or 0)
+    runs = {item.input: item for item in inputs}
+    read = []
+    for pair in pairs:
+        item = runs.get(pair.input)
+        if item is None:
+            read.append(pair)
+            continue
+        arm, base = item.arm[:rounds], item.base[:rounds]
+        read.append(
+            Pair(
+                pair.input,
+                dataclasses.replace(pair.arm, passes=sum(arm), total=len(arm)),
+                dataclasses.replace(pair.base, passes=sum(base), total=len(base)),
+            )
+        )
+    return read
 
 
 #: the adjustment name a session under ``--prob-adjust=bh`` reports with sequential
@@ -204,13 +233,28 @@ def run(
 E_BH = "e-bh"
 
 
+def adjust(comparisons: Sequence[Any], name: str, method: Any) -> None:
+    """``--prob-adjust`` over a family with sequential comparisons. Every p is a valid p-value
+    at its stopping time (the stagewise p under ``horizon``, the always-valid p under
+    ``anytime``), so Holm and Bonferroni apply as they stand. A ``horizon`` comparison stopped
+    early for a margin or the resolution has no p: it counts as a p of 1 (it rejects nothing)
+    in the family's size. ``bh`` is Benjamini–Hochberg on the stagewise p when no comparison
+    is on the ``anytime`` design (its conditions: independent or positively dependent
+    p-values, docs/statistics.rst), else e-BH (:func:`e_bh`)."""
+    sequences = [c for c in comparisons if c.outcome is not None and c.outcome.regime == REGIME]
+    if name == "bh" and any(c.outcome.detail.get("design") == ANYTIME for c in sequences):
+        e_bh(comparisons)
+        return
+    silent = sum(1 for c in sequences if c.outcome.p is None)
+    adjust_family(comparisons, name, method, silent)
+
+
 def e_bh(comparisons: Sequence[Any]) -> None:
-    """``--prob-adjust=bh`` over a family with sequential comparisons: the e-BH procedure
-    (Wang and Ramdas 2022), which controls the false discovery rate under any dependence, as
-    BH on always-valid p-values at data-dependent stopping times does not. A sequential
-    comparison contributes its e-process at the stop (``detail.e_value``), a fixed-run one its
-    p calibrated as ``e = 1/(2√p)``; the adjusted value is BH's on ``1/e``, so a comparison is
-    a discovery at level α exactly when e-BH at α rejects it."""
+    """``--prob-adjust=bh`` over a family with ``anytime`` comparisons: the e-BH procedure
+    (Wang and Ramdas 2022), which controls the false discovery rate under any dependence. A
+    sequential comparison contributes its e-value at the stop (``detail.e_value``), a
+    fixed-run one its p calibrated as ``e = 1/(2√p)``; the adjusted value is BH's on ``1/e``,
+    so a comparison is a discovery at level α exactly when e-BH at α rejects it."""
     inverse = []
     for outcome in (c.outcome for c in comparisons):
         if outcome is None or outcome.p is None:
@@ -221,6 +265,12 @@ def e_bh(comparisons: Sequence[Any]) -> None:
         else:
             inverse.append(min(1.0, 2.0 * math.sqrt(outcome.p)))
     adjust_family(comparisons, E_BH, lambda _: benjamini_hochberg(inverse))
+
+
+def e_bh_adjusted(p_values: Sequence[float]) -> list[float]:
+    """e-BH on p-values calibrated as ``e = 1/(2√p)``: BH's adjusted values on
+    ``1/e = 2√p`` (capped at 1)."""
+    return benjamini_hochberg([min(1.0, 2.0 * math.sqrt(p)) for p in p_values])
 
 
 #: a monitored ``--prob-margin`` comparison as the readers and the ``Stopped:`` line name it

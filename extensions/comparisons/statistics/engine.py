@@ -91,6 +91,9 @@ class Comparison:
     verdict: str | None = None
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a comparison read on its sequence: each pair's counts at the look it settled at (the
+    #: JSON's ``pairs``; ``pairs`` keeps every judged run, the JSON's ``pairs_full``)
+    read: list[Pair] | None = None
 
     @property
     def p(self) -> float | None:
@@ -144,17 +147,22 @@ class Comparison:
                 {"input": i.input, "difference": i.difference, "low": i.low, "high": i.high}
                 for i in (outcome.inputs if outcome else ())
             ],
-            "pairs": [
-                {
-                    "input": pair.input,
-                    "arm": _side_json(pair.arm),
-                    "baseline": _side_json(pair.base),
-                    "difference": float(_difference(pair)),
-                }
-                for pair in self.pairs
-            ],
+            "pairs": _pairs_json(self.pairs if self.read is None else self.read),
+            **({} if self.read is None else {"pairs_full": _pairs_json(self.pairs)}),
             **self.extra,
         }
+
+
+def _pairs_json(pairs: Sequence[Pair]) -> list[dict[str, Any]]:
+    return [
+        {
+            "input": pair.input,
+            "arm": _side_json(pair.arm),
+            "baseline": _side_json(pair.base),
+            "difference": float(_difference(pair)) if pair.arm.total and pair.base.total else 0.0,
+        }
+        for pair in pairs
+    ]
 
 
 def _side_json(side: Side) -> dict[str, Any]:
@@ -211,17 +219,27 @@ def checked(outcome: Any, test: str) -> TestOutcome:
 
 
 def adjust_family(
-    comparisons: Sequence[Comparison], name: str, adjust: Callable[[Sequence[float]], list[float]]
+    comparisons: Sequence[Comparison],
+    name: str,
+    adjust: Callable[[Sequence[float]], list[float]],
+    silent: int = 0,
 ) -> None:
+    """Adjust the p of every comparison that has one as one family; ``silent`` more members
+    without a p of their own (sequential comparisons stopped early for a margin or the
+    resolution, which never reject) count as p-values of 1: in the family's size, not
+    reported."""
     family = [c for c in comparisons if c.outcome is not None and c.outcome.p is not None]
     for comparison in comparisons:
         comparison.adjust = name
         comparison.p_adjusted = None
     if name == "none" or not family:
         return
-    adjusted = adjust([c.outcome.p for c in family])  # type: ignore[union-attr]
-    if len(adjusted) != len(family):
-        raise ValueError(f"p adjustment {name!r} returned {len(adjusted)} values for {len(family)}")
+    adjusted = adjust([c.outcome.p for c in family] + [1.0] * silent)  # type: ignore[union-attr]
+    if len(adjusted) != len(family) + silent:
+        raise ValueError(
+            f"p adjustment {name!r} returned {len(adjusted)} values for {len(family) + silent}"
+        )
+    adjusted = adjusted[: len(family)]
     values = [float(value) for value in adjusted]
     if not all(math.isfinite(value) for value in values):
         raise ValueError(f"p adjustment {name!r} returned a value that is not a number")
