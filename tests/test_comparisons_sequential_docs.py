@@ -106,4 +106,4 @@ def test_the_baseline_page_example(
     full = pytester.runpytest(*[arg for arg in args if arg != "--prob-stop=sequential"])
     assert full.ret == 1
     line = section(full.outlines, "probability: baseline")[0]  # (-q: then the summary)
-    assert line == "  triage  now − baseline  −44 pp [−51, −37]  p<0.001  12 paired  ≥−5 pp  FAIL"
+    assert line == "  triage  now − baseline  −44 pp [−52, −36]  p<0.001  12 paired  ≥−5 pp  FAIL"
