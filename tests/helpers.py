@@ -170,3 +170,22 @@ def third_party_blocks() -> list[str]:
 
     names = sorted({ep.name for ep in entry_points(group="pytest_probability.extensions")})
     return [arg for name in names for arg in ("-p", f"no:probability.{name}")]
+
+
+def install_extension(
+    path: Path, hook: str, body: str, arguments: str = "", name: str = "hostile"
+) -> str:
+    """A real installed extension in ``path``: a distribution ``NAME_ext`` whose
+    ``pytest_probability.extensions`` entry point ``NAME`` is a module implementing ``hook``
+    (first in pluggy's order, taking ``arguments``) with ``body``. Returns the ``PYTHONPATH``
+    that installs it."""
+    (path / f"{name}_ext.py").write_text(
+        f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\ndef {hook}({arguments}):\n    {body}\n"
+    )
+    info = path / f"{name}_ext-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-ext\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        f"[pytest_probability.extensions]\n{name} = {name}_ext\n"
+    )
+    return str(path)

@@ -8,9 +8,9 @@ written)."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
+from helpers import install_extension
 
 BENCH = """
 import pytest
@@ -41,30 +41,13 @@ HOOKS = {
 }
 
 
-def install_extension(pytester: pytest.Pytester, hook: str, error: str) -> dict[str, str]:
-    """A real installed extension (a distribution with a ``pytest_probability.extensions``
-    entry point on ``PYTHONPATH``) whose ``hook`` raises ``error``; returns the environment
-    that installs it."""
-    (pytester.path / "hostile_ext.py").write_text(
-        f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\ndef {hook}():\n    raise {error}\n"
-    )
-    info = pytester.path / "hostile_ext-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hostile-ext\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[pytest_probability.extensions]\nhostile = hostile_ext\n"
-    )
-    return {**os.environ, "PYTHONPATH": str(pytester.path)}
-
-
 @pytest.mark.parametrize("mode", list(ERRORS))
 @pytest.mark.parametrize("hook", list(HOOKS))
 def test_a_failing_report_hook_costs_only_its_answer(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, hook: str, mode: str
 ) -> None:
     error, shown = ERRORS[mode]
-    env = install_extension(pytester, hook, error)
-    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    monkeypatch.setenv("PYTHONPATH", install_extension(pytester.path, hook, f"raise {error}"))
     pytester.makepyfile(bench_m=BENCH)
     result = pytester.runpytest_subprocess(
         "-p", "no:randomly", "--prob-runs=4", "--prob-compare=style",
@@ -198,18 +181,8 @@ def test_no_hook_can_cost_a_report(
     the process returns (2 after an interrupt), and a failure names the extension."""
     arguments = ", ".join(HOOK_ARGUMENTS[hook]) if mode == "mutate" else ""
     marker = pytester.path / "called"
-    (pytester.path / "hostile_ext.py").write_text(
-        f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\n"
-        f"def {hook}({arguments}):\n    open({str(marker)!r}, 'w').close()\n"
-        f"    {MISBEHAVIOURS[mode]}\n"
-    )
-    info = pytester.path / "hostile_ext-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hostile-ext\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[pytest_probability.extensions]\nhostile = hostile_ext\n"
-    )
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    body = f"open({str(marker)!r}, 'w').close()\n    {MISBEHAVIOURS[mode]}"
+    monkeypatch.setenv("PYTHONPATH", install_extension(pytester.path, hook, body, arguments))
     pytester.makepyfile(bench_m=MATRIX_BENCH)
     planning = hook in PLANNING
     extra = ["--prob-plan"] if planning else []

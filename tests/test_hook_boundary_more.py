@@ -9,9 +9,9 @@ not broken, its report names ``probability.hostile`` and the table is as without
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
+from helpers import install_extension
 
 BENCH = """
 import pytest
@@ -47,28 +47,12 @@ HOOKS = {
 AFTER_JSON = {"pytest_prob_html_panels", "pytest_prob_markdown_sections"}
 
 
-def install_extension(pytester: pytest.Pytester, hook: str, error: str) -> dict[str, str]:
-    """A real installed extension (a distribution with a ``pytest_probability.extensions``
-    entry point on ``PYTHONPATH``) whose ``hook`` raises ``error``; returns the environment
-    that installs it."""
-    (pytester.path / "hostile_ext.py").write_text(
-        f"import pytest\n\n@pytest.hookimpl(tryfirst=True)\ndef {hook}():\n    raise {error}\n"
-    )
-    info = pytester.path / "hostile_ext-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hostile-ext\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[pytest_probability.extensions]\nhostile = hostile_ext\n"
-    )
-    return {**os.environ, "PYTHONPATH": str(pytester.path)}
-
-
 @pytest.mark.parametrize("hook", list(HOOKS))
 def test_a_raising_implementation_is_named_and_costs_only_its_answer(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, hook: str
 ) -> None:
-    env = install_extension(pytester, hook, 'RuntimeError("hook boom")')
-    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    path = install_extension(pytester.path, hook, 'raise RuntimeError("hook boom")')
+    monkeypatch.setenv("PYTHONPATH", path)
     pytester.makepyfile(bench_m=BENCH)
     options, overall = HOOKS[hook]
     result = pytester.runpytest_subprocess(

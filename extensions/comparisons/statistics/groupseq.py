@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pytest_probability.api import norm_ppf
 
@@ -283,6 +283,27 @@ def score_z(xa: int, xb: int, n: int) -> float:
     return (xa - xb) * math.sqrt(2 * n / spread) if spread else 0.0
 
 
+def path_counts(per_look: int, looks: int) -> Iterator[tuple[int, list[list[float]]]]:
+    """``(n, counts)`` at each look (after every ``per_look`` pairs, ``looks`` of them):
+    ``counts[xa][xb]`` is the number of paths of ``n`` pairs with ``xa`` arm passes and
+    ``xb`` baseline passes that never crossed — a path with ``T`` passes in all has
+    probability ``pᵀ(1−p)²ⁿ⁻ᵀ`` at a common rate ``p``. The caller zeroes, in place, the
+    cells of paths that cross at a look before asking for the next one."""
+    counts = [[1.0]]
+    for n in range(1, per_look * looks + 1):
+        previous, counts = counts, []
+        for xa in range(n + 1):
+            here = previous[xa] if xa < n else None
+            below = previous[xa - 1] if xa else None
+            if here is None or below is None:
+                row = list(below if here is None else here)  # (one is there when n ≥ 1)
+            else:
+                row = [a + b for a, b in zip(here, below, strict=True)]
+            counts.append([a + b for a, b in zip([*row, 0.0], [0.0, *row], strict=True)])
+        if n % per_look == 0:
+            yield n, counts
+
+
 @functools.lru_cache(maxsize=64)
 def exact_boundaries(
     per_look: int, looks: int, alpha: float, spending: str = OBRIEN_FLEMING
@@ -296,27 +317,10 @@ def exact_boundaries(
     the rates — the attainable level, at most ``alpha``."""
     spend = SPENDING[spending]
     horizon = per_look * looks
-    # path counts over (arm passes, baseline passes) of paths that never crossed: a path with
-    # T passes in all has probability p^T (1-p)^(2n-T) at a common rate p
-    counts = [[1.0]]
     spent = [0.0] * len(NUISANCE)
     bounds = []
     floor = max(0.0, norm_ppf(1.0 - alpha / 2.0) - 1.0)
-    for n in range(1, horizon + 1):
-        previous = counts
-        counts = []
-        for xa in range(n + 1):
-            here = previous[xa] if xa < n else None
-            below = previous[xa - 1] if xa else None
-            if here is None:
-                row = list(below)
-            elif below is None:
-                row = list(here)
-            else:
-                row = [a + b for a, b in zip(here, below, strict=True)]
-            counts.append([a + b for a, b in zip([*row, 0.0], [0.0, *row], strict=True)])
-        if n % per_look:
-            continue
+    for n, counts in path_counts(per_look, looks):
         budget = spend(n / horizon, alpha)
         candidates = []
         for xa, row in enumerate(counts):
@@ -360,25 +364,10 @@ def exact_stagewise_p(
     :func:`exact_boundaries`, exactly: the largest over the rates of :data:`NUISANCE` of the
     chance, under equal arms, of crossing at an earlier look or reaching look ``look`` with
     ``|z|`` at least the observed one."""
-    counts = [[1.0]]
     logs = [(math.log(p), math.log1p(-p)) for p in NUISANCE]
     found = [0.0] * len(NUISANCE)
     observed = abs(z) - 1e-9
-    for n in range(1, per_look * look + 1):
-        previous = counts
-        counts = []
-        for xa in range(n + 1):
-            here = previous[xa] if xa < n else None
-            below = previous[xa - 1] if xa else None
-            if here is None:
-                row = list(below)
-            elif below is None:
-                row = list(here)
-            else:
-                row = [a + b for a, b in zip(here, below, strict=True)]
-            counts.append([a + b for a, b in zip([*row, 0.0], [0.0, *row], strict=True)])
-        if n % per_look:
-            continue
+    for n, counts in path_counts(per_look, look):
         k = n // per_look
         cut = observed if k == look else bounds[k - 1] - 1e-12
         for xa, row in enumerate(counts):
