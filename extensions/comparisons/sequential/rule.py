@@ -226,7 +226,10 @@ class HorizonLook:
         def inside(delta: float) -> bool:
             return abs(score(delta, self.xa, self.xb, self.n)) < b
 
-        return _end(inside, centre, -1.0), _end(inside, centre, 1.0)
+        return (
+            mixture.interval_end(inside, centre, -1.0),
+            mixture.interval_end(inside, centre, 1.0),
+        )
 
     def may_rise_above(self, value: float) -> bool:
         """Along the most favourable path (every later arm run passes, every later baseline
@@ -243,21 +246,6 @@ class HorizonLook:
             self._below(self.xa, self.xb + (j - self.done) * k, j, value)
             for j in range(self.horizon, self.done - 1, -1)
         )
-
-
-def _end(inside: Any, centre: float, edge: float) -> float:
-    if inside(edge):
-        return edge
-    kept, outside = centre, edge
-    for _ in range(60):
-        middle = (kept + outside) / 2
-        if middle in (kept, outside):
-            break
-        if inside(middle):
-            kept = middle
-        else:
-            outside = middle
-    return kept
 
 
 #: the sequence at one look, as :func:`settle` asks it

@@ -137,10 +137,12 @@ def difference_sequence(xa: int, na: int, xb: int, nb: int, level: float) -> tup
     def inside(delta: float) -> bool:
         return log_ratio(delta, xa, na, xb, nb) < bound
 
-    return _end(inside, centre, -1.0), _end(inside, centre, 1.0)
+    return interval_end(inside, centre, -1.0), interval_end(inside, centre, 1.0)
 
 
-def _end(inside: Callable[[float], bool], centre: float, edge: float) -> float:
+def interval_end(inside: Callable[[float], bool], centre: float, edge: float) -> float:
+    """The end of the interval ``inside`` holds towards ``edge`` from ``centre`` (which it
+    holds), by bisection to the float's precision; ``edge`` itself when it holds there."""
     if inside(edge):
         return edge
     kept, outside = centre, edge
