@@ -683,7 +683,9 @@ def sequential_comparisons(example: Example, session: Session) -> None:
         if line.get("regime") != "sequence" or line.get("error"):
             continue
         detail = line["detail"]
-        made = [min(pair["arm"]["total"], pair["baseline"]["total"]) for pair in line["pairs"]]
+        # (``pairs`` holds the counts at the settling look, ``pairs_full`` every judged run)
+        every = line.get("pairs_full") or line["pairs"]
+        made = [min(pair["arm"]["total"], pair["baseline"]["total"]) for pair in every]
         assert detail["pairs"] <= sum(made), (line["label"], detail, made)
         # (a comparison stopped early for a margin or the resolution has no p under the
         # horizon design; one whose interval leaves out zero crossed its boundary)
@@ -889,9 +891,12 @@ def _subset_sessions(example: Example) -> dict[str, tuple[Flags, int]] | None:
 
 
 def _compared(example: Example) -> bool:
-    """Whether some function of the example is compared (a mark or ``--prob-compare``)."""
-    return bool(example.flags.compare) or any(
-        dict(function.mark).get("compare") for function in example.suite.functions
+    """Whether some function of the example is compared (a mark, ``--prob-compare``, or a
+    baseline report: under ``--prob-stop=sequential`` its comparison is monitored too)."""
+    return (
+        bool(example.flags.compare)
+        or example.flags.baseline is not None
+        or any(dict(function.mark).get("compare") for function in example.suite.functions)
     )
 
 

@@ -346,6 +346,9 @@ class Flags:
     delay: float | None = None
     failures: str | None = None
     compare_resolution: float | None = None
+    #: ``--prob-compare-sequential`` and ``--prob-bootstrap-method`` (issue 36)
+    compare_sequential: str | None = None
+    bootstrap_method: str | None = None
     #: ini ``prob_latency_method`` and ``prob_compare_test`` (each has one bundled value)
     latency_method: str | None = None
     compare_test: str | None = None
@@ -436,6 +439,10 @@ class Flags:
             out.append(f"--prob-failures={self.failures}")
         if self.compare_resolution is not None:
             out.append(f"--prob-compare-resolution={self.compare_resolution}")
+        if self.compare_sequential is not None:
+            out.append(f"--prob-compare-sequential={self.compare_sequential}")
+        if self.bootstrap_method is not None:
+            out.append(f"--prob-bootstrap-method={self.bootstrap_method}")
         if self.latency_method:
             out += ["-o", f"prob_latency_method={self.latency_method}"]
         if self.compare_test:
@@ -724,6 +731,10 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False, bias: str = "") -> 
         delay=draw(st.sampled_from([None, None, None, 0, 0.001])),
         failures=draw(st.sampled_from([None, None, "grouped", "first", "all"])),
         compare_resolution=draw(st.sampled_from([None, None, None, 0, 0.1, 0.3])),
+        compare_sequential=draw(st.sampled_from([None, None, None, "horizon", "anytime"])),
+        bootstrap_method=draw(
+            st.sampled_from([None, None, None, "auto", "expanded", "bca", "percentile"])
+        ),
         latency_method=draw(st.sampled_from([None, None, None, "order-statistic"])),
         compare_test=draw(st.sampled_from([None, None, None, "paired"])),
         price_table="price-table" in CONTRIB and draw(rarely),
