@@ -234,7 +234,7 @@ FUNCTION_LINES = [
     "     runs ×2 → interval −16%  ·  inputs ×2 → −29%",
 ]
 METRIC_LINES = ["  c  pass^2  N=24 inputs  76.4%  [63.2%, 88.9%]"]
-COMPARISON_LINES = ["  c[arm]  b − a  +15 pp [+2, +29]  p=0.16  12 paired"]
+COMPARISON_LINES = ["  c[arm]  b − a  +15 pp [0, +33]  p=0.16  12 paired"]
 
 
 @pytest.fixture
