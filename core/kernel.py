@@ -313,7 +313,10 @@ class Kernel:
             if isinstance(reason, str) and reason:
                 raise pytest.skip.Exception(reason, _use_item_location=True)
             if reason is not None and not isinstance(reason, str):
-                self.skip_run_failed(item, reason)
+                from .report.safe_calls import skip_run_failed
+
+                assert self.failures is not None
+                skip_run_failed(self.failures, item, reason)
         delay = self.options.session_value("delay")
         if delay and self.runs_started:
             sleep(delay)
@@ -458,20 +461,6 @@ class Kernel:
             from .execution.steps import truncate
 
             self.results.teardown_failed(report.nodeid, truncate(f"teardown failed: {detail}"))
-
-    def skip_run_failed(self, item: pytest.Item, answer: object) -> None:
-        """Warn (once per extension) that a ``pytest_prob_skip_run`` implementation raised
-        or answered something that is not a reason: the run is made, as without it."""
-        from .execution.user_values import short_repr
-        from .report.safe_calls import answering_plugin
-
-        kwargs = {"item": item, "case": item.case}
-        name = answering_plugin(item.config, item.ihook.pytest_prob_skip_run, kwargs)
-        error = answer
-        if not isinstance(answer, BaseException):
-            error = TypeError(f"answered {short_repr(answer)}, not a reason: the run is made")
-        assert self.failures is not None
-        self.failures.add("pytest_prob_skip_run", [(name, error)])
 
     def aggregate(self, record: dict[str, Any]) -> None:
         """Add a run's record to the results and tell the extensions

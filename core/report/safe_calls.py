@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ..execution.signals import PLUGIN_NAME as SIGNALS_PLUGIN
-from ..execution.user_values import describe
+from ..execution.user_values import describe, short_repr
 from ..formatting.terminal_text import ProbabilityWarning, visible
 from .builder import ReportBuilder
 from .results import Results
@@ -137,6 +137,18 @@ def answering_plugin(config: pytest.Config, caller: Any, kwargs: Mapping[str, An
             pass
         return _name(config, impl)
     return "?"
+
+
+def skip_run_failed(failures: FailureLog, item: Any, answer: object) -> None:
+    """Warn (once per extension) that a ``pytest_prob_skip_run`` implementation raised or
+    answered something that is not a reason: the run is made, as without it. Called in the
+    executing process at the run's setup."""
+    kwargs = {"item": item, "case": item.case}
+    name = answering_plugin(item.config, item.ihook.pytest_prob_skip_run, kwargs)
+    error = answer
+    if not isinstance(answer, BaseException):
+        error = TypeError(f"answered {short_repr(answer)}, not a reason: the run is made")
+    failures.add("pytest_prob_skip_run", [(name, error)])  # type: ignore[list-item]
 
 
 def _name(config: pytest.Config, impl: Any) -> str:
