@@ -47,15 +47,38 @@ def test_spending_boundaries_match_the_published_lan_demets_values(fine: None) -
     assert [round(b, 3) for b in pocock] == [2.438, 2.427, 2.410, 2.397, 2.386]
 
 
-def test_the_recursion_spends_what_the_spending_function_says() -> None:
+@pytest.mark.parametrize("spending", sorted(groupseq.SPENDING))
+def test_the_recursion_spends_what_the_spending_function_says(spending: str) -> None:
     fractions = tuple(k / 10 for k in range(1, 11))
-    bounds = groupseq.spending_boundaries(fractions, ALPHA)
+    bounds = groupseq.spending_boundaries(fractions, ALPHA, spending)
     found = groupseq.crossings(fractions, bounds)
     total = 0.0
     for t, (up, low) in zip(fractions, found, strict=True):
         total += up + low
-        assert total == pytest.approx(groupseq.obrien_fleming_spending(t, ALPHA), abs=2e-5)
+        assert total == pytest.approx(groupseq.SPENDING[spending](t, ALPHA), abs=2e-5)
     assert groupseq.stagewise_p(fractions, bounds, 10, bounds[-1]) == pytest.approx(ALPHA, abs=1e-4)
+
+
+def test_the_default_spending_against_scipy_multivariate_normal(fine: None) -> None:
+    """The comparisons' spending (O'Brien–Fleming-type), five equally spaced looks: the first
+    boundary in closed form (``P(|Z₁| ≥ b₁) = α(0.2)``), and at every look the chance of no
+    crossing so far, as scipy's multivariate normal rectangle probability of the looks' z
+    (correlation ``√(t_i/t_j)``), is ``1 − α(t_k)`` — a reference independent of the
+    recursion."""
+    stats = pytest.importorskip("scipy.stats")
+    np = pytest.importorskip("numpy")
+    spend = groupseq.obrien_fleming_spending
+    fractions = tuple(k / 5 for k in range(1, 6))
+    bounds = groupseq.spending_boundaries(fractions, ALPHA)
+    assert bounds[0] == pytest.approx(stats.norm.isf(spend(0.2, ALPHA) / 2), abs=1e-6)
+    for k in range(1, 6):
+        t = np.array(fractions[:k])
+        correlation = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+        normal = stats.multivariate_normal(
+            mean=np.zeros(k), cov=correlation, abseps=1e-8, releps=1e-8, maxpts=10**7, seed=1
+        )
+        inside = normal.cdf(np.array(bounds[:k]), lower_limit=-np.array(bounds[:k]))
+        assert 1.0 - inside == pytest.approx(spend(fractions[k - 1], ALPHA), abs=5e-5)
 
 
 def _brute_force(per_look: int, looks: int, bounds: tuple[float, ...], p: float) -> float:

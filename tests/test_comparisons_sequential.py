@@ -209,9 +209,22 @@ def bench_eq(i, arm):
 """
     )
     args = ("-o", "prob_runs=12", "--prob-stop=sequential", "--prob-json=r.json")
-    pytester.runpytest(*args, "--prob-compare-resolution=0.9")
+    result = pytester.runpytest(
+        *args, "--prob-compare-resolution=0.9", "--prob-explain", "--prob-html=r.html"
+    )
     detail = load_json(pytester.path / "r.json")["comparisons"][0]["detail"]
     assert detail["settled"] == "resolved" and detail["resolution"] == 0.9
+    # a stop on the resolution crossed no boundary of a value: the difference shown is the
+    # one over the pairs used, and the explanation and the HTML say so
+    assert detail["estimate"] == "observed" and detail["settled_after"] < 12
+    words = " ".join(" ".join(section(result.outlines, "probability: explained")).split())
+    assert (
+        "the interval allows for stopping when the data looked clear, and the difference is "
+        "the one over the pairs used (a stop on the resolution or an UNDECIDED margin crossed "
+        "no boundary of a value to adjust it from)."
+    ) in words
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "the difference over the pairs used (no boundary of a value to adjust from)" in page
     pytester.runpytest(*args, "-o", "prob_compare_resolution=0")
     report = load_json(pytester.path / "r.json")
     assert report["comparisons"][0]["detail"]["settled"] is None
@@ -402,6 +415,33 @@ def bench_other(k):
     one, two = load_json(pytester.path / "s.json"), load_json(pytester.path / "p.json")
     assert two["comparisons"] == one["comparisons"]
     assert two["comparisons_stopped"] == one["comparisons_stopped"]
+
+
+def test_the_value_a_stop_crossed_names_the_median_unbiased_estimate() -> None:
+    """The value whose boundary a settled comparison crossed, from which its estimate is
+    adjusted: 0 for a difference, −M for non-inferiority, the margin crossed for an
+    equivalence FAIL, the nearer margin for its PASS; none for the resolution, UNDECIDED or
+    the ``anytime`` design."""
+    from pytest_probability.extensions.comparisons.sequential.outcome import crossed_null
+    from pytest_probability.extensions.comparisons.sequential.rule import (
+        ANYTIME,
+        DIFFERENCE,
+        HORIZON,
+        RESOLVED,
+        PairedRuns,
+    )
+
+    high = [PairedRuns("x", (1,) * 10, (0,) * 10, 10, 10)]
+    low = [PairedRuns("x", (0,) * 10, (1,) * 10, 10, 10)]
+    near = [PairedRuns("x", (1, 0) * 5, (0, 1) * 4 + (0, 0), 10, 10)]
+    assert crossed_null(high, 0.95, HORIZON, DIFFERENCE, None) == 0.0
+    assert crossed_null(low, 0.95, HORIZON, "fail", 0.1) == -0.1
+    assert crossed_null(high, 0.95, HORIZON, "fail", 0.1, True) == 0.1
+    assert crossed_null(low, 0.95, HORIZON, "fail", 0.1, True) == -0.1
+    assert crossed_null(near, 0.95, HORIZON, "pass", 0.3, True) == 0.3
+    assert crossed_null(high, 0.95, HORIZON, RESOLVED, None) is None
+    assert crossed_null(high, 0.95, HORIZON, "undecided", 0.1) is None
+    assert crossed_null(high, 0.95, ANYTIME, DIFFERENCE, None) is None
 
 
 def test_a_comparison_stopped_without_a_p_counts_in_the_family() -> None:

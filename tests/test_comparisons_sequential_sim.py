@@ -25,7 +25,11 @@ import random
 from fractions import Fraction
 
 import pytest
-from pytest_probability.extensions.comparisons.sequential.outcome import baseline_runs, replay
+from pytest_probability.extensions.comparisons.sequential.outcome import (
+    baseline_runs,
+    replay,
+    sequence_outcome,
+)
 from pytest_probability.extensions.comparisons.sequential.plan import Rule, simulate
 from pytest_probability.extensions.comparisons.sequential.rule import (
     ANYTIME,
@@ -351,3 +355,45 @@ def test_baseline_margin_error_rates(inputs: int, runs: int) -> None:
     wrong, found = _baseline_error_rates(inputs, runs, sessions, seed=100 * inputs + runs)
     assert wrong / sessions <= _allowed(sessions, HORIZON), (wrong, sessions)
     assert found / sessions <= _allowed(sessions, HORIZON), (found, sessions)
+
+
+# -- the estimate after an early stop ------------------------------------------------------------
+def _reported_above(
+    arm: float, base: float, runs: int, margin: float | None, equivalence: bool, sessions: int
+) -> tuple[float, float, float]:
+    """One input monitored on the ``horizon`` design through the report's own reading
+    (:func:`sequence_outcome`): the share of sessions whose reported difference is at least
+    the true one, the same for the difference over the pairs used, and the share adjusted."""
+    rng = random.Random(f"{arm}-{base}-{runs}-{margin}-{equivalence}")
+    reported = observed = adjusted = 0
+    for _ in range(sessions):
+        runs_arm = tuple(int(rng.random() < arm) for _ in range(runs))
+        runs_base = tuple(int(rng.random() < base) for _ in range(runs))
+        found = sequence_outcome(
+            [PairedRuns("x", runs_arm, runs_base)], 1 - ALPHA, margin, equivalence, 0.0, HORIZON
+        )
+        reported += found.difference >= arm - base - 1e-12
+        observed += found.detail["observed"] >= arm - base - 1e-12
+        adjusted += found.detail["estimate"] == "median-unbiased"
+    return reported / sessions, observed / sessions, adjusted / sessions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("arm", "base", "margin", "equivalence"),
+    [(0.8, 0.5, None, False), (0.5, 0.8, 0.1, False), (0.8, 0.5, 0.1, True)],
+    ids=["difference", "non-inferiority-fail", "equivalence-fail"],
+)
+def test_the_reported_estimate_is_median_unbiased_after_early_stops(
+    arm: float, base: float, margin: float | None, equivalence: bool
+) -> None:
+    """30 points apart over one input × 30 pairs, most sessions stop early on a boundary (for
+    a difference, a non-inferiority FAIL, an equivalence FAIL): the reported estimate is at
+    least the true difference in about half of them (the median-unbiased estimate's
+    property), where the difference over the pairs used leans away from the value whose
+    boundary it crossed."""
+    sessions = 200
+    reported, observed, adjusted = _reported_above(arm, base, 30, margin, equivalence, sessions)
+    assert adjusted >= 0.5
+    assert abs(reported - 0.5) <= 0.1, (reported, observed)
+    assert abs(reported - 0.5) < abs(observed - 0.5), (reported, observed)

@@ -386,6 +386,13 @@ def _sequence_notes(line: Mapping[str, Any]) -> list[str]:
             if inputs == 1
             else f"settled after {after}/{planned // inputs} rounds"
         )
+    early = (
+        after is not None
+        and planned is not None
+        and after < planned // max(integer(line.get("paired")) or 1, 1)
+    )
+    if detail.get("estimate") == "observed" and detail.get("design") == "horizon" and early:
+        notes.append("the difference over the pairs used (no boundary of a value to adjust from)")
     if detail.get("estimate") == "median-unbiased":
         shown, observed = fmt.points(line.get("difference")), fmt.points(detail.get("observed"))
         if num(detail.get("observed")) is None or observed == shown:

@@ -172,6 +172,13 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
                 f" Its cases made {made - pairs} more pairs for their own gates; they are not "
                 "read, so the reading, the interval and p are those of the look it settled at."
             )
+        elif horizon and detail.get("estimate") != "median-unbiased" and after < total:
+            text += (
+                " Its cases stopped then, so their fractions lean toward that reading; the "
+                "interval allows for stopping when the data looked clear, and the difference "
+                "is the one over the pairs used (a stop on the resolution or an UNDECIDED "
+                "margin crossed no boundary of a value to adjust it from)."
+            )
         else:
             which = "the estimate and the interval" if horizon else "the interval and p"
             text += (

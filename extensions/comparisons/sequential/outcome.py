@@ -38,6 +38,7 @@ from .rule import (
     MIXTURE,
     PASS,
     PairedRuns,
+    look_of,
     looks,
     outcomes,
     settle,
@@ -144,12 +145,8 @@ def sequence_outcome(
     the pairs used leans away from zero: the winner's curse) and keeps that one as
     ``detail.observed``."""
     after, reading = replay(inputs, level, margin, equivalence, chosen, design)
-    null = None
-    if reading == DIFFERENCE:
-        null = 0.0
-    elif reading in (PASS, FAIL) and margin is not None and not equivalence:
-        null = -margin
     used = inputs if after is None else until(inputs, after)
+    null = crossed_null(used, level, design, reading, margin, equivalence)
     found = summary(used, level, design, null)
     planned = min(item.most_pairs for item in inputs) * len(inputs)
     estimate = found["estimate"]
@@ -180,6 +177,33 @@ def sequence_outcome(
             p = None
             detail["e_value"] = 1.0
     return TestOutcome(estimate, found["low"], found["high"], p, REGIME, detail)
+
+
+def crossed_null(
+    used: Sequence[PairedRuns],
+    level: float,
+    design: str,
+    reading: str | None,
+    margin: float | None,
+    equivalence: bool = False,
+) -> float | None:
+    """The value whose boundary a settled comparison crossed, for its median-unbiased
+    estimate: 0 for a difference, ``−M`` for a non-inferiority verdict, the margin crossed for
+    an equivalence ``FAIL`` and the nearer margin for its ``PASS`` (whose last boundary to be
+    crossed is usually that one's). ``None`` for a stop on the resolution or ``UNDECIDED``,
+    which come from no boundary of a value."""
+    if design != HORIZON:
+        return None
+    if reading == DIFFERENCE:
+        return 0.0
+    if margin is None or reading not in (PASS, FAIL):
+        return None
+    if not equivalence:
+        return -margin
+    look = look_of(used, level, design)
+    if reading == FAIL:
+        return margin if look.above(margin) else -margin
+    return margin if look.estimate >= 0.0 else -margin
 
 
 def run(
