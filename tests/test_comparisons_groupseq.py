@@ -163,3 +163,28 @@ def test_one_input_wrong_verdict_at_the_margin_boundary_exactly(equivalence: boo
     for runs in (20, 40):
         bad, _ = _exact_rule_error(runs, 0.6 + difference, 0.6, 0.1, equivalence, {PASS, FAIL})
         assert bad <= ALPHA, (runs, bad)
+
+
+@pytest.mark.parametrize(("looks", "stop"), [(5, 4), (30, 9), (30, 15), (100, 40)])
+def test_the_tilted_recursion_equals_one_recursion_per_drift(looks: int, stop: int) -> None:
+    """The median-unbiased estimate reweights one recursion under no drift by the
+    likelihood ratio ``exp(θS − θ²t/2)``: at every drift it equals the direct recursion
+    under that drift (:func:`stagewise_upper`), and the estimate it bisects for is the drift
+    at which the direct recursion's upper tail is ½."""
+    _, fractions, bounds, _ = groupseq.design_boundaries(1, looks, ALPHA)
+    z = bounds[stop - 1] + 0.05
+    tilted = groupseq._tilted_upper(fractions, bounds, stop, z, 25.0)
+    for theta in (-4.0, -1.0, 0.0, 0.5, 2.0, 6.0, 12.0):
+        direct = groupseq.stagewise_upper(fractions, bounds, stop, z, theta)
+        assert tilted(theta) == pytest.approx(direct, rel=1e-9, abs=1e-15)
+    estimate = groupseq.median_unbiased(fractions, bounds, stop, z)
+    assert groupseq.stagewise_upper(fractions, bounds, stop, z, estimate) == pytest.approx(
+        0.5, abs=1e-4
+    )
+    # the winner's curse: after a stop on the upper side the estimate is below the naive
+    # z/√t when an earlier look could have stopped, and equals it when none could
+    naive = z / math.sqrt(fractions[stop - 1])
+    if any(b < math.inf for b in bounds[: stop - 1]):
+        assert estimate < naive - 1e-3
+    else:
+        assert estimate == pytest.approx(naive, abs=1e-3)

@@ -73,10 +73,11 @@ class _Density:
         self.masses = [1.0]  # (before the first look: all mass at S = 0)
         self.t = 0.0
 
-    def _kernel(self, delta: float, shift: float) -> tuple[int, list[float]]:
-        """The Gaussian kernel of an increment over the lattice band, times the lattice step."""
+    def _kernel(self, delta: float, shift: float, widen: float = 0.0) -> tuple[int, list[float]]:
+        """The Gaussian kernel of an increment over the lattice band (stretched by what a
+        drift of ``widen`` would shift it), times the lattice step."""
         sd = math.sqrt(delta)
-        reach = math.ceil((BAND * sd + abs(shift)) / self.h) + 1
+        reach = math.ceil((BAND * sd + abs(shift) + widen * delta) / self.h) + 1
         values = [
             math.exp(-0.5 * ((d * self.h - shift) / sd) ** 2) / (sd * _ROOT2PI) * self.h
             for d in range(-reach, reach + 1)
@@ -96,15 +97,18 @@ class _Density:
                 low += mass * norm_sf((s - lower) / sd)
         return up, low
 
-    def advance(self, t: float, upper: float, lower: float, theta: float) -> None:
-        """Carry the mass to look ``t``, keeping what lies strictly between the bounds."""
+    def advance(
+        self, t: float, upper: float, lower: float, theta: float, widen: float = 0.0
+    ) -> None:
+        """Carry the mass to look ``t``, keeping what lies strictly between the bounds (and
+        within the lattice's span, which ``widen`` stretches as a drift of that size would)."""
         delta = t - self.t
         shift = theta * delta
         h = self.h
-        reach, kernel = self._kernel(delta, shift)
+        reach, kernel = self._kernel(delta, shift, widen)
         old_first, old = self.first, self.masses
         old_last = old_first + len(old) - 1
-        span = BAND * math.sqrt(t) + abs(theta) * t + 1.0
+        span = BAND * math.sqrt(t) + (abs(theta) + widen) * t + 1.0
         lo = max(old_first - reach, math.floor(max(lower, -span) / h) + 1)
         hi = min(old_last + reach, math.ceil(min(upper, span) / h) - 1)
         masses = []
@@ -256,15 +260,50 @@ def median_unbiased(
     t = fractions[look - 1]
     naive = z / math.sqrt(t)
     low, high = naive - 6.0 / math.sqrt(t), naive + 6.0 / math.sqrt(t)
+    upper_tail = _tilted_upper(fractions, bounds, look, z, max(abs(low), abs(high)))
     for _ in range(40):
         middle = (low + high) / 2
-        if stagewise_upper(fractions, bounds, look, z, middle) < 0.5:
+        if upper_tail(middle) < 0.5:
             low = middle
         else:
             high = middle
         if high - low < 1e-4:
             break
     return (low + high) / 2
+
+
+def _tilted_upper(
+    fractions: Sequence[float], bounds: Sequence[float], look: int, z: float, most: float
+) -> Callable[[float], float]:
+    """:func:`stagewise_upper` at ``(look, z)`` as a function of the drift ``θ``, for
+    ``|θ| ≤ most``, from one recursion under no drift. A path's density under drift ``θ`` is
+    its density under none times ``exp(θ S_t − θ² t / 2)`` (the likelihood ratio of Brownian
+    motion with drift), and the stopping regions do not depend on ``θ``; so each look's mass
+    carried under no drift, reweighted, gives that look's crossing chance under any drift —
+    one recursion instead of one per step of the median-unbiased estimate's bisection. The
+    lattice spans what a drift of ``most`` reaches, as the direct recursion's would."""
+    density = _Density(_lattice(fractions[:look]))
+    stages: list[tuple[float, float, int, list[float], float, float]] = []
+    for k in range(look):
+        t, b = fractions[k], bounds[k]
+        edge = b * math.sqrt(t) if k < look - 1 else z * math.sqrt(t)
+        stages.append((density.t, t, density.first, list(density.masses), density.h, edge))
+        if k < look - 1:
+            density.advance(t, edge, -edge, 0.0, most)
+
+    def upper(theta: float) -> float:
+        total = 0.0
+        for before, t, first, masses, h, edge in stages:
+            delta = t - before
+            sd, shift = math.sqrt(delta), theta * delta
+            tilt = -0.5 * theta * theta * before
+            for j, mass in enumerate(masses):
+                if mass:
+                    s = (first + j) * h
+                    total += mass * math.exp(theta * s + tilt) * norm_sf((edge - s - shift) / sd)
+        return total
+
+    return upper
 
 
 # -- exact boundaries for binomial looks -----------------------------------------------------
