@@ -183,7 +183,8 @@ def _fixed_finds(
     rng: random.Random, arm: list[float], base: list[float], runs: int, resamples: int
 ) -> bool:
     """Whether the fixed-run comparison (every planned run) leaves out zero: Newcombe's
-    interval for one input, the paired bootstrap over inputs for several."""
+    interval for one input, the paired bootstrap over inputs for several (with the expanded
+    percentile ends ``--prob-bootstrap-method=auto`` gives a comparison)."""
     counts = [
         (sum(rng.random() < a for _ in range(runs)), sum(rng.random() < b for _ in range(runs)))
         for a, b in zip(arm, base, strict=True)
@@ -193,7 +194,8 @@ def _fixed_finds(
         low, high = newcombe_difference(xa, runs, xb, runs, 1 - ALPHA)
     else:
         differences = [Fraction(xa - xb, runs) for xa, xb in counts]
-        low, high = bootstrap_difference(differences, 1 - ALPHA, resamples, rng.randrange(10**6))
+        seed = rng.randrange(10**6)
+        low, high = bootstrap_difference(differences, 1 - ALPHA, resamples, seed, "expanded")
     return low > 0 or high < 0
 
 

@@ -83,3 +83,61 @@ def test_delay_applies_per_worker(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--prob-runs=2", "--prob-delay=0.1", "-n", "2")
     result.assert_outcomes(passed=8)
     assert section(result.outlines)[-1] == "  Overall: 8/8 passed (100%)"
+
+
+def test_a_worker_with_another_plugin_version_fails_its_collection(
+    pytester: pytest.Pytester,
+) -> None:
+    """A worker host with another install of the plugin (issue 37 §9): the controller hands
+    each worker its version (``workerinput``), and a worker whose version differs fails its
+    collection with one message naming both versions — no worker crash-and-restart loop, no
+    runs, exit status 1. (The conftest plays a controller of version 0.0.9.)"""
+    pytester.makepyfile(bench_v="def bench_a():\n    pass\n")
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    node.workerinput["probability_version"] = "0.0.9"
+"""
+    )
+    result = pytester.runpytest_subprocess("--prob-runs=2", "-n", "2", "-p", "no:randomly")
+    assert result.ret == 1
+    from pytest_probability import __version__
+
+    for worker in ("gw0", "gw1"):
+        result.stdout.fnmatch_lines(
+            [
+                f"pytest-probability {__version__} on worker {worker} but 0.0.9 on the "
+                "controller: install the same version of the plugin on every host the session "
+                "runs on (--tx)"
+            ]
+        )
+    assert "Traceback" not in result.stdout.str() and "crashed" not in result.stdout.str()
+    assert "2 errors" in result.stdout.lines[-1]
+
+
+def test_workers_of_the_same_version_run(pytester: pytest.Pytester) -> None:
+    """The controller's version reaches every worker, which matches it and runs."""
+    pytester.makepyfile(bench_v="def bench_a():\n    pass\n")
+    pytester.makeconftest(
+        """
+import pytest
+
+seen = []
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    seen.append(node.workerinput["probability_version"])
+
+def pytest_sessionfinish(session):
+    if seen:
+        print("versions handed:", sorted(seen))
+"""
+    )
+    result = pytester.runpytest_subprocess("--prob-runs=2", "-n", "2", "-p", "no:randomly", "-s")
+    assert result.ret == 0
+    from pytest_probability import __version__
+
+    assert f"versions handed: ['{__version__}', '{__version__}']" in result.stdout.str()
