@@ -6,8 +6,10 @@ Run by hand (never from the test suite)::
     python benchmarks/sequential_multiplicity.py [--sessions 2000] [--seed 0]
 
 Ten arms against one shared baseline arm, one input × 100 runs each, monitored pair by pair
-on the default ``horizon`` design through the stopper's rule; two arms 40 points better than
-the baseline (40 % → 80 %), then every arm equal (at 50 %). For each correction of
+on the default ``horizon`` design through the stopper's rule — with boundaries at α/10 for a
+family correction (``--prob-adjust=bonferroni|holm|bh``, as the session designs them), at α
+without one, and at α for Holm too ("holm at α", for comparison); two arms 40 points better
+than the baseline (40 % → 80 %), then every arm equal (at 50 %). For each correction of
 ``--prob-adjust`` on the p-values the report gives (the stagewise p at the stop), and for
 the fixed-run comparison of every run (Fisher's p), it prints the share of the two real
 differences found, the chance of finding both, the family-wise error rate and the false

@@ -284,6 +284,71 @@ def test_multiplicity_on_p_values_at_the_stops(
             assert c["p_adjusted"] >= min(1.0, 1 / max(es))
 
 
+def test_a_corrected_family_designs_each_comparison_at_its_share_of_alpha(
+    pytester: pytest.Pytester,
+) -> None:
+    """Under ``--prob-adjust=holm`` (``bonferroni``, ``bh``) and the ``horizon`` design, a
+    monitored comparison without a margin spends α/m of the family's m = 2 comparisons: its
+    boundaries and repeated confidence interval are at 97.5 % (``detail.level``; the
+    family's ``level`` stays 95 %), so the clear arm settles later than uncorrected — and the
+    stopper, which stopped its runs, and the report read the same look. ``--prob-explain``
+    says so. A margin keeps its own level, and so does ``anytime``."""
+    pytester.makepyfile(bench_multi=MULTI.replace("return", "assert (run + i) % 5\n        return"))
+    args = ("-o", "prob_runs=30", "--prob-compare=arm", "--prob-stop=sequential")
+
+    def good(*extra: str) -> tuple[dict, dict, list[str]]:
+        result = pytester.runpytest(*args, "--prob-json=r.json", "--prob-explain", *extra)
+        report = load_json(pytester.path / "r.json")
+        (line,) = [c for c in report["comparisons"] if c["arm"] == "good"]
+        after = {row["stopped"]["after"] for row in report["rows"] if "good" in row["case"]}
+        return line, {"after": after}, result.outlines
+
+    plain, plain_rows, _ = good()
+    corrected, rows, lines = good("--prob-adjust=holm")
+    assert plain["detail"]["level"] == 0.95 and plain["level"] == 0.95
+    assert corrected["detail"]["level"] == pytest.approx(0.975) and corrected["level"] == 0.95
+    assert corrected["detail"]["settled_after"] > plain["detail"]["settled_after"]
+    # the stopper stopped the good arm's cases at the look the report read
+    assert rows["after"] == {corrected["detail"]["settled_after"]}
+    assert plain_rows["after"] == {plain["detail"]["settled_after"]}
+    assert corrected["p"] <= 0.025 and corrected["p_adjusted"] <= 0.05
+    words = " ".join(" ".join(section(lines, "probability: explained")).split())
+    assert "a 97.5% repeated confidence interval" in words
+    assert (
+        "Its boundaries spend its share of α over the 2 comparisons --prob-adjust=holm "
+        "corrects, so it stops only once its p can survive the correction."
+    ) in words
+    anytime, _, _ = good("--prob-adjust=holm", "--prob-compare-sequential=anytime")
+    assert anytime["detail"]["level"] == 0.95
+
+
+def test_the_design_level_of_each_comparison() -> None:
+    """α/m only for a comparison without a margin, under a family correction and the
+    ``horizon`` design, with more than one comparison."""
+    from types import SimpleNamespace
+
+    from pytest_probability.extensions.comparisons.sequential import outcome
+
+    def level(adjust: str, design: str, margin: float | None, family: int) -> float:
+        values = {"adjust": adjust, "compare_sequential": design}
+        config = SimpleNamespace()
+        original = outcome.options_of, outcome.option_value
+        outcome.options_of = lambda _: SimpleNamespace(session_value=values.__getitem__)
+        outcome.option_value = lambda _, name: values[name]
+        try:
+            return outcome.design_level(config, 0.95, margin, family)
+        finally:
+            outcome.options_of, outcome.option_value = original
+
+    assert level("holm", "horizon", None, 4) == pytest.approx(1 - 0.05 / 4)
+    assert level("bonferroni", "horizon", None, 2) == pytest.approx(0.975)
+    assert level("bh", "horizon", None, 5) == pytest.approx(0.99)
+    assert level("none", "horizon", None, 4) == 0.95
+    assert level("holm", "horizon", 0.05, 4) == 0.95
+    assert level("holm", "anytime", None, 4) == 0.95
+    assert level("holm", "horizon", None, 1) == 0.95
+
+
 def test_the_explanation_reads_a_stopped_comparison(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(bench_one=ONE_INPUT.format(extra=""))
     result = pytester.runpytest("-o", "prob_runs=60", "--prob-stop=sequential", "--prob-explain")

@@ -15,7 +15,7 @@ from pytest_probability.api import Case, options_of
 from .axis.arms import compared_arms
 from .baseline.files import BaselineError, read_baseline
 from .options import PAIRED
-from .sequential.outcome import design, resolution
+from .sequential.outcome import design, design_level, family_size, resolution
 from .sequential.plan import SESSIONS, Rule, simulate
 from .sequential.rule import BERNSTEIN, GROUP_SEQUENTIAL, HORIZON, MIXTURE
 from .session import setting, state_of
@@ -68,19 +68,22 @@ def plan_comparisons(
     ``--prob-seed``), through the runtime's own rule."""
     state = state_of(config)
     options = options_of(config)
+    cases = list(cases)
     functions: dict[str, dict[str, dict[str, Case]]] = {}  # function → input → arm → case
     for case in cases:
         info = state.arms.get(case.key)
         if info is not None and options.case_value("compare_test", case.mark) == PAIRED:
             functions.setdefault(info.function, {}).setdefault(info.input_key, {})[info.arm] = case
     arm_rate, base_rate = assumed_rates(assume, difference)
+    family = family_size(state.arms[case.key] for case in cases if case.key in state.arms)
     found = []
     for function, inputs in functions.items():
         first = next(iter(next(iter(inputs.values())).values()))
         info = state.arms[first.key]
         mark = first.mark
+        level = setting(config, "confidence", mark)
         rule = Rule(
-            setting(config, "confidence", mark),
+            design_level(config, level, mark.get("margin"), family),
             mark.get("margin"),
             bool(mark.get("equivalence", False)),
             resolution(config),

@@ -219,11 +219,15 @@ def build(
     cost_of = cost_reader(config)
     is_stopped = stop_reader(config)
     grouped: dict[str, list[tuple[ArmInfo, CaseResult]]] = {}
+    every: list[ArmInfo] = []
     for case in cases:
         data = tagged(case, RECORD_FIELD)
         info = None if data is None else ArmInfo.from_json(data)
+        if info is not None:
+            every.append(info)
         if info is not None and (function is None or info.function == function):
             grouped.setdefault(info.function, []).append((info, case))
+    family = sequential.family_size(every)  # (--prob-adjust's family: every comparison)
     comparisons: list[Comparison] = []
     for members in grouped.values():
         first_info, first_case = members[0]
@@ -268,7 +272,7 @@ def build(
                 # in input-key order, the order the stopper read
                 args = (
                     [paired[key] for key in sorted(paired)],
-                    settings.level,
+                    sequential.design_level(config, settings.level, comparison.margin, family),
                     sequential.resolution(config),
                     sequential.design(config),
                 )

@@ -125,6 +125,9 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
     if item.get("axis") == "baseline":
         text += " (each run now against one of the baseline's runs, dealt in a seeded order)"
     text += ","
+    designed = _number(detail.get("level"))
+    shares = designed is not None and _number(item.get("level")) not in (None, designed)
+    interval_level = f"a {100 * designed:.4g}%" if shares and designed is not None else _level(item)
     if difference is not None and low is not None and high is not None:
         if horizon:
             adjusted = detail.get("estimate") == "median-unbiased"
@@ -138,7 +141,7 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
                     "pairs used, which leans away from zero)"
                 )
             text += (
-                f" {versus} differs by {words}, {_level(item)} repeated confidence interval "
+                f" {versus} differs by {words}, {interval_level} repeated confidence interval "
                 f"from {signed_pp(low)} to {signed_pp(high)}, valid at whichever planned look "
                 "the runs stopped"
             )
@@ -153,6 +156,13 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
             "by the stagewise ordering of the looks" if horizon else "valid at any stop"
         )
     text += "."
+    if shares and designed is not None:
+        family = round((1.0 - (_number(item.get("level")) or 0.0)) / max(1e-12, 1.0 - designed))
+        text += (
+            f" Its boundaries spend its share of α over the {family} comparisons "
+            f"--prob-adjust={item.get('adjust')} corrects, so it stops only once its p can "
+            "survive the correction."
+        )
     reading, after = detail.get("settled"), detail.get("settled_after")
     planned = detail.get("planned_pairs") or 0
     if reading in SETTLED_WORDS and after is not None:

@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_probability.api import option_value, options_of
 
+from ..axis.arms import ArmInfo, compared_arms
 from ..options import PAIRED, sequential_mode
 from ..registry import Pair, TestOutcome
 from ..statistics.adjust import benjamini_hochberg
@@ -74,6 +75,35 @@ def resolution(config: Any) -> float:
 def design(config: Any) -> str:
     """``prob_compare_sequential``: ``horizon`` or ``anytime``."""
     return str(option_value(config, "compare_sequential"))
+
+
+#: the ``--prob-adjust`` corrections whose family a comparison without a margin designs its
+#: boundaries for (each spends α/m of the family's m comparisons)
+FAMILY_CORRECTIONS = ("bonferroni", "holm", "bh")
+
+
+def family_size(infos: Iterable[ArmInfo]) -> int:
+    """The comparisons ``--prob-adjust`` adjusts together: every compared arm of every
+    function the infos belong to."""
+    functions: dict[str, list[ArmInfo]] = {}
+    for info in infos:
+        functions.setdefault(info.function, []).append(info)
+    return sum(len(compared_arms(members)) for members in functions.values())
+
+
+def design_level(config: Any, level: float, margin: float | None, family: int) -> float:
+    """The level a monitored comparison's boundaries and interval are designed at. Under
+    ``--prob-adjust=holm|bonferroni|bh`` and the ``horizon`` design, a comparison without a
+    margin — whose reading is its p — spends ``α/m`` of the family's ``m`` comparisons, so it
+    stops only once its p can survive the correction (stopped on its own α, its p at the
+    stop is about that α, which a correction at ``α/m`` rejects). A margin is a gate of its
+    own and keeps ``level``, as does every comparison under ``anytime`` (whose e-values
+    e-BH and Ville's inequality already cover)."""
+    if margin is not None or family <= 1 or design(config) != HORIZON:
+        return level
+    if options_of(config).session_value("adjust") not in FAMILY_CORRECTIONS:
+        return level
+    return 1.0 - (1.0 - level) / family
 
 
 def paired_runs(
@@ -165,6 +195,7 @@ def sequence_outcome(
         "settled": reading,
         "settled_after": after,
         "resolution": chosen,
+        "level": level,
     }
     if adjusted is not None:
         estimate = adjusted

@@ -34,7 +34,15 @@ from pytest_probability.api import (
 
 from ..baseline.regression import regression_of
 from ..session import setting, state_of
-from .outcome import WHAT, baseline_runs, design, monitored, resolution
+from .outcome import (
+    WHAT,
+    baseline_runs,
+    design,
+    design_level,
+    family_size,
+    monitored,
+    resolution,
+)
 from .rule import settle
 from .track import Fixed, Judged, RunningLook, Side
 
@@ -122,19 +130,22 @@ class SequentialComparisons:
         state = state_of(self.config)
         self.laid_out = True
         cases = {item.case.key: item.case for item in session.items if isinstance(item, BenchRun)}
+        family = family_size(state.arms[key] for key in cases if key in state.arms)
         for key, case in cases.items():
             info = state.arms.get(key)
             if info is None or not monitored(self.config, case.mark):
                 continue
             layout = self.layouts.get(info.function)
             if layout is None:
+                margin = case.mark.get("margin")
+                level = setting(self.config, "confidence", case.mark)
                 layout = self.layouts[info.function] = Layout(
                     info.label,
                     info.axis,
                     info.baseline,
-                    case.mark.get("margin"),
+                    margin,
                     bool(case.mark.get("equivalence", False)),
-                    setting(self.config, "confidence", case.mark),
+                    design_level(self.config, level, margin, family),
                 )
             layout.inputs.setdefault(info.input_key, {})[info.arm] = (key, case.runs)
         self._lay_out_baselines(list(cases.values()))
