@@ -41,7 +41,7 @@ def test_spending_boundaries_match_the_published_lan_demets_values(fine: None) -
     O'Brien–Fleming-type 4.877, 3.357, 2.680, 2.290, 2.031; Pocock-type 2.438, 2.427, 2.410,
     2.397, 2.386 (Jennison and Turnbull 2000, §7.2; gsDesign's sfLDOF and sfLDPocock)."""
     fractions = tuple(k / 5 for k in range(1, 6))
-    obf = groupseq.spending_boundaries(fractions, ALPHA)
+    obf = groupseq.spending_boundaries(fractions, ALPHA, groupseq.OBRIEN_FLEMING)
     assert [round(b, 3) for b in obf] == [4.877, 3.357, 2.680, 2.290, 2.031]
     pocock = groupseq.spending_boundaries(fractions, ALPHA, groupseq.POCOCK)
     assert [round(b, 3) for b in pocock] == [2.438, 2.427, 2.410, 2.397, 2.386]
@@ -59,18 +59,22 @@ def test_the_recursion_spends_what_the_spending_function_says(spending: str) -> 
     assert groupseq.stagewise_p(fractions, bounds, 10, bounds[-1]) == pytest.approx(ALPHA, abs=1e-4)
 
 
-def test_the_default_spending_against_scipy_multivariate_normal(fine: None) -> None:
-    """The comparisons' spending (O'Brien–Fleming-type), five equally spaced looks: the first
-    boundary in closed form (``P(|Z₁| ≥ b₁) = α(0.2)``), and at every look the chance of no
-    crossing so far, as scipy's multivariate normal rectangle probability of the looks' z
-    (correlation ``√(t_i/t_j)``), is ``1 − α(t_k)`` — a reference independent of the
-    recursion."""
+@pytest.mark.parametrize("spending", [groupseq.QUADRATIC, groupseq.OBRIEN_FLEMING])
+def test_the_spending_against_scipy_multivariate_normal(fine: None, spending: str) -> None:
+    """The comparisons' spending (α·t², and O'Brien–Fleming-type), five equally spaced
+    looks: the first boundary in closed form (``P(|Z₁| ≥ b₁) = α(0.2)``, for α·t² α/25), and
+    at every look the chance of no crossing so far, as scipy's multivariate normal rectangle
+    probability of the looks' z (correlation ``√(t_i/t_j)``), is ``1 − α(t_k)`` — a
+    reference independent of the recursion."""
     stats = pytest.importorskip("scipy.stats")
     np = pytest.importorskip("numpy")
-    spend = groupseq.obrien_fleming_spending
+    assert groupseq.DEFAULT_SPENDING == groupseq.QUADRATIC
+    spend = groupseq.SPENDING[spending]
     fractions = tuple(k / 5 for k in range(1, 6))
-    bounds = groupseq.spending_boundaries(fractions, ALPHA)
+    bounds = groupseq.spending_boundaries(fractions, ALPHA, spending)
     assert bounds[0] == pytest.approx(stats.norm.isf(spend(0.2, ALPHA) / 2), abs=1e-6)
+    if spending == groupseq.QUADRATIC:  # (these boundaries, as docs/statistics.rst gives them)
+        assert bounds == pytest.approx([3.090, 2.715, 2.473, 2.280, 2.114], abs=1e-3)
     for k in range(1, 6):
         t = np.array(fractions[:k])
         correlation = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))

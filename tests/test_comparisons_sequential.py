@@ -37,8 +37,8 @@ def bench_triage(ticket, prompt):
 '''
 
 SEQUENTIAL_LINE = (
-    "  triage[prompt]  new − old  +27 pp [−3, +53] seq  20 paired  "
-    "settled after 5/20 rounds  ≥−5 pp  PASS"
+    "  triage[prompt]  new − old  +21 pp [−4, +44] seq  20 paired  "
+    "settled after 4/20 rounds  ≥−5 pp  PASS"
 )
 FULL_LINE = "  triage[prompt]  new − old  +30 pp [+25, +34]  p<0.001  20 paired  ≥−5 pp  PASS"
 
@@ -68,32 +68,32 @@ def test_the_docs_example_stops_early_with_the_full_runs_verdict(
     # the HTML report says what the line and --prob-explain say: when it settled, and which
     # estimate it shows (the docs' numbers: the median-unbiased one rounds as the observed)
     page = (pytester.path / "s.html").read_text(encoding="utf-8")
-    assert "<td>sequence; settled after 5/20 rounds; median-unbiased for stopping early</td>" in (
+    assert "<td>sequence; settled after 4/20 rounds; median-unbiased for stopping early</td>" in (
         page
     )
     assert "triage[prompt] new − old: 20 pairs (runs up to the look it settled at)" in page
     lines = section(result.outlines)
-    assert "  Stopped: 40 cases early, saving 600 of 800 runs (75%)" in lines
-    assert "           1 comparison settled early (seq), saving 300 of 400 pairs (75%)" in lines
+    assert "  Stopped: 40 cases early, saving 640 of 800 runs (80%)" in lines
+    assert "           1 comparison settled early (seq), saving 320 of 400 pairs (80%)" in lines
     report = load_json(pytester.path / "s.json")
     (line,) = report["comparisons"]
     assert line["regime"] == "sequence" and line["verdict"] == "pass"
     detail = line["detail"]
     assert detail["method"] == "group-sequential" and detail["design"] == "horizon"
-    assert (detail["pairs"], detail["rounds"], detail["planned_pairs"]) == (100, 5, 400)
-    assert (detail["settled"], detail["settled_after"]) == ("pass", 5)
+    assert (detail["pairs"], detail["rounds"], detail["planned_pairs"]) == (80, 4, 400)
+    assert (detail["settled"], detail["settled_after"]) == ("pass", 4)
     # settled on the margin's boundaries before the horizon: no p of "no difference" of its
     # own, and the median-unbiased estimate next to the one over the pairs used
     assert line["p"] is None and detail["e_value"] == 1
-    assert detail["estimate"] == "median-unbiased" and detail["observed"] == pytest.approx(0.27)
+    assert detail["estimate"] == "median-unbiased" and detail["observed"] == pytest.approx(0.2125)
     assert report["comparisons_stopped"] == {
         "comparisons": 1,
-        "pairs_saved": 300,
+        "pairs_saved": 320,
         "pairs_planned": 400,
         "cost_avoided": None,
     }
-    # every case stopped after its 5th run: both arms, every ticket
-    assert {row["stopped"]["after"] for row in report["rows"]} == {5}
+    # every case stopped after its 4th run: both arms, every ticket
+    assert {row["stopped"]["after"] for row in report["rows"]} == {4}
     assert {row["stopped"]["verdict"] for row in report["rows"]} == {"settled"}
 
 
@@ -392,7 +392,7 @@ def test_the_plan_has_the_comparison_lines(pytester: pytest.Pytester) -> None:
     ]  # fmt: skip
     # the docs' line (docs/plan.rst, "Comparisons"), seeded: exactly
     assert lines[start + 2] == (
-        "    triage[prompt] new − old      20    400        89    78%  PASS ≥−5 pp        100%"
+        "    triage[prompt] new − old      20    400        51    87%  PASS ≥−5 pp        100%"
     )
     assert lines[start + 2] in _doc_block("plan.rst")
     plan = load_json(pytester.path / "plan.json")["plan"]

@@ -78,7 +78,7 @@ def assert_shown_in_order(outlines: list[str], console: list[str], after: str) -
 
 def test_the_comparisons_page_example(pytester: pytest.Pytester) -> None:
     """docs/comparisons.rst, "Stopping a comparison early": 20 tickets, a 30-point better
-    prompt, stopped after 5 of 20 rounds with PASS."""
+    prompt, stopped after 4 of 20 rounds with PASS."""
     code, console = blocks("comparisons.rst", "Stopping a comparison early")
     pytester.makepyfile(bench_triage=code)
     ((env, args),) = commands(console)[:1]
@@ -92,7 +92,7 @@ def test_the_baseline_page_example(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """docs/baseline.rst, "Under sequential stopping": a broken prompt against last night's
-    report, stopped after 5 of 20 rounds with FAIL; running every run gives the same
+    report, stopped after 4 of 20 rounds with FAIL; running every run gives the same
     verdict and exit status, with the numbers the page quotes."""
     code, console = blocks("baseline.rst", "Under sequential stopping")
     pytester.makepyfile(bench_triage=code)

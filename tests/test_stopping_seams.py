@@ -128,13 +128,13 @@ def test_a_comparison_margin_is_judged_on_its_sequence_under_sequential(
     so the margin FAILs after 5 pairs and both arms stop (a's gate, settled after 4 runs,
     is held one run for it) — the same FAIL and exit status as running every run. (On the
     ``anytime`` design, whose numbers this test pins; the default ``horizon`` one settles
-    the same FAIL after 8 pairs.)"""
+    the same FAIL after 7 pairs.)"""
     pytester.makepyfile(bench_c=MARGIN_BENCH)
     full, every = _run(pytester, "full")
     horizon, _ = _run(pytester, "horizon", "--prob-stop=sequential")
     assert horizon.ret == 1
     assert section(horizon.outlines, "probability: comparisons") == [
-        "  c[arm]  b − a  −98 pp [−100, −13] seq  1 paired  settled after 8/20 pairs"
+        "  c[arm]  b − a  −96 pp [−100, −14] seq  1 paired  settled after 7/20 pairs"
         "  cost ×0.3  ≥−5 pp  FAIL"
     ]
     result, stopped = _run(

@@ -52,7 +52,7 @@ REGIME = "sequence"
 INTERVALS = {
     MIXTURE: "mixture sequence (Jeffreys mixtures over the profile likelihood)",
     BERNSTEIN: "empirical-Bernstein sequence (Waudby-Smith and Ramdas)",
-    GROUP_SEQUENTIAL: "repeated confidence interval (Lan–DeMets O'Brien–Fleming spending)",
+    GROUP_SEQUENTIAL: "repeated confidence interval (Lan–DeMets spending, α·t²)",
 }
 #: the test each method's p comes from
 TESTS = {

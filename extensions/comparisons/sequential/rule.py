@@ -7,7 +7,7 @@ of one input) with one paired input, at the end of every round with several. Two
 
 * ``horizon`` (the default): a group-sequential test whose looks end at the planned pairs —
   repeated confidence intervals on the score statistic of the pairs' pooled counts, with
-  Lan–DeMets O'Brien–Fleming-type α-spending boundaries (:mod:`..statistics.groupseq`),
+  Lan–DeMets α-spending boundaries (Kim and DeMets's ``α t²``) (:mod:`..statistics.groupseq`),
   exact by dynamic programming up to :data:`~..statistics.groupseq.EXACT_PAIRS` pairs;
 * ``anytime``: the confidence sequences valid at every look however long the runs go on —
   the mixture sequence of :mod:`..statistics.mixture` with one input, the
