@@ -33,28 +33,11 @@ MARKER_HELP = (
 )
 
 
-#: the ``workerinput`` key carrying the controller's plugin version to its workers
-VERSION_KEY = "probability_version"
-
-
-def worker_version_mismatch(config: pytest.Config) -> str | None:
-    """On a pytest-xdist worker under a controller with another version of the plugin (a
-    host of ``--tx ssh=…``/``socket=…`` with another install), the message its collection
-    fails with: records and verdict items would not mean the same on both sides. ``None``
-    elsewhere (a controller without the plugin sends no version; a worker of one machine
-    always matches)."""
-    from . import __version__
-
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None or VERSION_KEY not in workerinput:
-        return None
-    theirs = workerinput[VERSION_KEY]
-    if theirs == __version__:
-        return None
-    worker = workerinput.get("workerid", "a worker")
-    return (
-        f"pytest-probability {__version__} on worker {worker} but {theirs} on the controller: "
-        "install the same version of the plugin on every host the session runs on (--tx)"
+def _uses_xdist(config: pytest.Config) -> bool:
+    """A pytest-xdist worker, or a controller with workers to start."""
+    option = config.option
+    return _is_worker(config) or bool(
+        getattr(option, "numprocesses", None) or getattr(option, "tx", None)
     )
 
 
@@ -95,7 +78,6 @@ class Kernel:
         self.foreign_run_data: bool | None = None
         #: how pytest-xdist distributed the runs (controller), for the report
         self.distribution: str | None = None
-        self.version_mismatch: str | None = None
         #: whether the session ended before running everything it selected (``-x``,
         #: ``--maxfail``, Ctrl-C), known at ``pytest_sessionfinish`` in the aggregating process
         self.stopped_early = False
@@ -218,7 +200,10 @@ class Kernel:
         bad CLI or ini value, or an unwritable ``--prob-json`` path.
         """
         self.config = config
-        self.version_mismatch = worker_version_mismatch(config)
+        if _uses_xdist(config):  # (an unrelated session imports nothing more)
+            from .execution.workers import register
+
+            register(config)
         self.options.resolve(config)
         self.pytest_cmdline_main(config)  # (a session configured without it)
         config.addinivalue_line("markers", MARKER_HELP)
@@ -426,26 +411,6 @@ class Kernel:
                 f"--dist {dist})"
             )
         return make_scheduler(config, log)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> None:
-        """Fail a worker's collection, once, when its plugin version is not the
-        controller's: called in every process for each file collected; raises
-        :class:`pytest.Collector.CollectError` (pytest-xdist reports it as that worker's
-        collection error and ends the session — a usage error at configure time would crash
-        and restart the worker instead); returns nothing."""
-        if self.version_mismatch is not None:
-            message, self.version_mismatch = self.version_mismatch, None
-            raise pytest.Collector.CollectError(message)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """Tell a pytest-xdist worker the controller's plugin version (checked by
-        :func:`check_worker_version` when the worker configures): called on the controller
-        once per worker before it starts; returns nothing."""
-        from . import __version__
-
-        node.workerinput[VERSION_KEY] = __version__
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:

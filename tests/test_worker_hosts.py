@@ -1,0 +1,170 @@
+"""pytest-xdist workers on another host (issue 37 §7–§9), on the test bed of tests/hosts.py:
+each worker behind execnet's socket server in its own mount namespace, the controller's
+temporary directory hidden from it, its environment only what ``--tx …//env`` gives.
+
+Results equal a one-machine session's, a budget's overshoot stays within the runs a remote
+worker is handed, and a host that disappears mid-session ends the session with one message
+and every report written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import load_json, section, stable
+from hosts import worker_hosts  # noqa: F401  (the fixture)
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
+#: a gate with curtailment, a function-level line, steps and an error: what must travel
+GATED = """
+import os
+import pytest
+from pytest_probability import current_run
+
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("i", range(8))
+def bench_gated(i):
+    run = current_run().run
+    assert (run * (i + 1)) % 4 != 0 or i == 3
+
+
+def bench_env():
+    assert os.environ.get("BENCH_KEY") == "from-tx"
+
+
+def bench_steps():
+    yield {"label": "one", "passed": True}
+    yield {"label": "two", "passed": current_run().run != 2}
+"""
+
+
+def _tx(hosts, workers: int, chdir: Path, **env: str) -> list[str]:
+    args = ["--dist", "load", "-p", "no:randomly"]
+    for _ in range(workers):
+        args += ["--tx", hosts().spec(chdir, **env)]
+    return args
+
+
+def test_two_hosts_give_the_one_machine_report(pytester: pytest.Pytester, worker_hosts) -> None:  # noqa: F811
+    """Fractions, gate verdicts under curtailment, steps and the function-level lines are
+    those of ``-n 2`` on one machine; the environment reaches the remote workers only
+    through ``--tx …//env``."""
+    pytester.makepyfile(bench_hosts=GATED)
+    common = ("--prob-runs=8", "--prob-stop=curtail", "-p", "no:randomly")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BENCH_KEY", "from-tx")
+        local = pytester.runpytest_subprocess(*common, "-n", "2", "--prob-json=local.json")
+    remote = pytester.runpytest_subprocess(
+        *common,
+        "--prob-json=remote.json",
+        *_tx(worker_hosts, 2, pytester.path, BENCH_KEY="from-tx"),
+    )
+    assert remote.ret == local.ret
+    one, two = load_json(pytester.path / "local.json"), load_json(pytester.path / "remote.json")
+    assert stable(two["rows"]) == stable(one["rows"])
+    assert stable(two["aggregates"]) == stable(one["aggregates"])
+    outcomes = [{(r["case"], r["run"]): r["outcome"] for r in x["records"]} for x in (one, two)]
+    assert outcomes[1] == outcomes[0]
+    assert {record["worker"] for record in two["records"]} == {"gw0", "gw1"}
+    assert section(remote.outlines) == section(local.outlines)
+    # without the env spec the remote worker does not see the controller's environment
+    bare = pytester.runpytest_subprocess(
+        "--prob-runs=1", "-k", "env", *_tx(worker_hosts, 1, pytester.path)
+    )
+    assert bare.ret == 1
+
+
+BUDGET = """
+import pytest
+from pytest_probability import record_cost
+
+
+@pytest.mark.parametrize("i", range(20))
+def bench_paid(i):
+    record_cost(0.01)
+"""
+
+
+def test_a_budget_holds_across_hosts(pytester: pytest.Pytester, worker_hosts) -> None:  # noqa: F811
+    """$0.20 at $0.01 a run over two remote workers, which cannot read the controller's
+    tally file: the controller hands each at most two runs at a time, so the session
+    overshoots by at most two runs per worker (docs/budget.rst)."""
+    pytester.makepyfile(bench_paid=BUDGET)
+    result = pytester.runpytest_subprocess(
+        "--prob-runs=5", "--prob-budget=0.20", "--prob-json=r.json",
+        *_tx(worker_hosts, 2, pytester.path),
+    )  # fmt: skip
+    report = load_json(pytester.path / "r.json")
+    made = [r for r in report["records"] if r["outcome"] != "skip"]
+    assert 20 <= len(made) <= 20 + 2 * 2, len(made)
+    assert result.ret == 1  # (a session its budget cut exits 1 without --prob-budget-ok)
+    assert report["budget"]["reached"] is True
+
+
+LOST = """
+import os
+import time
+import pytest
+from pytest_probability import current_run
+
+
+@pytest.mark.parametrize("i", range(6))
+def bench_lost(i):
+    if i == 0 and current_run().run == 2:
+        with open(os.environ["VICTIM_FILE"], "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(120)
+"""
+
+
+def test_a_lost_host_ends_the_session_with_one_message(
+    pytester: pytest.Pytester,
+    worker_hosts,  # noqa: F811
+) -> None:
+    """A worker host that disappears mid-run (its server killed while a run is in flight):
+    the run is an error record naming the crash, pytest-xdist cannot replace the worker
+    from its spec, and the session ends with one message saying so — no INTERNALERROR —
+    exit status 1, the probability section and the JSON report written."""
+    pytester.makepyfile(bench_lost=LOST)
+    victim = pytester.path / "victim.pid"
+    hosts = [worker_hosts(), worker_hosts()]
+    env = {"VICTIM_FILE": str(victim)}
+    args = ["--dist", "load", "-p", "no:randomly"]
+    for host in hosts:
+        args += ["--tx", host.spec(pytester.path, **env)]
+    command = [sys.executable, "-m", "pytest", "--prob-runs=4", "--prob-json=r.json", *args]
+    controller = subprocess.Popen(
+        command,
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    deadline = time.monotonic() + 60
+    while not victim.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert victim.exists(), "the run never started"
+    pid = int(victim.read_text())
+    next(host for host in hosts if host.process.pid == pid).kill()
+    out, _ = controller.communicate(timeout=120)
+    text = out.decode()
+    assert controller.returncode == 1, text
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
+    lines = text.splitlines()
+    (where,) = [i for i, line in enumerate(lines) if "probability: workers" in line]
+    assert " went down and could not be replaced: ConnectionRefusedError" in lines[where + 1]
+    assert lines[where + 1].startswith(f"  worker gw0 (socket=127.0.0.1:{hosts[0].port}") or (
+        lines[where + 1].startswith(f"  worker gw1 (socket=127.0.0.1:{hosts[1].port}")
+    )
+    assert "items never ran" in lines[where + 2] or "probability" in lines[where + 2]
+    report = load_json(pytester.path / "r.json")
+    crashed = [r for r in report["records"] if r["case"] == "lost::0" and r["run"] == 2]
+    assert [r["outcome"] for r in crashed] == ["error"]
+    assert report["exit_status"] == 1
