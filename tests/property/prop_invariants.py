@@ -661,8 +661,9 @@ def check_sequential(example: Example, sessions: Mapping[str, Session]) -> None:
 
 @session_check("sequential comparisons are read from their sequence")
 def sequential_comparisons(example: Example, session: Session) -> None:
-    """Under ``--prob-stop=sequential`` (issue 25), a comparison judged on its sequence
-    uses no more pairs than its inputs made, its verdict is the one it settled on (a margin
+    """Under ``--prob-stop=sequential`` (issue 25), a comparison judged on its sequence is
+    designed at its level, or at α/m of the family under ``--prob-adjust=holm|bonferroni|bh``
+    and ``horizon`` without a margin (issue 36), uses no more pairs than its inputs made, its verdict is the one it settled on (a margin
     always settles by its last look), its p (when it has one) is at most α whenever its
     interval leaves out zero, and a comparison whose cases were stopped had settled. The
     ``comparisons_stopped`` counts (the ``Stopped:`` line's continuation) are the pairs
@@ -679,10 +680,22 @@ def sequential_comparisons(example: Example, session: Session) -> None:
         *(report.get("comparisons") or []),
         *((report.get("baseline") or {}).get("functions") or []),
     ]
+    family = len(report.get("comparisons") or [])
     for line in lines:
         if line.get("regime") != "sequence" or line.get("error"):
             continue
         detail = line["detail"]
+        # under a family correction and the horizon design an axis comparison without a
+        # margin is designed at α/m of the family's m comparisons; everything else at its level
+        shared = (
+            line.get("axis") != "baseline"
+            and line["margin"] is None
+            and session.flags.adjust in ("holm", "bonferroni", "bh")
+            and detail["design"] == "horizon"
+            and family > 1
+        )
+        expected = 1 - (1 - line["level"]) / family if shared else line["level"]
+        assert abs(detail["level"] - expected) < 1e-12, (line["label"], detail, family)
         # (``pairs`` holds the counts at the settling look, ``pairs_full`` every judged run)
         every = line.get("pairs_full") or line["pairs"]
         made = [min(pair["arm"]["total"], pair["baseline"]["total"]) for pair in every]
