@@ -15,7 +15,6 @@ O'Brien–Fleming-type spending. docs/statistics.rst ("Why α·t²") quotes this
 
 from __future__ import annotations
 
-
 import numpy as np
 from pytest_probability.extensions.comparisons.statistics import groupseq
 from scipy.signal import fftconvolve
