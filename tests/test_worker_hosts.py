@@ -164,6 +164,7 @@ def test_a_lost_host_ends_the_session_with_one_message(
         lines[where + 1].startswith(f"  worker gw1 (socket=127.0.0.1:{hosts[1].port}")
     )
     assert "items never ran" in lines[where + 2] or "probability" in lines[where + 2]
+    assert sum("could not be replaced" in line for line in lines) == 1  # (one message)
     report = load_json(pytester.path / "r.json")
     crashed = [r for r in report["records"] if r["case"] == "lost::0" and r["run"] == 2]
     assert [r["outcome"] for r in crashed] == ["error"]

@@ -124,7 +124,6 @@ class WorkerHosts:
                 f"worker {worker} ({spec}) went down and could not be replaced: "
                 f"{type(exc).__name__}: {exc}"
             )
-            session.shouldstop = self.lost
             if not session.testsfailed:
                 session.testsfailed = 1  # (the session did not run everything: it failed)
             return True
