@@ -33,14 +33,6 @@ MARKER_HELP = (
 )
 
 
-def _uses_xdist(config: pytest.Config) -> bool:
-    """A pytest-xdist worker, or a controller with workers to start."""
-    option = config.option
-    return _is_worker(config) or bool(
-        getattr(option, "numprocesses", None) or getattr(option, "tx", None)
-    )
-
-
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -194,13 +186,13 @@ class Kernel:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
-        """Validate every setting, register the marker and the bench file glob.
-
-        Called once per process before collection; raises :class:`pytest.UsageError` for a
-        bad CLI or ini value, or an unwritable ``--prob-json`` path.
-        """
+        """Validate every setting, register the marker and the bench file glob (and, under
+        pytest-xdist, :mod:`.execution.workers`). Called once per process before collection;
+        raises :class:`pytest.UsageError` for a bad CLI or ini value, or an unwritable
+        ``--prob-json`` path."""
         self.config = config
-        if _uses_xdist(config):  # (an unrelated session imports nothing more)
+        xdist = config.getoption("numprocesses", None) or config.getoption("tx", None)
+        if xdist or _is_worker(config):  # (an unrelated session imports nothing more)
             from .execution.workers import register
 
             register(config)
