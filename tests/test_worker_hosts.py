@@ -53,17 +53,20 @@ def _tx(hosts, workers: int, chdir: Path, **env: str) -> list[str]:
 
 
 def test_two_hosts_give_the_one_machine_report(pytester: pytest.Pytester, worker_hosts) -> None:  # noqa: F811
-    """Fractions, gate verdicts under curtailment, steps and the function-level lines are
-    those of ``-n 2`` on one machine; the environment reaches the remote workers only
+    """Fractions, gate verdicts under curtailment, steps, the function-level lines and the
+    Markdown summary are those of ``-n 2`` on one machine; the environment reaches the remote workers only
     through ``--tx …//env``."""
     pytester.makepyfile(bench_hosts=GATED)
     common = ("--prob-runs=8", "--prob-stop=curtail", "-p", "no:randomly")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCH_KEY", "from-tx")
-        local = pytester.runpytest_subprocess(*common, "-n", "2", "--prob-json=local.json")
+        local = pytester.runpytest_subprocess(
+            *common, "-n", "2", "--prob-json=local.json", "--prob-markdown=local.md"
+        )
     remote = pytester.runpytest_subprocess(
         *common,
         "--prob-json=remote.json",
+        "--prob-markdown=remote.md",
         *_tx(worker_hosts, 2, pytester.path, BENCH_KEY="from-tx"),
     )
     assert remote.ret == local.ret
@@ -74,6 +77,10 @@ def test_two_hosts_give_the_one_machine_report(pytester: pytest.Pytester, worker
     assert outcomes[1] == outcomes[0]
     assert {record["worker"] for record in two["records"]} == {"gw0", "gw1"}
     assert section(remote.outlines) == section(local.outlines)
+    markdown = [
+        (pytester.path / name).read_text(encoding="utf-8") for name in ("local.md", "remote.md")
+    ]
+    assert markdown[1] == markdown[0] and "| gated::7 |" in markdown[0]
     # without the env spec the remote worker does not see the controller's environment
     bare = pytester.runpytest_subprocess(
         "--prob-runs=1", "-k", "env", *_tx(worker_hosts, 1, pytester.path)
