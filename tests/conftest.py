@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 pytest.register_assert_rewrite("helpers")
 
 from helpers import SPEC_BENCH, RecordedClock  # noqa: E402
+from hosts import WorkerHost, available  # noqa: E402
 
 
 def _import_every_plugin_module() -> None:
@@ -129,6 +131,30 @@ def recorded_clock(monkeypatch: pytest.MonkeyPatch) -> RecordedClock:
     module.clock = clock  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "recorded_clock", module)
     return clock
+
+
+@pytest.fixture
+def worker_hosts(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[], WorkerHost]]:
+    """A factory of worker hosts; the controller's ``TMPDIR`` (set here) is hidden from
+    them. Every host is killed at the end of the test."""
+    reason = available()
+    if reason is not None:
+        pytest.skip(reason)
+    hidden = tmp_path_factory.mktemp("controller-tmp")
+    monkeypatch.setenv("TMPDIR", str(hidden))
+    started: list[WorkerHost] = []
+
+    def start() -> WorkerHost:
+        log = tmp_path_factory.mktemp("host") / "server.log"
+        host = WorkerHost(hidden, log)
+        started.append(host)
+        return host
+
+    yield start
+    for host in started:
+        host.kill()
 
 
 def pytest_configure(config: pytest.Config) -> None:

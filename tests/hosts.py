@@ -6,7 +6,8 @@ worker shares nothing with the controller but a socket and the checked-out sourc
 project and the virtualenv). Its environment is a bare ``PATH``: anything else reaches it
 only through ``--tx …//env:NAME=value``, as on a real host. Each server runs one worker
 (execnet's server runs one connection at a time, in its own process), so killing the server
-is losing the host. Needs root and ``unshare(1)``; tests skip with the reason elsewhere.
+is losing the host. Needs root and ``unshare(1)``; the ``worker_hosts`` fixture
+(tests/conftest.py) skips with the reason elsewhere.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 
 def available() -> str | None:
@@ -78,25 +77,3 @@ class WorkerHost:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def worker_hosts(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    """A factory of worker hosts; the controller's ``TMPDIR`` (set here) is hidden from
-    them. Every host is killed at the end of the test."""
-    reason = available()
-    if reason is not None:
-        pytest.skip(reason)
-    hidden = tmp_path_factory.mktemp("controller-tmp")
-    monkeypatch.setenv("TMPDIR", str(hidden))
-    started: list[WorkerHost] = []
-
-    def start() -> WorkerHost:
-        log = tmp_path_factory.mktemp("host") / "server.log"
-        host = WorkerHost(hidden, log)
-        started.append(host)
-        return host
-
-    yield start
-    for host in started:
-        host.kill()

@@ -322,23 +322,22 @@ def test_a_corrected_family_designs_each_comparison_at_its_share_of_alpha(
     assert anytime["detail"]["level"] == 0.95
 
 
-def test_the_design_level_of_each_comparison() -> None:
+def test_the_design_level_of_each_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
     """α/m only for a comparison without a margin, under a family correction and the
     ``horizon`` design, with more than one comparison."""
     from types import SimpleNamespace
 
     from pytest_probability.extensions.comparisons.sequential import outcome
 
+    values: dict[str, str] = {}
+    monkeypatch.setattr(
+        outcome, "options_of", lambda _: SimpleNamespace(session_value=values.__getitem__)
+    )
+    monkeypatch.setattr(outcome, "option_value", lambda _, name: values[name])
+
     def level(adjust: str, design: str, margin: float | None, family: int) -> float:
-        values = {"adjust": adjust, "compare_sequential": design}
-        config = SimpleNamespace()
-        original = outcome.options_of, outcome.option_value
-        outcome.options_of = lambda _: SimpleNamespace(session_value=values.__getitem__)
-        outcome.option_value = lambda _, name: values[name]
-        try:
-            return outcome.design_level(config, 0.95, margin, family)
-        finally:
-            outcome.options_of, outcome.option_value = original
+        values.update(adjust=adjust, compare_sequential=design)
+        return outcome.design_level(SimpleNamespace(), 0.95, margin, family)
 
     assert level("holm", "horizon", None, 4) == pytest.approx(1 - 0.05 / 4)
     assert level("bonferroni", "horizon", None, 2) == pytest.approx(0.975)

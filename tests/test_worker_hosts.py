@@ -13,11 +13,15 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers import load_json, section, stable
-from hosts import worker_hosts  # noqa: F401  (the fixture)
+from hosts import WorkerHost
+
+#: the ``worker_hosts`` fixture (tests/conftest.py): starts one more host per call
+Hosts = Callable[[], WorkerHost]
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 
@@ -45,14 +49,16 @@ def bench_steps():
 """
 
 
-def _tx(hosts, workers: int, chdir: Path, **env: str) -> list[str]:
+def _tx(hosts: Hosts, workers: int, chdir: Path, **env: str) -> list[str]:
     args = ["--dist", "load", "-p", "no:randomly"]
     for _ in range(workers):
         args += ["--tx", hosts().spec(chdir, **env)]
     return args
 
 
-def test_two_hosts_give_the_one_machine_report(pytester: pytest.Pytester, worker_hosts) -> None:  # noqa: F811
+def test_two_hosts_give_the_one_machine_report(
+    pytester: pytest.Pytester, worker_hosts: Hosts
+) -> None:
     """Fractions, gate verdicts under curtailment, steps, the function-level lines and the
     Markdown summary are those of ``-n 2`` on one machine; the environment reaches the remote workers only
     through ``--tx …//env``."""
@@ -99,7 +105,7 @@ def bench_paid(i):
 """
 
 
-def test_a_budget_holds_across_hosts(pytester: pytest.Pytester, worker_hosts) -> None:  # noqa: F811
+def test_a_budget_holds_across_hosts(pytester: pytest.Pytester, worker_hosts: Hosts) -> None:
     """$0.20 at $0.01 a run over two remote workers, which cannot read the controller's
     tally file: the controller hands each at most two runs at a time, so the session
     overshoots by at most two runs per worker (docs/budget.rst)."""
@@ -133,7 +139,7 @@ def bench_lost(i):
 
 def test_a_lost_host_ends_the_session_with_one_message(
     pytester: pytest.Pytester,
-    worker_hosts,  # noqa: F811
+    worker_hosts: Hosts,
 ) -> None:
     """A worker host that disappears mid-run (its server killed while a run is in flight):
     the run is an error record naming the crash, pytest-xdist cannot replace the worker

@@ -63,7 +63,6 @@ class WorkerHosts:
     """The version handshake (controller and workers) and a lost host (controller)."""
 
     def __init__(self, config: pytest.Config) -> None:
-        self.config = config
         self.mismatch = version_mismatch(config)
         #: workers that went down: (worker id, its spec), in order
         self.down: list[tuple[str, str]] = []

@@ -125,9 +125,10 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
     if item.get("axis") == "baseline":
         text += " (each run now against one of the baseline's runs, dealt in a seeded order)"
     text += ","
-    designed = _number(detail.get("level"))
-    shares = designed is not None and _number(item.get("level")) not in (None, designed)
-    interval_level = f"a {100 * designed:.4g}%" if shares and designed is not None else _level(item)
+    # (the level its boundaries were designed at, when it is its share of the family's α)
+    family_level, designed = _number(item.get("level")), _number(detail.get("level"))
+    shared = designed if family_level is not None and designed not in (None, family_level) else None
+    interval_level = _level(item) if shared is None else f"a {100 * shared:.4g}%"
     if difference is not None and low is not None and high is not None:
         if horizon:
             adjusted = detail.get("estimate") == "median-unbiased"
@@ -156,8 +157,8 @@ def _sequence_text(item: dict[str, Any], versus: str) -> str:
             "by the stagewise ordering of the looks" if horizon else "valid at any stop"
         )
     text += "."
-    if shares and designed is not None:
-        family = round((1.0 - (_number(item.get("level")) or 0.0)) / max(1e-12, 1.0 - designed))
+    if shared is not None and family_level is not None:
+        family = round((1.0 - family_level) / max(1e-12, 1.0 - shared))
         text += (
             f" Its boundaries spend its share of α over the {family} comparisons "
             f"--prob-adjust={item.get('adjust')} corrects, so it stops only once its p can "
