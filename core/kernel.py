@@ -13,7 +13,6 @@ import gc
 import sys
 from collections.abc import Generator
 from pathlib import Path
-from time import sleep
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -285,11 +284,17 @@ class Kernel:
         self.case_order = {key: index for index, key in enumerate(ordered)}
         self.foreign_run_data = None  # conftests registered while collecting count too
         proxies: dict[str, Any] = {}
+        overlap = self.options.session_value("concurrency") > 1
         for item in session.items:
             if isinstance(item, BenchRun):
                 if item.case.module not in proxies:
                     proxies[item.case.module] = session.gethookproxy(item.path)
                 item.ihook = proxies[item.case.module]
+                overlap = overlap or "concurrency" in item.case.mark
+        if overlap:  # (--prob-concurrency or a mark's: otherwise pytest's own protocol)
+            from .execution.concurrency import register
+
+            register(session.config, self, sys.modules[loader.COLLECT_MODULE])
 
     # -- running ---------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -301,32 +306,9 @@ class Kernel:
         collect = sys.modules.get(loader.COLLECT_MODULE)
         if collect is None or not isinstance(item, collect.BenchRun):
             return
-        from .execution.context import RunContext, enter_run
+        from .execution.run_start import start_run
 
-        context_key = collect.CONTEXT_KEY
-        item.stash[context_key] = RunContext(
-            case_id=item.case.case_id, run=item.run, config=item.config
-        )
-        if self.config is not None and self.config.hook.pytest_prob_skip_run.get_hookimpls():
-            try:
-                reason = item.ihook.pytest_prob_skip_run(item=item, case=item.case)
-            except (Exception, SystemExit) as exc:  # (UsageError and pytest.exit: pytest's)
-                if isinstance(exc, (pytest.UsageError, pytest.exit.Exception)):
-                    raise
-                reason = exc
-            if isinstance(reason, str) and reason:
-                raise pytest.skip.Exception(reason, _use_item_location=True)
-            if reason is not None and not isinstance(reason, str):
-                from .report.safe_calls import skip_run_failed
-
-                assert self.failures is not None
-                skip_run_failed(self.failures, item, reason)
-        delay = self.options.session_value("delay")
-        if delay and self.runs_started:
-            sleep(delay)
-        self.runs_started += 1
-        # current from fixture setup through the body to fixture teardown
-        item.stash[TOKEN_KEY] = enter_run(item.stash[context_key])
+        item.stash[TOKEN_KEY] = start_run(self, item, collect)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:

@@ -26,7 +26,14 @@ from typing import Any
 
 import pytest
 
-from .parsers import parse_bool, parse_delay, parse_patterns, parse_runs, parse_text
+from .parsers import (
+    parse_bool,
+    parse_concurrency,
+    parse_delay,
+    parse_patterns,
+    parse_runs,
+    parse_text,
+)
 
 Parser = Callable[[Any], Any]
 
@@ -357,7 +364,30 @@ def declare_kernel_settings(options: OptionRegistry) -> None:
         cli="--prob-delay",
         ini="prob_delay",
         metavar="SECONDS",
-        help="sleep between run executions, never before the first (per xdist worker)",
+        help="sleep between run executions, never before the first (per xdist worker); "
+        "with --prob-concurrency, the least time between two run starts",
+    )
+    options.add(
+        "concurrency",
+        parse=parse_concurrency,
+        default=1,
+        cli="--prob-concurrency",
+        ini="prob_concurrency",
+        mark=True,
+        metavar="K",
+        help="keep up to K runs in flight in one process (per xdist worker): async def "
+        "bench functions as tasks on one event loop, others only with --prob-threads",
+    )
+    options.add(
+        "threads",
+        parse=parse_bool,
+        default=False,
+        cli="--prob-threads",
+        ini="prob_threads",
+        mark=True,
+        flag_value=True,
+        help="with --prob-concurrency, run plain (sync) bench functions in threads: opt in "
+        "only for code that is thread-safe",
     )
     options.add(
         "transpose",

@@ -23,6 +23,8 @@ MAX_RUNS = 100_000
 #: Longest ``--prob-delay`` between two runs, in seconds (an hour); ``time.sleep`` raises
 #: ``OverflowError`` for numbers such as 1e308.
 MAX_DELAY = 3600.0
+#: the most runs in flight at once ``--prob-concurrency`` accepts
+MAX_CONCURRENCY = 1024
 
 
 def _parsed(value: Any, convert: Callable[[Any], Any], expected: str, valid: Any) -> Any:
@@ -55,6 +57,14 @@ def parse_runs(value: Any) -> int:
     number = parse_positive_int(value)
     if number > MAX_RUNS:
         raise ValueError(f"expected a whole number from 1 to {MAX_RUNS:,}, got {value!r}")
+    return number
+
+
+def parse_concurrency(value: Any) -> int:
+    """Runs in flight at once: a whole number from 1 to :data:`MAX_CONCURRENCY`."""
+    number = parse_positive_int(value)
+    if number > MAX_CONCURRENCY:
+        raise ValueError(f"expected a whole number from 1 to {MAX_CONCURRENCY:,}, got {value!r}")
     return number
 
 

@@ -121,12 +121,12 @@ def _collection_order(request: pytest.FixtureRequest) -> None:
 def recorded_clock(monkeypatch: pytest.MonkeyPatch) -> RecordedClock:
     """A :class:`RecordedClock` standing in for the run timer and the ``--prob-delay`` sleep of
     in-process pytester sessions; bench files reach it with ``import recorded_clock``."""
-    from pytest_probability import kernel
     from pytest_probability.collection import collector
+    from pytest_probability.execution import run_start
 
     clock = RecordedClock()
     monkeypatch.setattr(collector, "perf_counter", clock)
-    monkeypatch.setattr(kernel, "sleep", clock.sleep)
+    monkeypatch.setattr(run_start, "sleep", clock.sleep)
     module = types.ModuleType("recorded_clock")
     module.clock = clock  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "recorded_clock", module)

@@ -39,6 +39,10 @@ STEPS_KEY = pytest.StashKey[list[Any]]()
 #: the steps in their JSON form, once read after the body returned (:func:`read_steps`)
 STEP_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
 CONTEXT_KEY = pytest.StashKey[RunContext]()
+#: a body that ran concurrently, for its call phase to replay (a ``FinishedBody``)
+FINISHED_KEY = pytest.StashKey[Any]()
+#: set on a run whose start the concurrency scheduler paces (no ``--prob-delay`` sleep)
+PACED_KEY = pytest.StashKey[bool]()
 #: how many cases this process collected so far (their ``sequence``: definition order)
 CASES_COLLECTED_KEY = pytest.StashKey[int]()
 _SETUP_FIXTURE_ATTR = "_pytest_probability_module_setup"
@@ -91,16 +95,24 @@ class BenchRun(pytest.Function):
         return self.nodeid.split("::", 1)[1]
 
     def runtest(self) -> None:
-        """Run the bench body to completion, timing it and keeping its steps."""
-        kwargs = {name: self.funcargs[name] for name in self._fixtureinfo.argnames}
+        """Run the bench body to completion, timing it and keeping its steps (or replay the
+        body that already ran concurrently: its output, log records and exception)."""
         steps: list[Any] = []
         self.stash[STEPS_KEY] = steps
-        # the run context is current: the kernel enters it at setup, leaves it at teardown
-        start = perf_counter()
-        try:
-            run_body(self.obj, kwargs, steps)
-        finally:
-            self.stash[ELAPSED_KEY] = perf_counter() - start
+        finished = self.stash.get(FINISHED_KEY, None)
+        if finished is not None:  # it ran concurrently (--prob-concurrency): replay it here
+            del self.stash[FINISHED_KEY]
+            steps.extend(finished.steps)
+            self.stash[ELAPSED_KEY] = finished.elapsed
+            finished.replay()
+        else:
+            kwargs = {name: self.funcargs[name] for name in self._fixtureinfo.argnames}
+            # the run context is current: the kernel enters it at setup, leaves it at teardown
+            start = perf_counter()
+            try:
+                run_body(self.obj, kwargs, steps)
+            finally:
+                self.stash[ELAPSED_KEY] = perf_counter() - start
         read, problem = read_steps(steps)
         self.stash[STEP_RECORDS_KEY] = read
         if problem is not None:

@@ -109,6 +109,20 @@ def run_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[An
         steps.extend(steps_from_return(result))
 
 
+async def arun_body(func: Callable[..., Any], kwargs: Mapping[str, Any], steps: list[Any]) -> None:
+    """The awaitable twin of :func:`run_body`, for a body running as a task on a loop the
+    caller owns (``--prob-concurrency``): the same steps, consumed the same way."""
+    result = func(**kwargs)
+    if inspect.isasyncgen(result):
+        await _consume_async(result, steps)
+    elif inspect.isawaitable(result):
+        steps.extend(steps_from_return(await result))
+    elif inspect.isgenerator(result):
+        _consume(result, steps)
+    else:
+        steps.extend(steps_from_return(result))
+
+
 async def _await(awaitable: Any) -> Any:
     return await awaitable
 
