@@ -112,6 +112,7 @@ if TYPE_CHECKING:
         report_of,
         results_of,
         run_context_of,
+        runs_in_flight,
         selected_cases,
         stopped_early,
     )
@@ -190,6 +191,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
         "report_document",
         "report_of",
         "results_of",
+        "runs_in_flight",
         "selected_cases",
         "stopped_early",
         "call_hook",
@@ -201,6 +203,7 @@ PUBLIC: dict[str, tuple[str, str]] = {
     **_names(".collection.collector", "BenchRun", "VerdictItem"),
     **_names(".execution.context", "RunContext", "current_run", "current_run_or_none"),
     "run_context_of": (".sessionviews", "run_context_of"),
+    "runs_in_flight": (".sessionviews", "runs_in_flight"),
     **_names(".execution.steps", "Step", "step_field"),
     # -- collection: verdict items and the runs they decide ----------------------------------
     **_names(".collection.verdict_items", "VerdictRequest", "verdict_properties"),
@@ -464,6 +467,7 @@ __all__ = [
     "results_of",
     "row_status",
     "run_context_of",
+    "runs_in_flight",
     "runs_text",
     "selected_cases",
     "signed_percent",

@@ -96,6 +96,17 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
     return _kernel(config).report_document(exit_status)
 
 
+def runs_in_flight(config: pytest.Config) -> int:
+    """How many runs this process started whose record is not in its results yet: ``0``
+    unless ``--prob-concurrency`` (or a mark's ``concurrency``) overlaps runs. A rule that
+    decides whether a run may start (``pytest_prob_skip_run``) counts them as runs that
+    will be made: a budget, for instance."""
+    import sys
+
+    module = sys.modules.get("pytest_probability.execution.concurrency")
+    return 0 if module is None else int(module.runs_in_flight(config))
+
+
 def run_context_of(item: pytest.Item) -> RunContext | None:
     """The run context of a bench run item between its setup and teardown (what
     ``current_run()`` returns inside its body), else ``None``: for hooks that see the item

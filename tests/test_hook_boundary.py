@@ -158,6 +158,8 @@ UNCALLED = {"pytest_prob_register_llm_backends", "pytest_prob_record_usage"}
 STOPPING = {"pytest_prob_stop_readers", "pytest_prob_case_stopped", "pytest_prob_case_gates"}
 #: hooks called only when a budget cuts runs
 CUTTING = {"pytest_prob_case_verdict"}
+#: hooks called only on the pytest-xdist controller (the session runs with -n 2)
+XDIST = {"pytest_prob_deals_runs_apart"}
 #: hooks whose answer is not used (a junk answer is nobody's failure)
 UNANSWERED = CONFIGURING | {
     "pytest_prob_build_report",
@@ -165,7 +167,8 @@ UNANSWERED = CONFIGURING | {
     "pytest_prob_run_finished",
     "pytest_prob_plan_case",
 }
-#: hooks called while pytest configures a planning session (an interrupt: pytest's own)
+#: hooks called while pytest configures a planning session, or starts pytest-xdist's workers
+#: (an interrupt: pytest's own)
 PLAN_CONFIGURING = {"pytest_prob_plan_costs"}
 
 
@@ -188,6 +191,8 @@ def test_no_hook_can_cost_a_report(
     extra = ["--prob-plan"] if planning else []
     if hook in STOPPING:
         extra.append("--prob-stop=curtail")
+    if hook in XDIST:
+        extra += ["-n", "2"]
     budget = "--prob-budget-runs=" + ("12" if hook in CUTTING else "1000")
     if hook == "pytest_prob_plan_costs":
         pytester.runpytest_subprocess("-p", "no:randomly", "--prob-runs=2", "--prob-json=old.json")
@@ -208,7 +213,7 @@ def test_no_hook_can_cost_a_report(
         if mode != "interrupt":
             assert "hostile" in output
         return
-    if hook in PLAN_CONFIGURING and mode == "interrupt":
+    if hook in PLAN_CONFIGURING | XDIST and mode == "interrupt":
         assert result.ret == 2
         return
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))

@@ -65,6 +65,7 @@ def test_spec_curtail_example(pytester: pytest.Pytester) -> None:
         "after": 12,
         "planned": 40,
         "skipped": 28,
+        "in_flight": 0,
     }
     assert stopped["rows"][0]["stopped"] is None
     assert stopped["stopping"] == {
@@ -72,6 +73,7 @@ def test_spec_curtail_example(pytester: pytest.Pytester) -> None:
         "stopped_cases": 2,
         "runs_saved": 30,
         "runs_planned": 120,
+        "runs_in_flight": 0,
         "cost_avoided": pytest.approx(0.03),
         "spread_cases": 0,
         "kept_cases": 0,
@@ -121,7 +123,13 @@ def pytest_collection_modifyitems(items):
         for run in range(40, 0, -1):  # the reversed order
             found = curtail(thresholds, passes, judged, run)
             if found is not None:
-                stop = {"verdict": found, "after": judged, "planned": 40, "skipped": run}
+                stop = {
+                    "verdict": found,
+                    "after": judged,
+                    "planned": 40,
+                    "skipped": run,
+                    "in_flight": 0,
+                }
                 break
             passes += passing(run)
             judged += 1
@@ -230,7 +238,13 @@ def bench_two():
     )
     result = pytester.runpytest("--prob-stop=curtail", "--prob-runs=10", "--prob-json=r.json")
     (row,) = load_json(pytester.path / "r.json")["rows"]
-    assert row["stopped"] == {"verdict": "fail", "after": 4, "planned": 10, "skipped": 6}
+    assert row["stopped"] == {
+        "verdict": "fail",
+        "after": 4,
+        "planned": 10,
+        "skipped": 6,
+        "in_flight": 0,
+    }
     assert row["gate"]["verdict"] == "fail"
     assert [c["verdict"] for c in row["gate"]["checks"]] == ["undecided", "fail"]
     assert section(result.outlines)[0] == "  two  0/4  [0%, 60%]  FAIL  decided after 4/10"
@@ -326,8 +340,8 @@ def test_xdist_never_stops_from_a_partial_view(pytester: pytest.Pytester, dist: 
     assert (report["stopping"]["stopped_cases"], report["stopping"]["runs_saved"]) == (2, 30)
     assert [r["stopped"] for r in report["rows"]] == [
         None,
-        {"verdict": "undecided", "after": 38, "planned": 40, "skipped": 2},
-        {"verdict": "fail", "after": 12, "planned": 40, "skipped": 28},
+        {"verdict": "undecided", "after": 38, "planned": 40, "skipped": 2, "in_flight": 0},
+        {"verdict": "fail", "after": 12, "planned": 40, "skipped": 28, "in_flight": 0},
     ]
 
 

@@ -104,6 +104,7 @@ def test_a_comparison_margin_keeps_its_cases_running_under_curtail(
         "stopped_cases": 0,
         "runs_saved": 0,
         "runs_planned": 40,
+        "runs_in_flight": 0,
         "cost_avoided": None,
         "spread_cases": 0,
         "kept_cases": 2,

@@ -10,6 +10,7 @@ and every report written.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -28,6 +29,7 @@ pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
 #: a gate with curtailment, a function-level line, steps and an error: what must travel
 GATED = """
 import os
+import re
 import pytest
 from pytest_probability import current_run
 
@@ -123,6 +125,7 @@ def test_a_budget_holds_across_hosts(pytester: pytest.Pytester, worker_hosts: Ho
 
 LOST = """
 import os
+import re
 import time
 import pytest
 from pytest_probability import current_run
@@ -173,7 +176,10 @@ def test_a_lost_host_ends_the_session_with_one_message(
     assert "INTERNALERROR" not in text and "Traceback" not in text, text
     lines = text.splitlines()
     (where,) = [i for i, line in enumerate(lines) if "probability: workers" in line]
-    assert " went down and could not be replaced: ConnectionRefusedError" in lines[where + 1]
+    # (the host's socket refuses the new connection, or resets one xdist had opened)
+    assert re.search(
+        r" went down and could not be replaced: Connection(Refused|Reset)Error", lines[where + 1]
+    ), lines[where + 1]
     assert lines[where + 1].startswith(f"  worker gw0 (socket=127.0.0.1:{hosts[0].port}") or (
         lines[where + 1].startswith(f"  worker gw1 (socket=127.0.0.1:{hosts[1].port}")
     )

@@ -35,6 +35,7 @@ from pytest_probability.api import (
     option_value,
     options_of,
     results_of,
+    runs_in_flight,
 )
 
 from .scheduling import Dealing, run_case, wrap
@@ -201,6 +202,12 @@ class Budget:
         if self.shared is not None:
             node.workerinput[WORKER_KEY] = str(self.shared)
 
+    def pytest_prob_deals_runs_apart(self, config: pytest.Config) -> bool | None:
+        """Workers get runs only as the budget allows, not a case's runs together. Called
+        on the pytest-xdist controller once per worker; returns ``True`` under
+        pytest-xdist."""
+        return True if self.shared is not None else None
+
     @pytest.hookimpl(tryfirst=True, optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """With ``--prob-transpose``, deal the runs out run-major (pytest-xdist's own load
@@ -275,6 +282,10 @@ class Budget:
         if self.reader is not None:  # a pytest-xdist worker: the controller's, from the file
             read = self.reader.read()
             tally = Tally(max(read.spent, tally.spent), max(read.runs, tally.runs))
+        flying = runs_in_flight(self.config)
+        if flying:  # (--prob-concurrency) they will be made: count each at the mean spend
+            mean = tally.spent / tally.runs if tally.runs else 0.0
+            tally = Tally(tally.spent + flying * mean, tally.runs + flying)
         limit = self.limit_reached(tally)
         if limit is None:
             return None

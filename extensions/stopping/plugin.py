@@ -182,7 +182,7 @@ def pytest_prob_build_report(
     if mode == OFF or not len(results):
         return  # (nothing ran: a --prob-plan session)
     cells: dict[str, str] = {}
-    saved = planned = stopped_cases = spread = kept_runs = kept_cases = 0
+    saved = planned = stopped_cases = spread = kept_runs = kept_cases = in_flight = 0
     avoided: float | None = None
     kept: Counter[str] = Counter()  # why → cases kept running for it
     for case in results.cases():
@@ -201,6 +201,7 @@ def pytest_prob_build_report(
             continue
         stopped_cases += 1
         saved += stop["skipped"]
+        in_flight += stop["in_flight"]
         cells[case.key] = f"decided after {stop['after']}/{stop['planned']}"
         # what its runs cost, from the cost extension (None without it)
         spent = call_first(
@@ -216,6 +217,11 @@ def pytest_prob_build_report(
     if avoided is not None and saved:
         text += f", about {money(avoided)} not spent"
     lines = [text]
+    if in_flight:
+        lines.append(
+            f"{_many(in_flight, 'run')} in flight when their case was decided finished "
+            "and count in its row (--prob-concurrency)"
+        )
     if spread:
         lines.append(
             f"{spread} case(s) had runs on several workers, which ran every run they had "
@@ -231,6 +237,7 @@ def pytest_prob_build_report(
             "stopped_cases": stopped_cases,
             "runs_saved": saved,
             "runs_planned": planned,
+            "runs_in_flight": in_flight,
             "cost_avoided": avoided,
             "spread_cases": spread,
             "kept_cases": kept_cases,
@@ -308,6 +315,11 @@ class Stopper:
     #: cases every run of which this process runs (not an xdist worker, none deselected):
     #: they may stop whatever order their runs come in (pytest-randomly shuffles them)
     complete: set[str] = field(default_factory=set)
+    #: case key → the runs the case was decided on (others in flight then finish later:
+    #: ``--prob-concurrency``)
+    settled_on: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: (case key, run) of the runs this rule skipped
+    cut: set[tuple[str, int]] = field(default_factory=set)
     #: (case key, run) → why the run is made although the rule would stop the case
     held: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     _thresholds: dict[tuple[str, Any], Thresholds] = field(default_factory=dict)
@@ -351,6 +363,7 @@ class Stopper:
         key = case.key
         stopped = self.decided.get(key)
         if stopped is not None:
+            self.cut.add((key, getattr(item, "run", 1)))
             return stop_reason(*stopped, case.runs)
         if key in self.partial:
             return None
@@ -386,10 +399,13 @@ class Stopper:
                 self.held[(key, run)] = held
             return None
         self.decided[key] = (verdict, len(made))
+        self.settled_on[key] = frozenset(made)
+        self.cut.add((key, run))
         return stop_reason(verdict, len(made), case.runs)
 
     def pytest_prob_run_finished(self, item: pytest.Item, record: dict[str, Any]) -> None:
-        """Mark the skipped runs of a stopped case (``stopped``), the runs made only because
+        """Mark the skipped runs of a stopped case (``stopped``), its runs that were in flight
+        when it was decided and finished after (``stop_in_flight``), the runs made only because
         a verdict reading the case was not settled (``stop_held``), and the runs of a case
         this process could not stop because its earlier runs ran elsewhere
         (``stop_partial``). Called in the executing process once per run."""
@@ -398,9 +414,12 @@ class Stopper:
         if held is not None and record["outcome"] != SKIP:
             record["stop_held"] = held
         stopped = self.decided.get(key)
-        if stopped is not None and record["outcome"] == SKIP:
+        if stopped is not None and (key, record["run"]) in self.cut:
+            self.cut.discard((key, record["run"]))
             verdict, after = stopped
             record["stopped"] = {"verdict": verdict, "after": after, "planned": record["runs"]}
+        elif stopped is not None and record["run"] not in self.settled_on.get(key, ()):
+            record["stop_in_flight"] = True  # (started before the case was decided)
         elif key in self.partial and hasattr(self.config, "workerinput"):
             record["stop_partial"] = True
 

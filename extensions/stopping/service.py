@@ -131,12 +131,14 @@ def holding(readers: Sequence[StopReader], context: Any) -> list[str]:
 
 
 def case_stop(case: CaseResult) -> dict[str, Any] | None:
-    """``{"verdict", "after", "planned", "skipped"}`` when the case was stopped early,
-    else ``None``."""
+    """``{"verdict", "after", "planned", "skipped", "in_flight"}`` when the case was stopped
+    early, else ``None``; ``in_flight`` counts the runs that were in flight when it was
+    decided and finished after (``--prob-concurrency``: they count in its row)."""
     marks = [r["stopped"] for r in case.records.values() if r.get("stopped")]
     if not marks:
         return None
-    return {**marks[0], "skipped": len(marks)}
+    in_flight = sum(1 for r in case.records.values() if r.get("stop_in_flight"))
+    return {**marks[0], "skipped": len(marks), "in_flight": in_flight}
 
 
 def is_stopped(case: CaseResult) -> bool:

@@ -789,6 +789,24 @@ relation(
 )
 
 
+def _overlapped(example: Example) -> dict[str, tuple[Flags, int]]:
+    # (stopping keeps the runs in flight when a case is decided, so it may make more runs)
+    flags = replace(example.flags, budget_runs=None, stop=None, concurrency=None)
+    overlapped = replace(flags, concurrency=4, threads=True)
+    return {"reference": (flags, 0), "variant": (overlapped, 0)}
+
+
+relation(
+    Relation(
+        name="concurrency equals one at a time",
+        doc="--prob-concurrency with threads changes when bodies run, nothing in the report",
+        sessions=_overlapped,
+        check=check_same_everything,
+        examples=20,
+    )
+)
+
+
 def _xdist_sessions(example: Example) -> dict[str, tuple[Flags, int]]:
     flags = replace(example.flags, budget_runs=None)
     return {"serial": (flags, 0), "-n 2": (flags, 2)}

@@ -344,6 +344,10 @@ class Flags:
     budget: float | None = None
     budget_ok: bool = False
     delay: float | None = None
+    #: ``--prob-concurrency=K`` and ``--prob-threads`` (the bodies are plain functions: runs
+    #: overlap only with threads)
+    concurrency: int | None = None
+    threads: bool = False
     failures: str | None = None
     compare_resolution: float | None = None
     #: ``--prob-compare-sequential`` and ``--prob-bootstrap-method`` (issue 36)
@@ -435,6 +439,10 @@ class Flags:
             out.append("--prob-budget-ok")
         if self.delay is not None:
             out.append(f"--prob-delay={self.delay}")
+        if self.concurrency is not None:
+            out.append(f"--prob-concurrency={self.concurrency}")
+        if self.threads:
+            out.append("--prob-threads")
         if self.failures:
             out.append(f"--prob-failures={self.failures}")
         if self.compare_resolution is not None:
@@ -729,6 +737,8 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False, bias: str = "") -> 
         prior=draw(st.sampled_from([None, None, None, "0.5,0.5"])),
         # (a tiny delay: the option is exercised, the sessions stay fast)
         delay=draw(st.sampled_from([None, None, None, 0, 0.001])),
+        concurrency=draw(st.sampled_from([None, None, None, 1, 3, 8])),
+        threads=draw(maybe),
         failures=draw(st.sampled_from([None, None, "grouped", "first", "all"])),
         compare_resolution=draw(st.sampled_from([None, None, None, 0, 0.1, 0.3])),
         compare_sequential=draw(st.sampled_from([None, None, None, "horizon", "anytime"])),

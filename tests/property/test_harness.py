@@ -153,7 +153,13 @@ def test_the_replay_stops_the_documented_examples() -> None:
     found = replay(
         _model((rate, Check("max_fails", 3)), "f" * 10), exclude_errors=False, sequential=False
     )
-    assert found.stopped == {"verdict": "fail", "after": 4, "planned": 10, "skipped": 6}
+    assert found.stopped == {
+        "verdict": "fail",
+        "after": 4,
+        "planned": 10,
+        "skipped": 6,
+        "in_flight": 0,
+    }
     # min_rate=0.5 and max_latency=10, every run failing: FAIL after 9 of 10 ("timed 0/9")
     found = replay(_model((rate,), "f" * 10, latency=True), exclude_errors=False, sequential=False)
     assert found.stopped == {"verdict": "fail", "after": 9, "planned": 10, "skipped": 1}
@@ -166,11 +172,23 @@ def test_the_replay_stops_the_documented_examples() -> None:
     # the spec's "never" (passes runs 1-3 of 40, min_rate=0.9): decided after 12/40
     never = "ppp" + "f" * 37
     found = replay(_model((Check("rate", 0.9),), never), exclude_errors=False, sequential=False)
-    assert found.stopped == {"verdict": "fail", "after": 12, "planned": 40, "skipped": 28}
+    assert found.stopped == {
+        "verdict": "fail",
+        "after": 12,
+        "planned": 40,
+        "skipped": 28,
+        "in_flight": 0,
+    }
     # and "identify_pii" (fails run 38 only): UNDECIDED after 38/40
     pii = "p" * 37 + "f" + "pp"
     found = replay(_model((Check("rate", 0.9),), pii), exclude_errors=False, sequential=False)
-    assert found.stopped == {"verdict": "undecided", "after": 38, "planned": 40, "skipped": 2}
+    assert found.stopped == {
+        "verdict": "undecided",
+        "after": 38,
+        "planned": 40,
+        "skipped": 2,
+        "in_flight": 0,
+    }
     # no judged run yet (every run so far skipped): never stopped
     found = replay(_model((rate,), "ss"), exclude_errors=False, sequential=False)
     assert found.stopped is None
