@@ -197,6 +197,16 @@ class Scheduler:
         )
         return (item.parent, high, item.case.key if self.worker else None)
 
+    def is_verdict_of(self, following: pytest.Item, item: pytest.Item) -> bool:
+        """Whether ``following`` is a verdict item (``[gate]``) of ``item``'s function: the
+        lookahead passes over it to the next case's runs (under pytest-xdist, never: a
+        worker's window is one case)."""
+        return (
+            not self.worker
+            and isinstance(following, self.collect.VerdictItem)
+            and following.parent is item.parent
+        )
+
     @property
     def in_flight(self) -> int:
         """Runs started whose record is not in the results yet."""
@@ -415,6 +425,9 @@ class Scheduler:
         i = self.index[item] + 1
         while i < len(items) and self.may_start(item.session):
             following = items[i]
+            if self.is_verdict_of(following, item):
+                i += 1  # (it runs in its turn, after the runs it reads: they go first)
+                continue
             if not self.eligible(following) or self.window(following) != key:
                 return
             running = sum(1 for s in self.slots.values() if s.parked and s.task is not None)
@@ -447,6 +460,7 @@ class Scheduler:
         self.fill(item)
         while not slot.finished:
             if slot.task is None or slot.task.done():
+                # (first: a failure it made counts before another run may start)
                 self.finish(slot, nextitem)
                 break
             wake = None
@@ -454,7 +468,8 @@ class Scheduler:
                 wake = max(0.0, self.next_start - self.clock())
             self.drive(timeout=wake)
             self.finish_done(slot, nextitem)
-            self.fill(item)
+            if not slot.task.done():
+                self.fill(item)
         if slot.torn_down_for is not nextitem:
             self.leave_parents(slot, nextitem)
         self.emit(slot)

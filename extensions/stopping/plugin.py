@@ -318,6 +318,8 @@ class Stopper:
     #: case key → the runs the case was decided on (others in flight then finish later:
     #: ``--prob-concurrency``)
     settled_on: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: case key → the runs this process started (made or in flight)
+    started: dict[str, set[int]] = field(default_factory=dict)
     #: (case key, run) of the runs this rule skipped
     cut: set[tuple[str, int]] = field(default_factory=set)
     #: (case key, run) → why the run is made although the rule would stop the case
@@ -373,7 +375,10 @@ class Stopper:
         run: int = getattr(item, "run", 1)
         result = results_of(self.config).get(key)
         made = set(result.records) if result is not None else set()
-        if key not in self.complete and not set(range(1, run)) <= made:
+        started = self.started.setdefault(key, set())
+        started.add(run)
+        # (runs in flight here, --prob-concurrency, are not missing: this process makes them)
+        if key not in self.complete and not set(range(1, run)) <= made | started:
             self.partial.add(key)  # never stop a case from a partial view
             return None
         if result is None:
