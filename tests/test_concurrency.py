@@ -448,3 +448,47 @@ def resource():
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
     seen = json.loads(Path(pytester.path / "seen.json").read_text(encoding="utf-8"))
     assert seen == {"stack": True, "defs": True, "scopes": True}
+
+
+def test_the_lookahead_passes_over_a_gate_item(pytester: pytest.Pytester) -> None:
+    """The runs of the next case start while the case before is still in flight: its
+    ``[gate]`` item waits its turn and judges every run of its case."""
+    _files(
+        pytester,
+        """
+import pytest
+from gates import gate
+
+
+@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.probability(min_passes=3)
+async def bench_g(n, resource):
+    await gate(8)
+""",
+    )
+    result = pytester.runpytest(
+        "-p", "no:randomly", "-v", "--prob-runs=4", "--prob-concurrency=8", "--prob-json=r.json"
+    )
+    result.assert_outcomes(passed=10)
+    assert _state(pytester)["peak"] == 8
+    gates = [line.split()[0] for line in result.outlines if "[gate] PASSED" in line]
+    assert gates == ["bench_c.py::bench_g::1[gate]", "bench_c.py::bench_g::2[gate]"]
+    rows = load_json(pytester.path / "r.json")["rows"]
+    assert [(row["passes"], row["gate"]["verdict"]) for row in rows] == [(4, "pass")] * 2
+
+
+def test_workers_stop_cases_with_runs_in_flight(pytester: pytest.Pytester) -> None:
+    _files(pytester, STOP_BENCH)
+    pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-n", "2", "--prob-runs=20", "--prob-stop=curtail",
+        "--prob-concurrency=4", "--prob-json=r.json", timeout=120,
+    )  # fmt: skip
+    report = load_json(pytester.path / "r.json")
+    stop = report["rows"][0]["stopped"]
+    assert (stop["verdict"], stop["after"], stop["in_flight"], stop["skipped"]) == (
+        "fail",
+        6,
+        3,
+        11,
+    )
+    assert report["stopping"]["spread_cases"] == 0
