@@ -117,19 +117,20 @@ def pytest_prob_classify_outcome(item: pytest.Item, call: pytest.CallInfo[None])
 
 @hookspec(firstresult=True)
 def pytest_prob_deals_runs_apart(config: pytest.Config) -> bool | None:
-    """Say whether pytest-xdist's workers may be handed a case's runs a few at a time.
+    """Say whether this pytest-xdist worker may be handed a case's runs a few at a time.
 
-    Called on the pytest-xdist controller once per worker, before it starts. A worker
-    running runs concurrently (``--prob-concurrency``) sets up the next runs of its case
-    ahead of time, which is only right when the controller sends it every run of the case
-    together, as the kernel's case-aware scheduling does.
+    Called on a pytest-xdist worker once, when its runs may overlap
+    (``--prob-concurrency``), after collection. Such a worker sets up the next runs of its
+    case ahead of time, which is only right when the controller sends it every run of the
+    case together, as the kernel's case-aware scheduling does.
 
-    :return: ``True`` when an extension holds runs back from workers (their lookahead is then
-        off: each worker makes its runs one at a time), else ``None``. The first non-``None``
-        answer wins.
+    :return: ``True`` when an extension makes the controller hold runs back from this
+        worker (its lookahead is then off: it makes its runs one at a time), else ``None``.
+        The first non-``None`` answer wins.
 
-    The bundled ``budget`` extension answers ``True`` under pytest-xdist: it hands out runs
-    only as its budget allows.
+    The bundled ``budget`` extension answers ``True`` on a worker that cannot read the
+    budget's tally file (on another machine): the controller hands it runs only as the
+    budget allows.
     """
 
 

@@ -492,3 +492,32 @@ def test_workers_stop_cases_with_runs_in_flight(pytester: pytest.Pytester) -> No
         11,
     )
     assert report["stopping"]["spread_cases"] == 0
+
+
+def test_workers_on_this_machine_overlap_runs_under_a_budget(
+    pytester: pytest.Pytester,
+) -> None:
+    """A worker that reads the budget's tally gets every run of a case, so it looks ahead,
+    and the budget still cuts the session. (Its overshoot also counts the runs whose
+    reports are on their way to the controller, which no worker can see: instant runs
+    like these overshoot by more than K per worker.)"""
+    _files(
+        pytester,
+        """
+import pytest
+from gates import gate
+
+
+@pytest.mark.parametrize("n", [1, 2])
+async def bench_w(n, resource):
+    await gate(4)
+""",
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-n", "2", "--prob-runs=30", "--prob-concurrency=4",
+        "--prob-budget-runs=20", "--prob-json=r.json", timeout=120,
+    )  # fmt: skip
+    assert "never 4 in flight" not in result.stdout.str()
+    budget = load_json(pytester.path / "r.json")["budget"]
+    assert budget["reached"] and 20 <= budget["runs"] < 60, budget
+    assert budget["runs"] + budget["skipped"] == 60

@@ -192,7 +192,7 @@ def test_no_hook_can_cost_a_report(
     if hook in STOPPING:
         extra.append("--prob-stop=curtail")
     if hook in XDIST:
-        extra += ["-n", "2"]
+        extra += ["-n", "2", "--prob-concurrency=2"]
     budget = "--prob-budget-runs=" + ("12" if hook in CUTTING else "1000")
     if hook == "pytest_prob_plan_costs":
         pytester.runpytest_subprocess("-p", "no:randomly", "--prob-runs=2", "--prob-json=old.json")

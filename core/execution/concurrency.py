@@ -151,7 +151,9 @@ class Scheduler:
         self._eligible: dict[str, bool] = {}
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput is not None
-        self.lookahead = workerinput is None or bool(workerinput.get(WHOLE_CASES))
+        self.lookahead = workerinput is None or (
+            bool(workerinput.get(WHOLE_CASES)) and not dealt_apart(config)
+        )
         option = config.option
         self.serial_only = any(
             getattr(option, name, False) for name in ("usepdb", "trace", "setuponly", "setupshow")
@@ -209,8 +211,14 @@ class Scheduler:
 
     @property
     def in_flight(self) -> int:
-        """Runs started whose record is not in the results yet."""
-        return sum(1 for slot in self.slots.values() if slot.task is not None and not slot.counted)
+        """Runs started whose record the session's tally does not hold yet: not in this
+        process's results yet, or on a pytest-xdist worker not sent to the controller yet
+        (its report waits for the runs before it)."""
+        return sum(
+            1
+            for slot in self.slots.values()
+            if slot.task is not None and (self.worker or not slot.counted)
+        )
 
     # -- parking: a context switch of pytest's fixture state (private names) -----------------
     def park(self, slot: Slot) -> None:
@@ -557,6 +565,23 @@ class Scheduler:
             if self.loop is not None:
                 self.loop.close()
                 self.loop = None
+
+
+def dealt_apart(config: pytest.Config) -> bool:
+    """Whether an extension says this pytest-xdist worker is handed a case's runs a few at a
+    time (``pytest_prob_deals_runs_apart``); one that fails is named in a warning and
+    counts as saying so."""
+    from ..sessionviews import call_first
+
+    failed: list[str] = []
+    answer = call_first(
+        config,
+        "pytest_prob_deals_runs_apart",
+        check=lambda found: None if found is True else f"answered {found!r:.80}, not True",
+        failed=lambda name, exc: failed.append(name),
+        config=config,
+    )
+    return answer is True or bool(failed)
 
 
 def register(config: pytest.Config, kernel: Kernel, collect: Any) -> Scheduler:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from ..sessionviews import call_first, options_of
+from ..sessionviews import options_of
 
 PLUGIN_NAME = "probability.workers"
 #: the ``--dist`` modes that send a worker every run of a case together (the first three
@@ -33,11 +33,6 @@ PLUGIN_NAME = "probability.workers"
 WHOLE_CASE_MODES = ("load", "loadgroup", "worksteal", "loadfile", "loadscope", "each")
 #: the ``workerinput`` key carrying the controller's plugin version to its workers
 VERSION_KEY = "probability_version"
-
-
-def _true_or_none(answer: Any) -> str | None:
-    """What is wrong with an answer of ``pytest_prob_deals_runs_apart``."""
-    return None if answer is True else f"answered {answer!r:.80}, not True or None"
 
 
 def version_mismatch(config: pytest.Config) -> str | None:
@@ -91,19 +86,9 @@ class WorkerHosts:
 
         node.workerinput[VERSION_KEY] = __version__
         config = node.config
-        # (an implementation that fails is named in a warning and counts as holding back)
-        failed: list[str] = []
-        held = call_first(
-            config,
-            "pytest_prob_deals_runs_apart",
-            check=_true_or_none,
-            failed=lambda name, exc: failed.append(name),
-            config=config,
-        )
-        held = held is True or bool(failed)
         transposed = options_of(config).session_value("transpose")
         together = config.getvalue("dist") in WHOLE_CASE_MODES
-        node.workerinput[WHOLE_CASES] = together and not transposed and not held
+        node.workerinput[WHOLE_CASES] = together and not transposed
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> None:

@@ -203,10 +203,13 @@ class Budget:
             node.workerinput[WORKER_KEY] = str(self.shared)
 
     def pytest_prob_deals_runs_apart(self, config: pytest.Config) -> bool | None:
-        """Workers get runs only as the budget allows, not a case's runs together. Called
-        on the pytest-xdist controller once per worker; returns ``True`` under
-        pytest-xdist."""
-        return True if self.shared is not None else None
+        """A worker that cannot read the tally file gets runs only as the budget allows, not
+        a case's runs together. Called once on a pytest-xdist worker whose runs may
+        overlap; returns ``True`` there, else ``None`` (a worker reading the tally gets
+        every run, as without a budget)."""
+        workerinput = getattr(config, "workerinput", None)
+        dealt = workerinput is not None and workerinput.get(WORKER_KEY) and self.reader is None
+        return True if dealt else None
 
     @pytest.hookimpl(tryfirst=True, optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
