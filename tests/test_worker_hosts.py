@@ -123,6 +123,49 @@ def test_a_budget_holds_across_hosts(pytester: pytest.Pytester, worker_hosts: Ho
     assert report["budget"]["reached"] is True
 
 
+OVERLAPPED = """
+import asyncio
+import pytest
+from pytest_probability import current_run, record_cost
+
+PEAK = {"in": 0, "peak": 0}
+
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("i", range(4))
+async def bench_waits(i):
+    PEAK["in"] += 1
+    PEAK["peak"] = max(PEAK["peak"], PEAK["in"])
+    try:
+        for _ in range(4000):  # (counted attempts: until 4 runs of this worker are in flight)
+            if PEAK["peak"] >= 4:
+                break
+            await asyncio.sleep(0.005)
+        assert PEAK["peak"] >= 4, "never 4 in flight"
+    finally:
+        PEAK["in"] -= 1
+    record_cost(0.001 * i)
+    assert (current_run().run + i) % 3 != 0
+"""
+
+
+def test_each_host_keeps_k_runs_in_flight(pytester: pytest.Pytester, worker_hosts: Hosts) -> None:
+    """``--prob-concurrency`` works inside each remote worker (it is sent a case's runs
+    together), and the report is the one a single process makes."""
+    pytester.makepyfile(bench_waits=OVERLAPPED)
+    common = ("--prob-runs=6", "--prob-concurrency=4", "-p", "no:randomly")
+    local = pytester.runpytest_subprocess(*common, "--prob-json=local.json")
+    remote = pytester.runpytest_subprocess(
+        *common, "--prob-json=remote.json", *_tx(worker_hosts, 2, pytester.path)
+    )
+    assert remote.ret == local.ret == 1
+    assert "never 4 in flight" not in remote.stdout.str()
+    one, two = load_json(pytester.path / "local.json"), load_json(pytester.path / "remote.json")
+    assert stable(two["rows"]) == stable(one["rows"])
+    assert [row["passes"] for row in two["rows"]] == [4, 4, 4, 4]
+    assert {record["worker"] for record in two["records"]} == {"gw0", "gw1"}
+
+
 LOST = """
 import os
 import re
