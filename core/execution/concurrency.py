@@ -36,9 +36,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
-import logging
-import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from time import monotonic
 from typing import TYPE_CHECKING, Any
@@ -46,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .replay import FinishedBody
+from .routing import current_slot, routed
 from .steps import arun_body, run_body
 
 if TYPE_CHECKING:
@@ -57,16 +56,6 @@ CAPTURE_FIXTURES = frozenset({"capsys", "capfd", "capsysbinary", "capfdbinary", 
 #: the ``workerinput`` key by which the controller says each worker gets a case's runs
 #: together (pytest-xdist): only then may a worker look ahead within a case
 WHOLE_CASES = "probability_whole_cases"
-
-_slot: contextvars.ContextVar[Slot | None] = contextvars.ContextVar(
-    "pytest_probability_slot", default=None
-)
-
-
-def _in_body() -> Slot | None:
-    """The slot whose body is executing in this context (a task or its thread), if any."""
-    slot = _slot.get()
-    return slot if slot is not None and slot.in_body else None
 
 
 class Slot:
@@ -92,40 +81,6 @@ class Slot:
     @property
     def setup_passed(self) -> bool:
         return bool(self.calls) and self.calls[0][1].passed
-
-
-class RoutingStream:
-    """``sys.stdout``/``sys.stderr`` while bodies are in flight: text a body writes goes to
-    its run (found through the context, so tasks and threads both work); anything else
-    goes where it would have gone."""
-
-    def __init__(self, fallback: Any, name: str) -> None:
-        self._fallback = fallback
-        self._name = name
-
-    def write(self, text: str) -> int:
-        slot = _in_body()
-        if slot is None:
-            return int(self._fallback.write(text))
-        getattr(slot.body, self._name).append(text)
-        return len(text)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._fallback, name)
-
-
-class RoutingHandler(logging.Handler):
-    """Keeps the log records of bodies in flight for their runs (re-emitted at the replay)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        slot = _in_body()
-        if slot is not None:
-            slot.body.records.append(record)
-
-
-def _held_back(record: logging.LogRecord) -> bool:
-    """A handler filter: records of bodies in flight reach handlers only at their replay."""
-    return _in_body() is None
 
 
 class Scheduler:
@@ -290,7 +245,7 @@ class Scheduler:
     async def run(self, slot: Slot) -> None:
         """The body of one run, as a task in the run's context."""
         item: Any = slot.item
-        _slot.set(slot)
+        current_slot.set(slot)
         kwargs = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
         body = slot.body
         threaded = not (
@@ -372,29 +327,9 @@ class Scheduler:
             self.threads_made = size
         return self.executor
 
-    @contextlib.contextmanager
-    def routing(self) -> Iterator[None]:
+    def routing(self) -> contextlib.AbstractContextManager[None]:
         """While bodies may run: their output and log records go to their runs."""
-        out, err = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = RoutingStream(out, "out"), RoutingStream(err, "err")
-        root = logging.getLogger()
-        handler, level = RoutingHandler(), root.level
-        others = list(root.handlers)
-        for other in others:
-            other.addFilter(_held_back)
-        root.addHandler(handler)
-        wanted = self.config.getoption("log_level", None) or self.config.getini("log_level")
-        if wanted:
-            with contextlib.suppress(ValueError, TypeError):
-                root.setLevel(wanted.upper() if isinstance(wanted, str) else wanted)
-        try:
-            yield
-        finally:
-            sys.stdout, sys.stderr = out, err
-            root.removeHandler(handler)
-            root.setLevel(level)
-            for other in others:
-                other.removeFilter(_held_back)
+        return routed(self.config)
 
     def drive(self, timeout: float | None = None) -> None:
         """Run the loop until a body completes (or ``timeout`` seconds pass)."""
