@@ -162,13 +162,25 @@ def test_the_replay_stops_the_documented_examples() -> None:
     }
     # min_rate=0.5 and max_latency=10, every run failing: FAIL after 9 of 10 ("timed 0/9")
     found = replay(_model((rate,), "f" * 10, latency=True), exclude_errors=False, sequential=False)
-    assert found.stopped == {"verdict": "fail", "after": 9, "planned": 10, "skipped": 1}
+    assert found.stopped == {
+        "verdict": "fail",
+        "after": 9,
+        "planned": 10,
+        "skipped": 1,
+        "in_flight": 0,
+    }
     # the same case passing every run keeps running after 9/10: PASS needs the latency gate
     found = replay(_model((rate,), "p" * 10, latency=True), exclude_errors=False, sequential=False)
     assert found.stopped is None and found.kept(10) == {"after": 9, "planned": 10, "runs": 1}
     # min_passes=3 of 10, every run passing: decided after 3/10
     found = replay(_model((Check("count", 3),), "p" * 10), exclude_errors=False, sequential=False)
-    assert found.stopped == {"verdict": "pass", "after": 3, "planned": 10, "skipped": 7}
+    assert found.stopped == {
+        "verdict": "pass",
+        "after": 3,
+        "planned": 10,
+        "skipped": 7,
+        "in_flight": 0,
+    }
     # the spec's "never" (passes runs 1-3 of 40, min_rate=0.9): decided after 12/40
     never = "ppp" + "f" * 37
     found = replay(_model((Check("rate", 0.9),), never), exclude_errors=False, sequential=False)
@@ -199,7 +211,13 @@ def test_the_replay_stops_the_documented_sequential_example() -> None:
     stops after 53 of 100 runs, on the confidence sequence."""
     solid = Check("rate", 0.9, method="seq")
     found = replay(_model((solid,), "p" * 100), exclude_errors=False, sequential=True)
-    assert found.stopped == {"verdict": "pass", "after": 53, "planned": 100, "skipped": 47}
+    assert found.stopped == {
+        "verdict": "pass",
+        "after": 53,
+        "planned": 100,
+        "skipped": 47,
+        "in_flight": 0,
+    }
 
 
 def test_the_replay_check_sees_a_wrong_stop(runner: Runner) -> None:
