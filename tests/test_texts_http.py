@@ -296,3 +296,28 @@ def test_spend_of_a_failing_call_is_still_recorded(
     assert record["outcome"] == "error"
     assert record["usage"]["judge-1"]["input_tokens"] == 150  # 3 attempts of 50
     assert any("JudgeReplyError" in line for line in result.outlines)
+
+
+def test_runs_in_flight_share_the_judges_limit(
+    pytester: pytest.Pytester,
+    chat_server: texts_server.ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four runs in flight (``--prob-concurrency`` with threads), each asking for four judge
+    calls at once: the judge's ``texts_max_concurrency = 2`` holds for the process, not per
+    helper call."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat_server.respond_with(judge).hold_until_overlap(2)
+    _ini(pytester, chat_server, "texts_max_concurrency = 2\n")
+    pytester.makepyfile(
+        bench_t="""
+from pytest_probability.texts import texts_agg_f1_mean
+
+def bench_t():
+    texts_agg_f1_mean("a refund in 5 days", "a refund in 5 days", 1.0, full_runs=2)
+"""
+    )
+    result = pytester.runpytest("--prob-runs=4", "--prob-concurrency=4", "--prob-threads")
+    result.assert_outcomes(passed=4)
+    assert len(chat_server.requests) == 4 * 8
+    assert chat_server.most_in_flight == 2

@@ -23,37 +23,55 @@ from .prompts import answer_messages, question_messages, read_answers, read_ques
 from .scoring import Sample, SideSample
 from .structured import answers_shape, questions_shape
 
+#: judge calls in flight in this process, per ``texts_max_concurrency`` value: bench runs in
+#: flight at once (``--prob-concurrency``) share the judge's limit instead of each having it
+_LIMITS: dict[int, threading.BoundedSemaphore] = {}
+_LIMITS_LOCK = threading.Lock()
 
-def _attempt(task: Callable[[], Call], failed: threading.Event) -> Call | Exception | None:
+
+def calls_allowed(size: int) -> threading.BoundedSemaphore:
+    """The process-wide limit of ``size`` judge calls in flight."""
+    with _LIMITS_LOCK:
+        return _LIMITS.setdefault(size, threading.BoundedSemaphore(size))
+
+
+def _attempt(
+    task: Callable[[], Call], failed: threading.Event, limit: threading.BoundedSemaphore
+) -> Call | Exception | None:
     """Run ``task`` unless a task of the same batch has failed (``None``); its error is
     returned, not raised, so that its traceback holds no frame of the thread pool. A failure
     is flagged before the thread takes its next task, so that no call starts after it: a
     runaway or unreachable judge costs no more than the calls in flight."""
     __tracebackhide__ = True
-    if failed.is_set():
-        return None
-    try:
-        return task()
-    except Exception as exc:
-        failed.set()
-        return exc
+    with limit:
+        if failed.is_set():
+            return None
+        try:
+            return task()
+        except Exception as exc:
+            failed.set()
+            return exc
 
 
 def _in_parallel(
     judge: Judge, tasks: Sequence[Callable[[], Call]], on_call: Callable[[Call], None]
 ) -> list[Call]:
-    """Run the tasks (concurrently up to ``max_concurrency``) and show every finished call
+    """Run the tasks (concurrently up to ``max_concurrency``, counting the calls of every
+    helper call in flight in this process) and show every finished call
     to ``on_call``; once one fails, the tasks not started yet are not run (the helper call
     errors anyway), the calls already in flight finish and count (their usage is recorded),
     and then the first error is raised."""
     __tracebackhide__ = True
     failed = threading.Event()
+    limit = calls_allowed(judge.settings.max_concurrency)
     workers = min(judge.settings.max_concurrency, len(tasks))
     if workers == 1:
-        outcomes = [_attempt(task, failed) for task in tasks]
+        outcomes = [_attempt(task, failed, limit) for task in tasks]
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            outcomes = list(pool.map(_attempt, tasks, itertools.repeat(failed)))
+            outcomes = list(
+                pool.map(_attempt, tasks, itertools.repeat(failed), itertools.repeat(limit))
+            )
     for outcome in outcomes:
         call = outcome if isinstance(outcome, Call) else getattr(outcome, "partial", None)
         if call is not None:
