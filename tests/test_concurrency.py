@@ -387,13 +387,12 @@ async def bench_t(resource):
     assert outcomes == dict.fromkeys(range(1, 5), "error")
     messages = {r["message"] for r in report["records"]}
     assert any("interrupted" in message for message in messages), messages
-    assert ET.parse(pytester.path / "j.xml").getroot() is not None
+    cases = list(ET.parse(pytester.path / "j.xml").getroot().iter("testcase"))
+    assert [case.get("name") for case in cases] == [f"bench_t[run{n}]" for n in range(1, 5)]
 
 
-def test_workers_look_ahead_within_a_case(pytester: pytest.Pytester) -> None:
-    _files(
-        pytester,
-        """
+#: two cases whose runs pass once four of them are in flight in one process
+WORKER_BENCH = """
 import pytest
 from gates import gate
 
@@ -401,7 +400,13 @@ from gates import gate
 @pytest.mark.parametrize("n", [1, 2])
 async def bench_w(n, resource):
     await gate(4)
-""",
+"""
+
+
+def test_workers_look_ahead_within_a_case(pytester: pytest.Pytester) -> None:
+    _files(
+        pytester,
+        WORKER_BENCH,
     )
     result = pytester.runpytest_subprocess(
         "-p", "no:randomly", "-n", "2", "--prob-runs=8", "--prob-concurrency=4", timeout=120
@@ -503,15 +508,7 @@ def test_workers_on_this_machine_overlap_runs_under_a_budget(
     like these overshoot by more than K per worker.)"""
     _files(
         pytester,
-        """
-import pytest
-from gates import gate
-
-
-@pytest.mark.parametrize("n", [1, 2])
-async def bench_w(n, resource):
-    await gate(4)
-""",
+        WORKER_BENCH,
     )
     result = pytester.runpytest_subprocess(
         "-p", "no:randomly", "-n", "2", "--prob-runs=30", "--prob-concurrency=4",
