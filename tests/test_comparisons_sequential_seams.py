@@ -290,8 +290,9 @@ def bench_ab(i, arm):
 
 @pytest.mark.subprocess
 def test_an_exploratory_comparison_stays_on_one_worker(pytester: pytest.Pytester) -> None:
-    """No compare item keeps it together: the workers name the monitored functions to the
-    controller's scheduler, so it stops exactly as in a serial session."""
+    """No compare item keeps it together: the controller reads the monitored functions from
+    the order of the collection its workers send, so it stops exactly as in a serial
+    session."""
     pytester.makepyfile(
         bench_ab="""
 import pytest
@@ -414,3 +415,30 @@ def bench_ab(i, arm):
         "undecided",
         9,
     )
+
+
+def test_the_controller_reads_monitored_functions_from_the_collection_order() -> None:
+    """A monitored function's runs come run-major in a worker's collection, every other
+    function's case by case: the order alone names the functions to keep together."""
+    from pytest_probability.extensions.comparisons.sequential.runtime import (
+        interleaved_functions,
+    )
+
+    collection = [
+        "bench_ab.py::bench_ab::0-terse[run1]",
+        "bench_ab.py::bench_ab::0-cot[run1]",
+        "bench_ab.py::bench_ab::0-terse[run2]",
+        "bench_ab.py::bench_ab::0-cot[run2]",
+        "bench_ab.py::bench_other::0[run1]",
+        "bench_ab.py::bench_other::0[run2]",
+        "bench_ab.py::bench_other::1[run1]",
+        "bench_ab.py::bench_other::1[run2]",
+        "bench_ab.py::bench_other::1[gate]",
+        "bench_ab.py::bench_single[run1]",
+        "bench_ab.py::bench_single[run2]",
+        "sub/bench_g.py::bench_g::x[run1]@grp",
+        "sub/bench_g.py::bench_g::y[run1]@grp",
+        "sub/bench_g.py::bench_g::x[run2]@grp",
+        "bench_ab.py::test_plain",
+    ]
+    assert interleaved_functions(collection) == ["bench_ab.py::bench_ab", "sub/bench_g.py::bench_g"]

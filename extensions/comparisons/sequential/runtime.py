@@ -12,13 +12,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import tempfile
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,8 +43,6 @@ from .rule import settle
 from .track import Fixed, Judged, RunningLook, Side
 
 PLUGIN_NAME = "probability.comparisons.sequential"
-#: the ``workerinput`` key with the path of the file naming the monitored functions
-WORKER_KEY = "prob_compare_units"
 
 
 @dataclass
@@ -95,8 +89,8 @@ class SequentialComparisons:
     #: function key → its cases monitored against the baseline report
     baselines: dict[str, BaselineLayout] = field(default_factory=dict)
     _ranks: dict[tuple[str, bool], dict[str, int]] = field(default_factory=dict)
-    #: under pytest-xdist: how the workers name the monitored functions to the controller
-    channel: UnitsChannel = field(init=False)
+    #: under pytest-xdist: the controller reads the monitored functions from the collection
+    units: UnitsFromOrder = field(init=False)
     #: whether collection finished (the layouts are known)
     laid_out: bool = False
     #: (function, arm or ``None`` for the baseline report) → its comparison as the readers
@@ -110,17 +104,13 @@ class SequentialComparisons:
     _dirty: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.channel = UnitsChannel(self.config)
+        self.units = UnitsFromOrder(self.config)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """Tell a pytest-xdist worker where to name its monitored functions. Called on the
-        controller once per worker."""
-        self.channel.give(node)
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Remove the controller's file for the workers. Called once per process at the end."""
-        self.channel.close()
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Keep a worker's collection, whose order names the monitored functions. Called
+        by pytest-xdist on the controller once per worker, before scheduling."""
+        self.units.seen(ids)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -149,7 +139,6 @@ class SequentialComparisons:
                 )
             layout.inputs.setdefault(info.input_key, {})[info.arm] = (key, case.runs)
         self._lay_out_baselines(list(cases.values()))
-        self.channel.write([*self.layouts, *self.baselines])  # (a worker tells the controller)
         if self.layouts or self.baselines:
             session.items[:] = verdicts_after_runs(interleaved(session.items, self))
             self._watch(session)
@@ -361,57 +350,49 @@ def plugin_of(config: pytest.Config) -> SequentialComparisons | None:
     return found if isinstance(found, SequentialComparisons) else None
 
 
-class UnitsChannel:
+#: a run's node id suffix (and pytest-xdist's ``@group`` suffix after it, on pytest 7.4)
+_RUN = re.compile(r"\[run\d+\](@[^\]]*)?$")
+
+
+def interleaved_functions(collection: Iterable[str]) -> list[str]:
+    """The functions (``bench_x.py::bench_f``) whose runs of several cases are interleaved
+    in ``collection`` (node ids in a worker's collection order): the ones a worker laid out
+    run-major because it monitors them (:func:`interleaved`), where every other function's
+    runs come case by case. Pure."""
+    order: dict[str, list[str]] = {}
+    for nodeid in collection:
+        found = _RUN.search(nodeid)
+        if found is None:
+            continue
+        case = nodeid[: found.start()]
+        parts = case.split("::")
+        if len(parts) < 3:
+            continue  # (an unparametrized function has one case)
+        cases = order.setdefault("::".join(parts[:2]), [])
+        if not cases or cases[-1] != case:
+            cases.append(case)
+    return [function for function, cases in order.items() if len(cases) != len(set(cases))]
+
+
+class UnitsFromOrder:
     """Keeping a monitored function on one pytest-xdist worker without a verdict item.
 
     A function with a ``[compare:ARM]`` or ``[baseline]`` item already is one unit of work
     (the kernel's scheduler groups it); a comparison without a margin has no item, and the
-    controller, which never collects, cannot tell which functions are compared. So each
-    worker writes the monitored functions' keys at the end of collection to a file the
-    controller handed it (``workerinput``), and the controller's scheduler reads them when it
-    first splits the collection (:func:`pytest_probability.api.add_function_units`). When the
-    file cannot be shared (a worker on another machine) the function is not grouped: its
-    workers see some of its cases ran elsewhere and run every run, verdicts unchanged."""
+    controller, which never collects, cannot read marks. But each worker lays a monitored
+    function's runs out run-major before it sends its collection, so the controller reads
+    the monitored functions from the order of the node ids it receives
+    (``pytest_xdist_node_collection_finished``) and hands them to its scheduler
+    (:func:`pytest_probability.api.add_function_units`). Nothing but the collection
+    travels, so workers on other machines are grouped alike."""
 
     def __init__(self, config: Any) -> None:
-        self.config = config
-        self.directory: str | None = None
-        workerinput = getattr(config, "workerinput", None)
-        self.path: Path | None = None
-        if workerinput is not None:
-            given = workerinput.get(WORKER_KEY)
-            self.path = Path(given) if given else None
-        elif getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
-            self.directory = tempfile.mkdtemp(prefix="prob-units-")
-            self.path = Path(self.directory) / "units.json"
-            add_function_units(config, self.read)
+        self.collection: list[str] = []
+        xdist = getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
+        if xdist and not hasattr(config, "workerinput"):
+            add_function_units(config, lambda: interleaved_functions(self.collection))
 
-    def give(self, node: Any) -> None:
-        if self.directory is not None and self.path is not None:
-            node.workerinput[WORKER_KEY] = str(self.path)
-
-    def write(self, functions: Iterable[str]) -> None:
-        """Write the keys atomically (every worker writes the same keys)."""
-        if self.directory is not None or self.path is None:
-            return
-        try:
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".units-")
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(sorted(set(functions)), file)
-            os.replace(temporary, self.path)
-        except OSError:
-            return  # (not shared: the function is not grouped, its runs are not stopped)
-
-    def read(self) -> list[str]:
-        if self.path is None:
-            return []
-        try:
-            found = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-        return [str(key) for key in found] if isinstance(found, list) else []
-
-    def close(self) -> None:
-        if self.directory is not None:
-            shutil.rmtree(self.directory, ignore_errors=True)
-            self.directory = None
+    def seen(self, ids: Iterable[str]) -> None:
+        """A worker's collection (every worker collects the same)."""
+        if not self.collection:
+            self.collection = list(ids)
