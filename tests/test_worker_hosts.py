@@ -202,6 +202,32 @@ def test_a_comparison_without_a_margin_stops_across_hosts(
     assert {r["worker"] for r in two["records"]} == {"gw0", "gw1"}
 
 
+def test_a_baseline_margin_holds_across_hosts(
+    pytester: pytest.Pytester, worker_hosts: Hosts
+) -> None:
+    """``--prob-baseline`` with ``--prob-margin``: the remote workers read the baseline
+    report from their working directory, and the rows, the baseline comparisons and the
+    terminal's probability section are those of ``-n 2`` on one machine."""
+    pytester.makepyfile(bench_hosts=GATED)
+    base = pytester.runpytest_subprocess("--prob-runs=8", "-p", "no:randomly", "--prob-json=b.json")
+    assert (pytester.path / "b.json").exists(), base.outlines
+    pytester.makepyfile(bench_hosts=GATED.replace("% 4 != 0", "% 3 != 0"))
+    common = ("--prob-runs=8", "--prob-baseline=b.json", "--prob-margin=0.1", "-p", "no:randomly")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BENCH_KEY", "from-tx")
+        local = pytester.runpytest_subprocess(*common, "-n", "2", "--prob-json=local.json")
+    remote = pytester.runpytest_subprocess(
+        *common,
+        "--prob-json=remote.json",
+        *_tx(worker_hosts, 2, pytester.path, BENCH_KEY="from-tx"),
+    )
+    assert remote.ret == local.ret == 1
+    one, two = load_json(pytester.path / "local.json"), load_json(pytester.path / "remote.json")
+    assert stable(two["rows"]) == stable(one["rows"])
+    assert two["baseline"] == one["baseline"] and one["baseline"]["functions"]
+    assert section(remote.outlines) == section(local.outlines)
+
+
 LOST = """
 import os
 import re
