@@ -518,3 +518,32 @@ def test_workers_on_this_machine_overlap_runs_under_a_budget(
     budget = load_json(pytester.path / "r.json")["budget"]
     assert budget["reached"] and 20 <= budget["runs"] < 60, budget
     assert budget["runs"] + budget["skipped"] == 60
+
+
+def test_steps_of_async_generators_attach_to_their_runs(pytester: pytest.Pytester) -> None:
+    """An ``async def`` generator yielding steps, with runs in flight: each run's steps, its
+    failed step's message and its outcome are its own."""
+    _files(
+        pytester,
+        """
+from gates import gate
+from pytest_probability import current_run
+
+
+async def bench_steps(resource):
+    run = current_run().run
+    yield {"label": "fetch", "passed": True}
+    await gate(3)
+    yield {"label": "judge", "passed": run % 3 != 0, "message": f"run {run} judged"}
+""",
+    )
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--prob-runs=6", "--prob-concurrency=3", "--prob-json=r.json"
+    )
+    result.assert_outcomes(passed=4, failed=2)
+    assert _state(pytester)["peak"] == 3
+    records = {r["run"]: r for r in load_json(pytester.path / "r.json")["records"]}
+    for run, record in records.items():
+        assert [step["label"] for step in record["steps"]] == ["fetch", "judge"]
+        assert record["steps"][1]["message"] == f"run {run} judged"
+        assert record["outcome"] == ("fail" if run % 3 == 0 else "pass")
