@@ -51,6 +51,18 @@ def bench_steps():
 """
 
 
+#: what differs between two sessions of the same seeds: the time the page was made, measured
+#: durations, and the worker that made each run
+_TIMINGS = re.compile(
+    r"created [0-9: -]+|data-lat=\"[^\"]*\"|-?[0-9][0-9.,]*\s?(µs|ms|s)\b|\bgw[0-9]+\b"
+)
+
+
+def _without_timings(path: Path) -> str:
+    """An HTML report with its timings and worker names blanked."""
+    return _TIMINGS.sub("·", path.read_text(encoding="utf-8"))
+
+
 def _tx(hosts: Hosts, workers: int, chdir: Path, **env: str) -> list[str]:
     args = ["--dist", "load", "-p", "no:randomly"]
     for _ in range(workers):
@@ -69,12 +81,18 @@ def test_two_hosts_give_the_one_machine_report(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCH_KEY", "from-tx")
         local = pytester.runpytest_subprocess(
-            *common, "-n", "2", "--prob-json=local.json", "--prob-markdown=local.md"
+            *common,
+            "-n",
+            "2",
+            "--prob-json=local.json",
+            "--prob-markdown=local.md",
+            "--prob-html=local.html",
         )
     remote = pytester.runpytest_subprocess(
         *common,
         "--prob-json=remote.json",
         "--prob-markdown=remote.md",
+        "--prob-html=remote.html",
         *_tx(worker_hosts, 2, pytester.path, BENCH_KEY="from-tx"),
     )
     assert remote.ret == local.ret
@@ -89,6 +107,8 @@ def test_two_hosts_give_the_one_machine_report(
         (pytester.path / name).read_text(encoding="utf-8") for name in ("local.md", "remote.md")
     ]
     assert markdown[1] == markdown[0] and "| gated::7 |" in markdown[0]
+    pages = [_without_timings(pytester.path / name) for name in ("local.html", "remote.html")]
+    assert pages[1] == pages[0] and "gated::7" in pages[0]
     # without the env spec the remote worker does not see the controller's environment
     bare = pytester.runpytest_subprocess(
         "--prob-runs=1", "-k", "env", *_tx(worker_hosts, 1, pytester.path)
