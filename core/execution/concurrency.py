@@ -102,7 +102,6 @@ class Scheduler:
         self.next_start: float | None = None
         self.clock = monotonic
         self.bodies_running = 0
-        self.peak = 0
         self._eligible: dict[str, bool] = {}
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput is not None
@@ -253,7 +252,6 @@ class Scheduler:
         )
         slot.in_body = True
         self.bodies_running += 1
-        self.peak = max(self.peak, self.bodies_running)
         start = self.clock()
         try:
             if threaded:
@@ -380,12 +378,12 @@ class Scheduler:
                 self.start(following)
             i += 1
 
-    def wait_for_start(self, slot: Slot | None, nextitem: pytest.Item | None) -> None:
-        """Let ``--prob-delay`` pass before the current run starts, finishing others."""
+    def wait_for_start(self) -> None:
+        """Let ``--prob-delay`` pass before a run the lookahead did not start (the first of
+        its window, or one the delay held back: every run before it is reported, so none
+        is in flight) starts."""
         while self.next_start is not None and self.clock() < self.next_start:
             self.drive(timeout=self.next_start - self.clock())
-            if slot is not None:
-                self.finish_done(slot, nextitem)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
@@ -398,7 +396,7 @@ class Scheduler:
                 return None
             if not self.index:
                 self.index = {each: n for n, each in enumerate(item.session.items)}
-            self.wait_for_start(None, nextitem)
+            self.wait_for_start()
             slot = self.start(item)
         self.fill(item)
         while not slot.finished:
