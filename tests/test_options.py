@@ -89,7 +89,7 @@ def test_bad_ini_values_are_usage_errors(pytester: pytest.Pytester, ini: str, me
         ),
         (
             "rusn=3",
-            "bench_m.py::bench_a: unknown probability mark argument rusn=3 (did you mean 'runs'?); valid: runs",
+            "bench_m.py::bench_a: unknown probability mark argument rusn=3 (did you mean 'runs'?); valid: concurrency, runs, threads",
         ),
     ],
 )
