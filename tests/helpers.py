@@ -54,6 +54,25 @@ def bench_triage(text, style):
 EXPLAIN_HINT = re.compile(r"^  --prob-explain reads .* in plain words$")
 
 
+#: a comparison without a margin (no ``[compare:ARM]`` item) beside an uncompared function:
+#: under ``--prob-stop=sequential`` it settles before its 30 runs (tests of its grouping
+#: under pytest-xdist, on one machine and across hosts)
+EXPLORATORY_BENCH = """
+import pytest
+from pytest_probability import current_run
+
+@pytest.mark.probability(compare="style")
+@pytest.mark.parametrize("style", ["terse", "cot"])
+@pytest.mark.parametrize("i", range(6))
+def bench_ab(i, style):
+    assert style == "cot" or (current_run().run + i) % 3 == 0
+
+@pytest.mark.parametrize("k", range(8))
+def bench_other(k):
+    pass
+"""
+
+
 def section(lines: list[str], title: str = "probability", hint: bool = False) -> list[str]:
     """The lines of one ``=== title ===`` section of pytest's output (without the header).
 

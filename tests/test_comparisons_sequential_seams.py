@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 import pytest
-from helpers import load_json, section
+from helpers import EXPLORATORY_BENCH, load_json, section
 
 #: inputs whose pass rate is ``low`` + 3 points per input + the shift in ``shift.txt``
 #: (0 for the baseline report, then the change under test); each run's outcome is seeded
@@ -293,22 +293,7 @@ def test_an_exploratory_comparison_stays_on_one_worker(pytester: pytest.Pytester
     """No compare item keeps it together: the controller reads the monitored functions from
     the order of the collection its workers send, so it stops exactly as in a serial
     session."""
-    pytester.makepyfile(
-        bench_ab="""
-import pytest
-from pytest_probability import current_run
-
-@pytest.mark.probability(compare="style")
-@pytest.mark.parametrize("style", ["terse", "cot"])
-@pytest.mark.parametrize("i", range(6))
-def bench_ab(i, style):
-    assert style == "cot" or (current_run().run + i) % 3 == 0
-
-@pytest.mark.parametrize("k", range(8))
-def bench_other(k):
-    pass
-"""
-    )
+    pytester.makepyfile(bench_ab=EXPLORATORY_BENCH)
     args = ("--prob-runs=30", "--prob-stop=sequential", "-p", "no:randomly")
     serial = pytester.runpytest_subprocess(*args, "--prob-json=s.json")
     parallel = pytester.runpytest_subprocess(*args, "-n", "2", "--prob-json=p.json")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import load_json, section, stable
+from helpers import EXPLORATORY_BENCH, load_json, section, stable
 from hosts import WorkerHost
 
 #: the ``worker_hosts`` fixture (tests/conftest.py): starts one more host per call
@@ -186,29 +186,13 @@ def test_each_host_keeps_k_runs_in_flight(pytester: pytest.Pytester, worker_host
     assert {record["worker"] for record in two["records"]} == {"gw0", "gw1"}
 
 
-EXPLORATORY = """
-import pytest
-from pytest_probability import current_run
-
-@pytest.mark.probability(compare="style")
-@pytest.mark.parametrize("style", ["terse", "cot"])
-@pytest.mark.parametrize("i", range(6))
-def bench_ab(i, style):
-    assert style == "cot" or (current_run().run + i) % 3 == 0
-
-@pytest.mark.parametrize("k", range(8))
-def bench_other(k):
-    pass
-"""
-
-
 def test_a_comparison_without_a_margin_stops_across_hosts(
     pytester: pytest.Pytester, worker_hosts: Hosts
 ) -> None:
     """No file is shared: the controller reads the monitored function from the order of the
     collection the remote workers send, keeps it on one worker, and it stops where a
     serial session stops it."""
-    pytester.makepyfile(bench_ab=EXPLORATORY)
+    pytester.makepyfile(bench_ab=EXPLORATORY_BENCH)
     common = ("--prob-runs=30", "--prob-stop=sequential", "-p", "no:randomly")
     serial = pytester.runpytest_subprocess(*common, "--prob-json=s.json")
     remote = pytester.runpytest_subprocess(
