@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         TestOutcome,
         TestSettings,
     )
+    from .extensions.comparisons.statistics.adjust import benjamini_hochberg
     from .extensions.gates.registry import GateResult, RegisterGate
     from .extensions.html.markup import HtmlPanel, Markup, element
     from .extensions.html.markup import escape as html_escape
@@ -139,6 +140,8 @@ if TYPE_CHECKING:
         norm_ppf,
     )
     from .stats.thresholds import Thresholds, worst_verdict
+    from .stats.two_sample import fisher_two_sided as fisher_exact_p
+    from .stats.two_sample import newcombe_difference as newcombe_interval
 
     hookimpl: Any
 
@@ -285,6 +288,9 @@ PUBLIC: dict[str, tuple[str, str]] = {
         "TestOutcome",
         "TestSettings",
     ),
+    "fisher_exact_p": (".stats.two_sample", "fisher_two_sided"),
+    "newcombe_interval": (".stats.two_sample", "newcombe_difference"),
+    "benjamini_hochberg": (".extensions.comparisons.statistics.adjust", "benjamini_hochberg"),
     **_names(".extensions.gates.registry", "GateResult", "RegisterGate"),
     **_names(".extensions.metrics.registry", "MetricCase", "RegisterMetric"),
     **_names(".contracts.latencies", "LatencyQuantile", "RegisterLatencyMethod"),
@@ -383,6 +389,7 @@ __all__ = [
     "VerdictRequest",
     "add_function_units",
     "bayes_interval",
+    "benjamini_hochberg",
     "beta_ppf",
     "betainc",
     "betaincc",
@@ -413,6 +420,7 @@ __all__ = [
     "escape_surrogates",
     "filled_registry",
     "first_collector",
+    "fisher_exact_p",
     "fraction",
     "fraction_text",
     "function_key",
@@ -435,6 +443,7 @@ __all__ = [
     "markdown_escape",
     "markdown_table",
     "money",
+    "newcombe_interval",
     "norm_ppf",
     "not_an_amount",
     "num",
