@@ -34,8 +34,10 @@ class RunContext:
     config: Any = None
 
 
-def current_run(what: str = "this function") -> RunContext:
-    """The executing run; ``RuntimeError`` naming ``what`` when called outside one."""
+def current_run(what: str = "current_run()") -> RunContext:
+    """The executing run; ``RuntimeError`` naming ``what`` when called outside one (the
+    calling function: ``record_usage()``)."""
+    __tracebackhide__ = True  # (a misuse shows the user's line, not ours)
     context = _current.get()
     if context is None:
         raise RuntimeError(

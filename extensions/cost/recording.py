@@ -93,6 +93,7 @@ def ledger_of(context: RunContext) -> Ledger:
 def _open_ledger(what: str, stacklevel: int = 3) -> tuple[RunContext, Ledger | None]:
     """The current run's context and ledger (``None`` once the run was reported: warned
     about at ``stacklevel``, counted from this function); ``RuntimeError`` outside a run."""
+    __tracebackhide__ = True  # (a misuse shows the user's line, not ours)
     context = current_run_or_none() or current_run(what)
     ledger = ledger_of(context)
     if ledger.sealed:
@@ -113,6 +114,7 @@ def record_cost(amount: Any) -> None:
     Raises ``RuntimeError`` outside a bench run and ``ValueError`` for a negative, NaN,
     infinite or non-numeric amount (the run is then an error naming the value).
     """
+    __tracebackhide__ = True
     context = current_run_or_none()
     if context is not None and type(amount) is float and 0.0 <= amount < _INF:
         # the common case, fast: a plain float inside a run (ints take the checked path; so
@@ -155,6 +157,7 @@ def record_usage(
     for negative, fractional or non-numeric token counts and invalid costs, and ``TypeError``
     for a value it cannot read.
     """
+    __tracebackhide__ = True
     context = current_run_or_none()
     ledger = None if context is None else context.data.get(LEDGER)
     if ledger is None and context is not None:
@@ -209,6 +212,7 @@ def _record_usage(usage: Any, given: tuple[Any, ...]) -> None:
     """:func:`record_usage` for everything but its fast path (``given``: its keywords):
     checks each field, reads usage objects, prices, warns after the run was reported,
     raises outside a run."""
+    __tracebackhide__ = True
     context, ledger = _open_ledger("record_usage()", stacklevel=4)
     try:
         if usage is None:

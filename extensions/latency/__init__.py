@@ -29,6 +29,7 @@ def record_latency(seconds: float) -> None:
     value must be a finite number of seconds ``>= 0`` (``ValueError`` otherwise, which makes
     the run an error naming the value).
     """
+    __tracebackhide__ = True  # (a misuse shows the user's line, not ours)
     context = current_run("record_latency()")
     real = isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)
     value = float(seconds) if real else math.nan
