@@ -286,7 +286,9 @@ def _cases(
         else:
             values["label"] = _field(name, where, raw, "label", _text)
         for field in _COUNTS:
-            values[field] = _field(name, where, raw, field, _CHECKS[field])
+            if field not in _DERIVED or field in raw:
+                values[field] = _field(name, where, raw, field, _CHECKS[field])
+        _derive_other_runs(name, where, values)
         _check(name, f"{where}.total", _total_problem(*(values[f] for f in _COUNTS)))
         cost = raw.get("cost")
         _check(name, f"{where}.cost", _cost(cost, nullable) if "cost" in raw else None)
@@ -301,6 +303,28 @@ def _cases(
             first[what, value] = where
         cases[key] = BaselineCase(key=key, keyed_by=keyed_by, **values)
     return cases
+
+
+#: The counts a comparison does not read: a row may leave them out (a report of the spec's
+#: format, or an older one, has only ``case``, ``passes`` and ``total``).
+_DERIVED = ("fails", "errors")
+
+
+def _derive_other_runs(name: str, where: str, values: dict[str, Any]) -> None:
+    """Fill in a missing ``fails`` or ``errors`` from the other counts: the runs that did
+    not pass are errors when only ``fails`` is given, else fails (``errors`` 0 when both are
+    missing). A count that would come out negative is the file's error, named."""
+    given = ["passes", *(field for field in _DERIVED if field in values)]
+    missing = [field for field in _DERIVED if field not in values]
+    if not missing:
+        return
+    known = sum(values[field] for field in given)
+    if known > values["total"]:
+        problem = f"expected total ≥ {' + '.join(given)} = {known}, got {values['total']}"
+        raise BaselineError(name, f"{where}.total", problem)
+    values[missing[0]] = values["total"] - known
+    if len(missing) == 2:
+        values["errors"] = 0
 
 
 def _field(
