@@ -299,9 +299,22 @@ class OptionRegistry:
                 )
             try:
                 parsed[key] = self.parse_value(spec, raw)
+                _check_mark_type(raw, parsed[key])
             except ValueError as exc:
                 raise OptionError(f"probability mark argument {key}={raw!r}: {exc}") from None
         return parsed
+
+
+def _check_mark_type(raw: Any, parsed: Any) -> None:
+    """Refuse a mark value of the wrong Python type that the setting's parser (made for
+    command-line text) would read anyway: text for a number (``margin="0.1"``), anything
+    but ``True``/``False`` for a switch (``equivalence=1``). A mark is code: its values are
+    written as what they are."""
+    if isinstance(parsed, bool):
+        if not isinstance(raw, bool):
+            raise ValueError(f"expected True or False, got {raw!r}")
+    elif isinstance(parsed, (int, float)) and isinstance(raw, str):
+        raise ValueError(f"expected a number, not text: write {parsed!r} without quotes")
 
 
 def _not_declared_yet(raw: Any) -> Any:

@@ -44,3 +44,36 @@ def test_a_helper_called_outside_a_bench_is_one_line_naming_it(
     for call in ("current_run()", 'record_usage(model="m", input_tokens=1)'):
         at = result.outlines.index(f">       {call}")
         assert result.outlines[at + 1].startswith("E       RuntimeError: ")
+
+
+@pytest.mark.parametrize(
+    ("mark", "message"),
+    [
+        ('runs="3"', "runs='3': expected a number, not text: write 3 without quotes"),
+        ('min_rate="0.5"', "min_rate='0.5': expected a number, not text: write 0.5 without quotes"),
+        ("threads=1", "threads=1: expected True or False, got 1"),
+        ('threads="yes"', "threads='yes': expected True or False, got 'yes'"),
+        (
+            'margin="0.1", baseline="a"',
+            "margin='0.1': expected a number, not text: write 0.1 without quotes",
+        ),
+        ("equivalence=1, margin=0.1, baseline='a'", "equivalence=1: expected True or False, got 1"),
+    ],
+)
+def test_a_mark_argument_of_the_wrong_type_is_a_collection_error(
+    pytester: pytest.Pytester, mark: str, message: str
+) -> None:
+    pytester.makepyfile(
+        bench_m=f"""
+        import pytest
+
+        @pytest.mark.probability({mark})
+        @pytest.mark.parametrize("arm", ["a", "b"])
+        def bench_a(arm):
+            pass
+        """
+    )
+    result = pytester.runpytest(*PLAIN)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    errors = [line for line in result.outlines if "probability mark argument" in line]
+    assert errors == [f"bench_m.py::bench_a::a: probability mark argument {message}"]
