@@ -77,3 +77,29 @@ def test_a_mark_argument_of_the_wrong_type_is_a_collection_error(
     assert result.ret == pytest.ExitCode.INTERRUPTED
     errors = [line for line in result.outlines if "probability mark argument" in line]
     assert errors == [f"bench_m.py::bench_a::a: probability mark argument {message}"]
+
+
+def test_every_declared_dependency_is_imported() -> None:
+    """The default install holds only what the plugin imports (issue 39 §6: the
+    ``importlib-metadata`` backport was declared and never imported)."""
+    import ast
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {
+        re.split(r"[<>=!~ \[;]", requirement, maxsplit=1)[0].lower().replace("-", "_")
+        for requirement in project["dependencies"]
+    }
+    imported: set[str] = set()
+    for package in ("core", "extensions"):
+        for module in (root / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    imported.update(alias.name.split(".")[0] for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    imported.add(node.module.split(".")[0])
+    assert declared == {"pytest", "pluggy", "tomli_w"}
+    assert declared <= imported
