@@ -8,7 +8,7 @@ plugin (``pytest``), with the plugin but none of the installed third-party exten
 even being imported), and without the plugin (``pytest -p no:probability``), in both
 bytecode modes:
 cached (``__pycache__`` written by an unmeasured warm-up run) and
-``PYTHONDONTWRITEBYTECODE=1`` with the plugin's own ``__pycache__`` deleted first, so every
+``PYTHONDONTWRITEBYTECODE=1`` with the plugin's own ``__pycache__`` set aside, so every
 start compiles its modules (and, for modules pytest rewrites, re-rewrites them), as on a
 fresh checkout or CI image; pytest's own modules keep their bytecode in both modes. Each
 session is a child process; its CPU time (user + system, from ``os.wait4``) is read, the
@@ -21,10 +21,13 @@ plugin's session imported.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
@@ -61,19 +64,36 @@ def third_party_blocks() -> list[str]:
     return [arg for name in names for arg in ("-p", f"no:probability.{name}")]
 
 
-def forget_plugin_bytecode() -> int:
-    """Delete the plugin's cached bytecode (``__pycache__`` beside its modules, wherever it
-    is installed), so that under ``PYTHONDONTWRITEBYTECODE=1`` every start compiles them, as
-    on a fresh checkout or image; returns how many files were deleted."""
+def plugin_bytecode() -> list[Path]:
+    """The plugin's cached bytecode files (``__pycache__`` beside its modules, wherever it
+    is installed)."""
     import pytest_probability
     import pytest_probability.extensions
 
-    removed = 0
-    for package in (pytest_probability, pytest_probability.extensions):
-        for cached in Path(package.__file__).parent.rglob("__pycache__/*.pyc"):
-            cached.unlink()
-            removed += 1
-    return removed
+    return [
+        cached
+        for package in (pytest_probability, pytest_probability.extensions)
+        for cached in Path(package.__file__).parent.rglob("__pycache__/*.pyc")
+    ]
+
+
+@contextlib.contextmanager
+def bytecode_restored(holder: Path) -> Iterator[None]:
+    """Set the plugin's cached bytecode aside in ``holder`` for the block, and afterwards
+    (also after an error or Ctrl-C) delete what the block wrote and put every file back:
+    the benchmark leaves the installation as it found it."""
+    moved: list[tuple[Path, Path]] = []
+    try:
+        for cached in plugin_bytecode():
+            kept = holder / f"{len(moved)}.pyc"
+            shutil.move(cached, kept)
+            moved.append((cached, kept))
+        yield
+    finally:
+        for written in plugin_bytecode():
+            written.unlink(missing_ok=True)
+        for cached, kept in moved:
+            shutil.move(kept, cached)
 
 
 def main() -> None:
@@ -81,36 +101,43 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as tmp:
-        suite = Path(tmp)
+        suite = Path(tmp) / "suite"
+        suite.mkdir()
         (suite / "test_a.py").write_text("def test_a():\n    pass\n")
-        for mode in ("cached", "PYTHONDONTWRITEBYTECODE=1"):
-            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            if mode != "cached":
-                env["PYTHONDONTWRITEBYTECODE"] = "1"
-                removed = forget_plugin_bytecode()
-                print(f"(removed {removed} cached plugin modules: each start compiles them)")
-            variants = {
-                "plugin": PYTEST,
-                "alone": [*PYTEST, *third_party_blocks()],
-                "no plugin": [*PYTEST, "-p", "no:probability"],
-            }
-            for args in variants.values():  # warm-up: writes __pycache__ in the cached mode
-                cpu_seconds(args, suite, env)
-            best = {name: float("inf") for name in variants}
-            for _ in range(rounds):
-                for name, args in variants.items():
-                    best[name] = min(best[name], cpu_seconds(args, suite, env))
-            added = best["plugin"] - best["no plugin"]
-            alone = best["alone"] - best["no plugin"]
-            print(
-                f"{mode:26}  plugin {best['plugin'] * 1000:6.0f} ms  "
-                f"no plugin {best['no plugin'] * 1000:6.0f} ms  "
-                f"added {alone * 1000:+5.0f} ms CPU alone, {added * 1000:+5.0f} ms with the "
-                f"installed extensions ({len(third_party_blocks()) // 2})  (best of {rounds})"
-            )
+        with bytecode_restored(Path(tmp)):
+            for mode in ("cached", "PYTHONDONTWRITEBYTECODE=1"):
+                env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                if mode != "cached":
+                    env["PYTHONDONTWRITEBYTECODE"] = "1"
+                    for written in plugin_bytecode():  # (the cached mode's warm-up wrote it)
+                        written.unlink()
+                measure(mode, suite, env, rounds)
         names = modules_imported(suite, {k: v for k, v in os.environ.items()})
         print(f"pytest_probability modules imported by an unrelated session: {len(names)}")
+
+
+def measure(mode: str, suite: Path, env: dict[str, str], rounds: int) -> None:
+    """Print one line: the best CPU time of each variant over ``rounds`` starts."""
+    variants = {
+        "plugin": PYTEST,
+        "alone": [*PYTEST, *third_party_blocks()],
+        "no plugin": [*PYTEST, "-p", "no:probability"],
+    }
+    for args in variants.values():  # warm-up: writes __pycache__ in the cached mode
+        cpu_seconds(args, suite, env)
+    best = {name: float("inf") for name in variants}
+    for _ in range(rounds):
+        for name, args in variants.items():
+            best[name] = min(best[name], cpu_seconds(args, suite, env))
+    added = best["plugin"] - best["no plugin"]
+    alone = best["alone"] - best["no plugin"]
+    print(
+        f"{mode:26}  plugin {best['plugin'] * 1000:6.0f} ms  "
+        f"no plugin {best['no plugin'] * 1000:6.0f} ms  "
+        f"added {alone * 1000:+5.0f} ms CPU alone, {added * 1000:+5.0f} ms with the "
+        f"installed extensions ({len(third_party_blocks()) // 2})  (best of {rounds})"
+    )
 
 
 if __name__ == "__main__":

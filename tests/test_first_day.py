@@ -3,6 +3,12 @@ and show the user's line, not the plugin's frames."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import re
+import tomllib
+from pathlib import Path
+
 import pytest
 
 PLAIN = ("-p", "no:randomly", "-p", "no:asyncio", "-p", "no:cacheprovider")
@@ -82,11 +88,6 @@ def test_a_mark_argument_of_the_wrong_type_is_a_collection_error(
 def test_every_declared_dependency_is_imported() -> None:
     """The default install holds only what the plugin imports (issue 39 §6: the
     ``importlib-metadata`` backport was declared and never imported)."""
-    import ast
-    import re
-    import tomllib
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = {
@@ -103,3 +104,29 @@ def test_every_declared_dependency_is_imported() -> None:
                     imported.add(node.module.split(".")[0])
     assert declared == {"pytest", "pluggy", "tomli_w"}
     assert declared <= imported
+
+
+def test_the_startup_benchmark_puts_the_bytecode_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchmarks/startup.py`` sets the plugin's ``__pycache__`` aside to measure cold
+    starts; afterwards every file is back as it was and nothing it wrote is left."""
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("startup", root / "benchmarks" / "startup.py")
+    assert spec is not None and spec.loader is not None
+    startup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(startup)
+    cache = tmp_path / "package" / "__pycache__"
+    cache.mkdir(parents=True)
+    kept = {cache / f"m{i}.cpython-311.pyc": f"bytes {i}".encode() for i in range(3)}
+    for path, content in kept.items():
+        path.write_bytes(content)
+    monkeypatch.setattr(startup, "plugin_bytecode", lambda: sorted(cache.glob("*.pyc")))
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    with pytest.raises(KeyboardInterrupt), startup.bytecode_restored(holder):
+        assert list(cache.glob("*.pyc")) == []  # set aside: every start compiles
+        (cache / "new.cpython-311.pyc").write_bytes(b"written by a warm-up")
+        raise KeyboardInterrupt
+    assert {path: path.read_bytes() for path in cache.glob("*.pyc")} == kept
+    assert list(holder.iterdir()) == []
