@@ -4,8 +4,10 @@
 
    $ python -m pytest_probability --version
    $ python -m pytest_probability html report.json -o report.html
+   $ python -m pytest_probability history history/ -o history.html --markdown history.md
 
-Exit status: 0 on success, 2 when a file cannot be read or written or the arguments are
+Exit status: 0 on success (``history --fail-on-worse``: 1 when a gated case got worse for
+real), 2 when a file cannot be read or written or the arguments are
 wrong (one ``error:`` line on stderr, never a traceback).
 
 PYTEST_DONT_REWRITE
@@ -43,10 +45,11 @@ def _html(arguments: argparse.Namespace) -> int:
         document = load_report(source)
     except ReportError as exc:
         return _fail(str(exc))
+    shown = arguments.output or str(target)  # (as given: Path() drops a trailing "/")
     try:  # (the same checks as a session's writers: the path, and no Python source file)
-        Claims().claim("-o", resolve("-o", target, "the page"), "the page")
+        Claims().claim("-o", resolve("-o", shown, "the page"), "the page")
     except UnwritablePath as exc:
-        return _fail(f"cannot write {target}: {exc.problem}")
+        return _fail(f"cannot write {shown}: {exc.problem}")
     try:
         page = render_report(document)
     except Exception as exc:  # sections fail soft; this is a last resort, never a traceback
@@ -58,6 +61,19 @@ def _html(arguments: argparse.Namespace) -> int:
         return _fail(f"could not write {target}: {reason}")
     print(f"wrote {target} ({len(page.encode('utf-8')) / 1024:,.0f} KiB)")
     return 0
+
+
+def _history(arguments: argparse.Namespace) -> int:
+    """Read a history of reports and write its page, Markdown and JSON summary (the logic is
+    the ``history`` extension's; the output paths get the same checks as every writer's)."""
+    from .extensions.history.command import run
+
+    claims = Claims()
+
+    def check(option: str, path: str, what: str) -> None:
+        claims.claim(option, resolve(option, path, what), what)
+
+    return run(arguments, check=check)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,10 +100,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="where to write the page (default: REPORT with the suffix .html)",
     )
     html.set_defaults(handler=_html)
+    from .extensions.history.command import add_arguments as history_arguments
+
+    history = commands.add_parser(
+        "history",
+        help="read a history of JSON reports: which cases moved for real, as a page, "
+        "Markdown and JSON",
+        description="Read the JSON reports of many sessions (a --prob-history directory, or "
+        "any reports) and say, for each case of the latest session, whether its pass rate "
+        "moved for real since the session before and since the window before it.",
+    )
+    history_arguments(history)
+    history.set_defaults(handler=_history)
     arguments = parser.parse_args(argv)
     if arguments.command is None:
         parser.print_usage(sys.stderr)
-        return _fail("choose a command (html), or --version")
+        return _fail("choose a command (html, history), or --version")
     return int(arguments.handler(arguments))
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .report.builder import ReportBuilder
     from .report.results import Results
     from .report.safe_calls import FailureLog, HookPlans
+    from .report.written import WrittenFile
 
 TOKEN_KEY = pytest.StashKey[object]()
 MARKER_HELP = (
@@ -61,6 +62,8 @@ class Kernel:
         self.runs_started = 0
         self.builder: ReportBuilder | None = None
         self.json_error: str | None = None
+        #: The files the session's writers wrote, for one line each (:func:`note_written`).
+        self.written: list[WrittenFile] = []
         #: ``--prob-json`` as given and as resolved at start (a test may change directory)
         self.json_path: tuple[Path, Path] | None = None
         self.patterns: tuple[str, ...] = ()
@@ -500,11 +503,13 @@ class Kernel:
             return
         from .report.json_report import iter_dumps
         from .report.writing import failure, write_atomic
+        from .report.written import written
 
         shown, path = self.json_path
         try:
             document = self.report_document(int(session.exitstatus))
             write_atomic(path, iter_dumps(document, where=str(shown)))
+            self.written.append(written("JSON report", str(shown), path))
         except Exception as exc:  # any failure is one error line naming the file
             self.json_error = failure("the JSON report", str(shown), exc)
             if session.exitstatus == pytest.ExitCode.OK:
@@ -561,8 +566,17 @@ class Kernel:
         """Print the ``probability`` section and every extension section.
 
         Called once in the aggregating process at the end of the terminal summary; returns
-        nothing.
+        nothing. Ends with one line per file the session wrote, as ``--junitxml`` does
+        (``probability: JSON report r.json (12 kB)``), unless ``-q`` was given.
         """
+        self._print_report(terminalreporter)
+        if self.written and terminalreporter.config.option.verbose >= 0:
+            from .formatting.terminal_text import visible
+
+            for file in self.written:  # (paths as given: escapes made visible)
+                terminalreporter.write_sep("-", visible(file.line))
+
+    def _print_report(self, terminalreporter: Any) -> None:
         if self.builder is None:
             return
         from .report.builder import render_main

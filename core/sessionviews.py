@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .loader import COLLECT_MODULE, KERNEL_NAME
 
 if TYPE_CHECKING:
+    import os
+
     import pytest
 
     from .execution.context import RunContext
@@ -94,6 +96,20 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
     For an extension that writes the report in another format at ``pytest_sessionfinish``
     or later, in the aggregating process."""
     return _kernel(config).report_document(exit_status)
+
+
+def note_written(
+    config: pytest.Config, what: str, shown: str, path: str | os.PathLike[str]
+) -> None:
+    """Say that a writer just wrote ``path`` (``shown``: as the user gave it): the terminal
+    summary ends with one line per file, ``probability: {what} {shown} (12 kB)``, as
+    ``--junitxml`` prints ``generated xml file: …`` (not under ``-q``).
+
+    For an extension that writes a file at ``pytest_sessionfinish``, in the aggregating
+    process, after a successful write; ``what`` names the file (``HTML report``)."""
+    from .report.written import written
+
+    _kernel(config).written.append(written(what, str(shown), path))
 
 
 def runs_in_flight(config: pytest.Config) -> int:

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
+#: The line naming a file the session wrote (``--- probability: JSON report r.json (1 kB) ---``)
+WRITTEN_LINE = re.compile(r"^-+ probability: .+ -+$")
 
 #: The spec's first example, with deterministic outcomes (the run index decides).
 SPEC_BENCH = """
@@ -84,6 +86,8 @@ def section(lines: list[str], title: str = "probability", hint: bool = False) ->
     inside = False
     for line in lines:
         match = SEPARATOR.match(line)
+        if inside and WRITTEN_LINE.match(line):
+            break  # (the files written come after every section)
         if match:
             if inside:
                 break

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -130,3 +131,95 @@ def test_the_startup_benchmark_puts_the_bytecode_back(
         raise KeyboardInterrupt
     assert {path: path.read_bytes() for path in cache.glob("*.pyc")} == kept
     assert list(holder.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("option", "what"),
+    [
+        ("--prob-json", "the report"),
+        ("--prob-html", "the report"),
+        ("--prob-markdown", "the summary"),
+        ("--prob-save-baseline", "the baseline"),
+    ],
+)
+def test_a_report_path_ending_in_a_slash_is_refused_as_a_directory(
+    pytester: pytest.Pytester, option: str, what: str
+) -> None:
+    """``--prob-json=newdir/`` used to write a file named ``newdir``: a path ending in
+    ``/`` names a directory, so it is refused before anything runs, naming a file in it."""
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    result = pytester.runpytest(*PLAIN, f"{option}=newdir/")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == (
+        f"ERROR: {option}=newdir/: cannot write {what}: a path ending in '/' names a "
+        "directory; give the file's name too (newdir/NAME)"
+    )
+    assert not (pytester.path / "newdir").exists()
+
+
+def test_the_html_command_refuses_an_output_ending_in_a_slash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_probability.__main__ import main
+
+    report = tmp_path / "r.json"
+    report.write_text('{"rows": []}', encoding="utf-8")
+    assert main(["html", str(report), "-o", f"{tmp_path}/out/"]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m pytest_probability: error: cannot write {tmp_path}/out/: a path ending "
+        f"in '/' names a directory; give the file's name too ({tmp_path}/out/NAME)\n"
+    )
+
+
+def _written_lines(lines: list[str]) -> list[str]:
+    return [line.strip("- ") for line in lines if re.match(r"^-+ probability: .* -+$", line)]
+
+
+def test_every_file_a_session_writes_gets_one_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``--junitxml`` prints ``generated xml file: …``: one line per file, in the order
+    they were written, with the path as given and the size (issue 39 §3)."""
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    summary = pytester.path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    outputs = ["--prob-json=out/r.json", "--prob-html=out/r.html", "--prob-markdown=out/r.md"]
+    result = pytester.runpytest(*PLAIN, *outputs, "--prob-save-baseline=out/b.toml")
+    assert result.ret == 0
+    size = {name: (pytester.path / "out" / name).stat().st_size for name in os.listdir("out")}
+    assert size["r.md"] < 1000 < size["r.json"] < 999_500
+    assert _written_lines(result.outlines) == [
+        f"probability: baseline out/b.toml ({size['b.toml']} bytes)",
+        f"probability: JSON report out/r.json ({size['r.json'] / 1000:.0f} kB)",
+        f"probability: Markdown summary out/r.md ({size['r.md']} bytes)",
+        f"probability: Markdown summary appended to {summary} ({summary.stat().st_size} bytes)",
+        f"probability: HTML report out/r.html ({size['r.html'] / 1000:.0f} kB)",
+    ]
+    quiet = pytester.runpytest(*PLAIN, "-q", "--prob-json=out/r.json")
+    assert _written_lines(quiet.outlines) == []  # (as --junitxml: not under -q)
+
+
+def test_the_plan_and_a_distributed_session_say_what_they_wrote(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(bench_a="def bench_a():\n    pass\n")
+    plan = pytester.runpytest(*PLAIN, "--prob-plan", "--prob-plan-write=plan.toml")
+    size = (pytester.path / "plan.toml").stat().st_size
+    assert _written_lines(plan.outlines) == [f"probability: plan plan.toml ({size} bytes)"]
+    pytest.importorskip("xdist")
+    spread = pytester.runpytest(*PLAIN, "-n", "2", "--prob-runs=4", "--prob-json=r.json")
+    size = (pytester.path / "r.json").stat().st_size
+    assert _written_lines(spread.outlines) == [
+        f"probability: JSON report r.json ({size / 1000:.0f} kB)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(0, "0 bytes"), (1, "1 byte"), (999, "999 bytes"), (1000, "1 kB"), (12_345, "12 kB"),
+     (999_499, "999 kB"), (999_500, "1.0 MB"), (3_456_789, "3.5 MB")],
+)  # fmt: skip
+def test_sizes_read_as_people_read_them(size: int, text: str) -> None:
+    from pytest_probability.report.written import size_text
+
+    assert size_text(size) == text

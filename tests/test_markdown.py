@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import WRITTEN_LINE
 from pytest_probability.extensions.markdown import render as render_module
 from pytest_probability.extensions.markdown.markup import Markdown, MarkdownSection, escape, table
 from pytest_probability.extensions.markdown.render import render_markdown
@@ -255,10 +256,13 @@ def test_unwritable_path_warns_and_keeps_the_exit_status(
 
 def section_after(lines: list[str]) -> list[str]:
     """The lines after the ``probability`` section's last line and before pytest's final
-    summary line."""
+    summary line, but the lines naming the files written (``--- probability: JSON report
+    r.json (1 kB) ---``)."""
     end = max(i for i, line in enumerate(lines) if line.startswith("=") and "passed" in line)
     start = max(i for i, line in enumerate(lines) if "Overall:" in line)
-    return [line for line in lines[start + 1 : end] if line.strip()]
+    return [
+        line for line in lines[start + 1 : end] if line.strip() and not WRITTEN_LINE.match(line)
+    ]
 
 
 def test_a_failed_write_is_one_line(

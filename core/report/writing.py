@@ -5,8 +5,9 @@
 
 * at configure time, :func:`resolve` makes the path absolute (a test may change the working
   directory) after :func:`problem` found nothing that stops it taking a file (a directory in
-  its place, a read-only file, an ancestor that is a file or an unwritable directory; a
-  missing parent is fine: it is created, as for ``--junitxml``), and :class:`Claims`
+  its place or a path ending in ``/``, which names one; a read-only file; an ancestor that
+  is a file or an unwritable directory; a missing parent is fine: it is created, as for
+  ``--junitxml``), and :class:`Claims`
   refuses two writers of one file and a Python source file given as a report;
 * at the end, :func:`write_atomic` writes a temporary file in the target's directory,
   flushes it to disk and renames it over the target, so a reader never sees half a file. An
@@ -103,6 +104,11 @@ def problem(path: str | os.PathLike[str]) -> str | None:
     """Why ``path`` cannot take a file (``'README.md' is not a directory``), or ``None``
     when it looks writable (the rules are in the module's docstring)."""
     given = Path(path)
+    shown = os.fspath(path)
+    if shown.endswith(("/", os.sep)) and descriptor_of(shown) is None:
+        # (Path() would drop the slash and write a file where the user meant a directory)
+        name = os.path.join(shown.rstrip("/" + os.sep) or shown, "NAME")
+        return f"a path ending in '/' names a directory; give the file's name too ({name})"
     try:
         if given.is_symlink() and _is_link_loop(given):
             return "it is a symbolic link in a loop (too many levels of symbolic links)"

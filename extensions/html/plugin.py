@@ -14,6 +14,7 @@ from pytest_probability.api import (
     claim_output,
     dump_report,
     is_active,
+    note_written,
     option_value,
     options_of,
     parse_text,
@@ -131,6 +132,7 @@ def write_page(config: pytest.Config, exit_status: int) -> str | None:
         write_file(state["path"], page)
     except Exception as exc:  # any failure is one error line naming the file
         return write_failure("the HTML report", state["shown"], exc)
+    note_written(config, "HTML report", state["shown"], state["path"])
     return None
 
 

@@ -255,6 +255,7 @@ def write_summaries(
     if state.path is not None:
         try:  # (the writer is read at each write: a test may replace it)
             api.write_atomic(state.path, markdown)
+            api.note_written(config, "Markdown summary", str(state.shown), state.path)
         except Exception as exc:  # any failure is one warning line naming the file
             errors.append(write_failure("the Markdown summary", str(state.shown), exc))
     if target is not None and not (state.path is not None and _same_file(state.path, target)):
@@ -266,6 +267,7 @@ def write_summaries(
             return [*errors, f"could not append the Markdown summary to {target}: {reason}"]
         try:
             append_file(target, markdown)
+            api.note_written(config, "Markdown summary appended to", str(target), target)
         except Exception as exc:  # any failure is one warning line naming the file
             reason = getattr(exc, "strerror", None) or exc
             errors.append(f"could not append the Markdown summary to {target}: {reason}")

@@ -24,6 +24,7 @@ from pytest_probability.api import (
     describe_exception,
     escape_surrogates,
     money,
+    note_written,
     options_of,
     worst_verdict,
     write_atomic,
@@ -201,6 +202,7 @@ class PlanSession:
         if self.write_file is not None:
             try:
                 write_toml(self.write_file, self.document())
+                note_written(session.config, "plan", str(self.write_path), self.write_file)
             except Exception as exc:  # any failure is one error line naming the file
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else None
                 self.write_error = (

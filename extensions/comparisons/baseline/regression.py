@@ -31,6 +31,7 @@ from pytest_probability.api import (
     decide_runs,
     first_collector,
     function_key,
+    note_written,
     options_of,
     plugin_version,
     results_of,
@@ -365,6 +366,7 @@ class Regression:
         try:
             write_baseline_toml(self.save_file, cases, settings)
             self.saved = self.save_path
+            note_written(self.config, "baseline", str(self.save_path), self.save_file)
         except OSError as exc:  # (its message names the file)
             self.save_error = f"--prob-save-baseline={self.save_path}: {exc}"
         except Exception as exc:  # any failure is one error line naming the file
