@@ -46,6 +46,7 @@ BUNDLED: tuple[tuple[str, str], ...] = (
     ("explain", "pytest_probability.extensions.explain"),
     ("html", "pytest_probability.extensions.html"),
     ("markdown", "pytest_probability.extensions.markdown"),
+    ("history", "pytest_probability.extensions.history"),
     ("failures", "pytest_probability.extensions.failures"),
 )
 #: Plugin names of the bundled extensions.

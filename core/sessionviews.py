@@ -99,17 +99,17 @@ def report_document(config: pytest.Config, exit_status: int) -> dict[str, Any] |
 
 
 def note_written(
-    config: pytest.Config, what: str, shown: str, path: str | os.PathLike[str]
+    config: pytest.Config, what: str, shown: str, path: str | os.PathLike[str], note: str = ""
 ) -> None:
     """Say that a writer just wrote ``path`` (``shown``: as the user gave it): the terminal
-    summary ends with one line per file, ``probability: {what} {shown} (12 kB)``, as
+    summary ends with one line per file, ``probability: {what} {shown} (12 kB) {note}``, as
     ``--junitxml`` prints ``generated xml file: …`` (not under ``-q``).
 
     For an extension that writes a file at ``pytest_sessionfinish``, in the aggregating
     process, after a successful write; ``what`` names the file (``HTML report``)."""
     from .report.written import written
 
-    _kernel(config).written.append(written(what, str(shown), path))
+    _kernel(config).written.append(written(what, str(shown), path, note))
 
 
 def runs_in_flight(config: pytest.Config) -> int:

@@ -200,7 +200,7 @@ def test_no_hook_can_cost_a_report(
     result = pytester.runpytest_subprocess(
         "-p", "no:randomly", "--prob-runs=4", "--prob-compare=style", "--prob-min-rate=0.5",
         "--prob-json=r.json", "--prob-html=r.html", "--prob-markdown=r.md",
-        "--junitxml=j.xml", budget, "-o", "prob_min_inputs=2",
+        "--prob-history=hist", "--junitxml=j.xml", budget, "-o", "prob_min_inputs=2",
         *extra, timeout=120,
     )  # fmt: skip
     output = result.stdout.str() + result.stderr.str()

@@ -25,21 +25,25 @@ class WrittenFile:
     what: str
     shown: str
     size: int | None
+    #: What else the line says, after the size (``for commit 3436624ab12c``).
+    note: str = ""
 
     @property
     def line(self) -> str:
         """``probability: JSON report r.json (12 kB)``."""
         size = f" ({size_text(self.size)})" if self.size is not None else ""
-        return f"probability: {self.what} {self.shown}{size}"
+        note = f" {self.note}" if self.note else ""
+        return f"probability: {self.what} {self.shown}{size}{note}"
 
 
-def written(what: str, shown: str, path: str | os.PathLike[str]) -> WrittenFile:
+def written(what: str, shown: str, path: str | os.PathLike[str], note: str = "") -> WrittenFile:
     """The :class:`WrittenFile` of ``path`` as it is now (just written)."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
-        return WrittenFile(what, shown, None)
-    return WrittenFile(what, shown, info.st_size if stat.S_ISREG(info.st_mode) else None)
+        return WrittenFile(what, shown, None, note)
+    size = info.st_size if stat.S_ISREG(info.st_mode) else None
+    return WrittenFile(what, shown, size, note)
 
 
 def size_text(size: int) -> str:

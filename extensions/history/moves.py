@@ -151,14 +151,14 @@ class Assessment:
         for status, moves in ((WORSE, self.worse), (BETTER, self.better)):
             if not moves:
                 continue
-            named = ", ".join(_change_text(move) for move in moves[:limit])
+            named = ", ".join(_change_text(move, self.previous) for move in moves[:limit])
             more = f", and {len(moves) - limit} more" if len(moves) > limit else ""
             cases = "case" if len(moves) == 1 else "cases"
             lines.append(
                 f"{len(moves)} {cases} got {status} since {self.previous.label}: {named}{more}"
             )
         if not lines:
-            count = len(self.moves)
+            count = sum(1 for move in self.moves if move.comparisons)
             lines.append(
                 f"No real moves since {self.previous.label}: {count} "
                 f"case{'' if count == 1 else 's'} tested at α = {self.alpha:g}."
@@ -166,12 +166,16 @@ class Assessment:
         return lines
 
 
-def _change_text(move: CaseMove) -> str:
+def _change_text(move: CaseMove, previous: Session) -> str:
+    """``f::x (90% → 40%)``; the earlier session is named when it is not the one before the
+    latest (the case skipped that one), the window's size when the window moved."""
     comparison = move.real
     assert comparison is not None
     base = f"{comparison.base_rate:.0%}"
     if comparison.against == WINDOW:
         base += f" over {comparison.sessions} sessions"
+    elif comparison.since is not previous:
+        base += f" in {comparison.since.label}"
     return f"{move.case} ({base} → {comparison.latest_rate:.0%})"
 
 
@@ -181,8 +185,8 @@ def assess(
     """Test every case of the latest session (see the module's docstring)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
-    if window < 1:
-        raise ValueError(f"window must be at least 1 session, got {window!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a whole number of sessions, 1 or more, got {window!r}")
     sessions = history.sessions
     if not sessions:
         return Assessment(alpha, window, None, None, [], [], 0)

@@ -131,11 +131,16 @@ class History:
 
     def functions(self) -> dict[str, list[str]]:
         """Each function's case ids, functions and cases in order of first appearance
-        (the latest session's order first, so the page follows today's suite)."""
+        (the latest session's order first, so the page follows today's suite). A case is
+        listed once, under the function its latest point names (reports that label it
+        differently cannot make it two cases)."""
         found: dict[str, dict[str, None]] = {}
+        seen: set[str] = set()
         for session in [*self.sessions[-1:], *reversed(self.sessions[:-1])]:
             for point in session.cases.values():
-                found.setdefault(point.function, {})[point.case] = None
+                if point.case not in seen:
+                    seen.add(point.case)
+                    found.setdefault(point.function, {})[point.case] = None
         return {function: list(cases) for function, cases in found.items()}
 
     def series(self, case: str) -> list[CasePoint | None]:
