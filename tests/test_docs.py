@@ -330,3 +330,40 @@ def test_docs_build_without_the_plugin_installed(tmp_path: Path) -> None:
     assert "pytest_prob_row_status" in hooks and "Called once per row" in hooks, (
         "autodoc rendered no hook docstrings from the source tree"
     )
+
+
+def test_every_field_of_the_history_summary_is_documented(tmp_path: Path) -> None:
+    """``python -m pytest_probability history --json`` (docs/history.rst, "The JSON
+    summary"): every key of a real summary, with a skipped file and a gone case, is named
+    under its heading."""
+    from history_sessions import generate
+    from pytest_probability.__main__ import main
+
+    truth = generate(tmp_path / "h", sessions=4, cases=10, changes={0: 0.0})
+    (tmp_path / "h" / "broken.json").write_text("[]", encoding="utf-8")
+    latest = json.loads(truth.files[-1].read_text(encoding="utf-8"))
+    latest["rows"] = latest["rows"][:-1]  # (a case of the session before is gone)
+    truth.files[-1].write_text(json.dumps(latest), encoding="utf-8")
+    assert main(["history", str(tmp_path / "h"), "--json", str(tmp_path / "s.json")]) == 0
+    summary = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    assert summary["skipped"] and summary["gone"]
+    compared = [move for move in summary["moves"] if move["previous"] and move["window"]]
+    parts = {
+        "The JSON summary": set(summary),
+        "``sessions[]``": {key for session in summary["sessions"] for key in session},
+        "``moves[]``": {key for move in summary["moves"] for key in move},
+        "``moves[].latest``": {key for move in summary["moves"] for key in move["latest"]},
+        "``moves[].previous`` and ``moves[].window``": {
+            key for move in compared for key in (*move["previous"], *move["window"])
+        },
+    }
+    nested = {key for move in compared for key in move["previous"]["since"]}
+    parts["``moves[].previous`` and ``moves[].window``"] |= nested
+    sections = _json_sections(_doc("history.rst"))
+    missing = [
+        f"``{key}`` under {heading!r}"
+        for heading, keys in parts.items()
+        for key in sorted(keys)
+        if key not in sections.get(heading, [])
+    ]
+    assert not missing, "docs/history.rst does not document:\n  " + "\n  ".join(missing)
