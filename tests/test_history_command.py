@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import importlib.util
 import io
 import json
 import os
@@ -627,4 +628,64 @@ def test_the_entry_point_and_its_exit_statuses(history: Path, tmp_path: Path) ->
     assert done.stderr == (
         "python -m pytest_probability: error: --window=0: must be a whole number of sessions, "
         "1 or more\n"
+    )
+
+
+E2E_BENCH = """
+import os
+
+import pytest
+from pytest_probability import current_run
+
+
+@pytest.mark.probability(min_rate=0.5)
+@pytest.mark.parametrize("case", ["steady", "moving"])
+def bench_e2e(case):
+    limit = 20 if case == "steady" else int(os.environ["MOVING_PASSES"])
+    assert current_run().run <= limit
+"""
+
+
+def test_real_sessions_filed_by_the_plugin_show_the_real_move(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four real sessions, each with other options the history meets (pytest-xdist,
+    ``--prob-transpose``, ``-k`` selection, stopping), filed by ``--prob-history``: the
+    command reads the entries and finds the one real move, in the right session order."""
+    pytester.makepyfile(bench_e2e=E2E_BENCH)
+    extra: list[tuple[str, ...]] = [
+        ("-n", "2"),
+        ("--prob-transpose",),
+        ("-k", "steady or moving"),
+        ("--prob-stop=curtail",),
+    ]
+    if importlib.util.find_spec("xdist") is None:
+        extra[0] = ()
+    passes = ["20", "20", "20", "4"]
+    for options, moving in zip(extra, passes, strict=True):
+        monkeypatch.setenv("MOVING_PASSES", moving)
+        result = pytester.runpytest(
+            "-p", "no:randomly", "--prob-runs=20", "--prob-history=hist", *options
+        )
+        assert result.ret in (0, 1)
+    entries = sorted((pytester.path / "hist").iterdir())
+    assert len(entries) == 4
+    summary_path = pytester.path / "summary.json"
+    capsys.readouterr()
+    assert main(["history", str(pytester.path / "hist"), "--json", str(summary_path)]) == 0
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    assert [s["file"] for s in summary["sessions"]] == [str(e) for e in entries]
+    moves = {move["case"]: move for move in summary["moves"]}
+    assert moves["e2e::steady"]["status"] == "steady"
+    moving = moves["e2e::moving"]
+    assert moving["status"] == "worse" and moving["gated"]
+    # --prob-stop=curtail ends a gated case once its verdict is settled: its runs are
+    # the ones the latest session made, however many that was
+    made = moving["latest"]["total"]
+    assert moving["latest"]["passes"] == min(4, made)
+    assert moving["previous"]["passes"] == moving["previous"]["total"] == 20
+    since = summary["sessions"][-2]["created"]
+    rate = f"{min(4, made) / made:.0%}"
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"1 case got worse since {since}: e2e::moving (100% → {rate})"
     )
