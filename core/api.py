@@ -30,7 +30,13 @@ if TYPE_CHECKING:
     from .collection.distribution import add_function_units
     from .collection.ordering import verdicts_after_runs
     from .collection.verdict_items import VerdictRequest, verdict_properties
-    from .collection.warnings import first_collector, function_key, warn_at_selected
+    from .collection.warnings import (
+        CaseWarning,
+        first_collector,
+        function_key,
+        warn_at_selected,
+        warn_by_cause,
+    )
     from .contracts.latencies import LatencyQuantile, RegisterLatencyMethod
     from .contracts.outcomes import ERROR, FAIL, PASS, RUN_OUTCOMES, SKIP, UNDECIDED, VERDICTS
     from .contracts.registering import call_registrations, filled_registry
@@ -213,7 +219,14 @@ PUBLIC: dict[str, tuple[str, str]] = {
     # -- collection: verdict items and the runs they decide ----------------------------------
     **_names(".collection.verdict_items", "VerdictRequest", "verdict_properties"),
     "decide_runs": (".collection.decided_runs", "decide_runs"),
-    **_names(".collection.warnings", "warn_at_selected", "first_collector", "function_key"),
+    **_names(
+        ".collection.warnings",
+        "warn_at_selected",
+        "warn_by_cause",
+        "CaseWarning",
+        "first_collector",
+        "function_key",
+    ),
     "verdicts_after_runs": (".collection.ordering", "verdicts_after_runs"),
     "add_function_units": (".collection.distribution", "add_function_units"),
     # -- the report: terminal, readings, JSON, files -----------------------------------------
@@ -348,6 +361,7 @@ __all__ = [
     "Case",
     "CaseResult",
     "CaseStopping",
+    "CaseWarning",
     "CostWarning",
     "FunctionCases",
     "GateResult",
@@ -491,6 +505,7 @@ __all__ = [
     "verdicts_after_runs",
     "visible",
     "warn_at_selected",
+    "warn_by_cause",
     "whole_percent",
     "wilson_interval",
     "worst_verdict",

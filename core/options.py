@@ -232,6 +232,16 @@ class OptionRegistry:
         """Parse one raw value with its spec's parser (raises :class:`ValueError`)."""
         return spec.parse(raw, self._config) if spec.with_config else spec.parse(raw)
 
+    def source(self, name: str) -> str | None:
+        """Where the session value of a setting comes from, as its errors name it
+        (``--prob-min-rate=0.9``, ``ini option prob_min_rate=0.9``), or ``None`` for its
+        default (and for an unknown name)."""
+        spec = self._specs.get(name)
+        if spec is None or self._config is None:
+            return None
+        given = _raw(self._config, spec)
+        return None if given is None else given[1]
+
     def session_value(self, name: str) -> Any:
         """The validated CLI > ini > default value of a setting."""
         if not self._resolved:

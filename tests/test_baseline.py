@@ -78,26 +78,25 @@ def test_margin_gate_and_baseline_item(pytester: pytest.Pytester) -> None:
     relaxed.assert_outcomes(passed=21)
 
 
-def test_margin_with_too_few_paired_inputs_warns_at_the_function(
+def test_margin_with_too_few_paired_inputs_warns_once_naming_the_option(
     pytester: pytest.Pytester,
 ) -> None:
     _bench(pytester, {"x": 3, "y": 3, "z": 3})
     pytester.runpytest("--prob-runs=3", "--prob-save-baseline=base.toml")
     _bench(pytester, {"x": 3, "y": 3, "new": 3})
-    bench = pytester.path / "bench_pick.py"
-    line = 6  # the decorator line of bench_pick
-    assert bench.read_text().splitlines()[line - 1].startswith("@pytest.mark.parametrize")
     warned = record_warnings(pytester)
     result = pytester.runpytest("--prob-runs=3", "--prob-baseline=base.toml", "--prob-margin=0.05")
     # x and y pair with the baseline (new does not): two inputs have no interval
     assert recorded(warned, "MarginWarning") == [
         [
             "MarginWarning",
-            "pick now − baseline: the margin cannot pass with 2 paired inputs: "
+            # (the cause is the option: the warning names it, and sits at the command line)
+            "--prob-margin=0.05: the margin cannot pass with 2 paired inputs: "
             "--prob-margin=0.05 is judged on an interval, and 2 to 9 paired inputs have none "
-            "(prob_min_inputs=10): the verdict is always UNDECIDED",
-            str(bench),
-            line,
+            "(prob_min_inputs=10): the verdict is always UNDECIDED "
+            "(1 comparison: pick now − baseline)",
+            "<command line>",
+            1,
             "collect",
         ]
     ]

@@ -490,6 +490,16 @@ def _margin_warning(path: Any, arm: str, paired: int, rule: str, few: str, least
     ]
 
 
+def _both_arms_warning(path: Any, few: str) -> list:
+    """One mark, one problem: one warning at the mark for both arms."""
+    found = _margin_warning(path, "b", 3, "margin=0.05", few, 10)
+    found[1] = (
+        found[1].replace("pick[arm] b − a:", "pick:", 1)
+        + " (2 comparisons: pick[arm] b − a, pick[arm] c − a)"
+    )
+    return found
+
+
 def test_margin_with_too_few_inputs_warns_at_the_function(pytester: pytest.Pytester) -> None:
     bench = pytester.makepyfile(bench_pick=MARGIN_BENCH.format(extra=""))
     assert (
@@ -500,10 +510,7 @@ def test_margin_with_too_few_inputs_warns_at_the_function(pytester: pytest.Pytes
     warned = record_warnings(pytester)
     result = pytester.runpytest("--prob-runs=2")
     few = "2 to 9 paired inputs"
-    assert recorded(warned, "MarginWarning") == [
-        _margin_warning(bench, "b", 3, "margin=0.05", few, 10),
-        _margin_warning(bench, "c", 3, "margin=0.05", few, 10),
-    ]
+    assert recorded(warned, "MarginWarning") == [_both_arms_warning(bench, few)]
     # and the verdicts are UNDECIDED, as the warning said
     assert [
         line.split("  ")[-1]
@@ -547,8 +554,7 @@ def test_collection_warnings_once_under_xdist(pytester: pytest.Pytester) -> None
             1,
             "collect",
         ],
-        _margin_warning(bench, "b", 3, "margin=0.05", few, 10),
-        _margin_warning(bench, "c", 3, "margin=0.05", few, 10),
+        _both_arms_warning(bench, few),
     ]
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import section
 
 PLAIN = ("-p", "no:randomly", "-p", "no:asyncio", "-p", "no:cacheprovider")
 
@@ -223,3 +225,80 @@ def test_sizes_read_as_people_read_them(size: int, text: str) -> None:
     from pytest_probability.report.written import size_text
 
     assert size_text(size) == text
+
+
+GATED_50 = """
+import pytest
+from helpers import section
+
+
+@pytest.mark.parametrize("i", range(50))
+def bench_many(i):
+    pass
+
+
+@pytest.mark.parametrize("x", ["a", "b"])
+@pytest.mark.probability(min_rate=0.95)
+def bench_marked(x):
+    pass
+"""
+
+
+def _gate_warnings(lines: list[str]) -> list[str]:
+    body = section(lines, "warnings summary")
+    return [line.strip() for line in body if "GateWarning" in line]
+
+
+def test_a_session_gate_that_cannot_pass_is_one_warning_naming_the_option(
+    pytester: pytest.Pytester,
+) -> None:
+    """``--prob-min-rate=0.9 --prob-runs=10`` on 50 cases: one warning, at the command
+    line, naming the option, the runs needed and the first few cases; the mark's own gate
+    is one warning at its mark line (below the parametrize line). The JSON report lists
+    every affected case (issue 39 §1)."""
+    bench = pytester.makepyfile(bench_many=GATED_50)
+    mark_line = bench.read_text().splitlines().index("@pytest.mark.probability(min_rate=0.95)")
+    result = pytester.runpytest(
+        *PLAIN, "--prob-min-rate=0.9", "--prob-runs=10", "--prob-json=r.json"
+    )
+    assert _gate_warnings(result.outlines) == [
+        "<command line>:1: GateWarning: --prob-min-rate=0.9: the gate cannot pass with 10 runs: "
+        "min_rate=0.9 needs at least 36 at 95% (50 cases: many::0, many::1, many::2 and 47 more)",
+        f"{bench}:{mark_line + 1}: GateWarning: marked: the gate cannot pass with 10 runs: "
+        "min_rate=0.95 needs at least 72 at 95% (2 cases: marked::a, marked::b)",
+    ]
+    rows = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["rows"]
+    assert len(rows) == 52
+    assert [row["gate"]["cannot_pass"] for row in rows[:50]] == [
+        [{"rule": "min_rate=0.9", "runs": 10, "needs": 36, "cause": "--prob-min-rate=0.9"}]
+    ] * 50
+    assert [row["gate"]["cannot_pass"] for row in rows[50:]] == [
+        [{"rule": "min_rate=0.95", "runs": 10, "needs": 72, "cause": None}]
+    ] * 2
+    enough = pytester.runpytest(*PLAIN, "--prob-min-rate=0.9", "--prob-runs=80", "-k", "many")
+    assert _gate_warnings(enough.outlines) == []
+
+
+def test_an_ini_gate_that_cannot_pass_is_one_warning_at_its_line(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(bench_many=GATED_50)
+    ini = pytester.makeini("[pytest]\nmarkers = slow\nprob_min_rate = 0.9\n")
+    result = pytester.runpytest(*PLAIN, "--prob-runs=10", "-k", "not marked")
+    assert _gate_warnings(result.outlines) == [
+        f"{ini}:3: GateWarning: ini option prob_min_rate=0.9: the gate cannot pass with 10 "
+        "runs: min_rate=0.9 needs at least 36 at 95% (50 cases: many::0, many::1, many::2 "
+        "and 47 more)",
+    ]
+    body = section(result.outlines, "warnings summary")
+    shown = [line.strip() for line in body]
+    assert shown[shown.index(_gate_warnings(result.outlines)[0]) + 1] == "prob_min_rate = 0.9"
+    # a filter that makes it an error stops the session at collection, naming the option
+    error = pytester.runpytest(
+        *PLAIN,
+        "--prob-runs=10",
+        "-W",
+        "error::pytest_probability.extensions.gates.plugin.GateWarning",
+    )
+    assert error.ret == pytest.ExitCode.INTERRUPTED
+    assert f"{ini}:3: GateWarning: ini option prob_min_rate=0.9: " in error.stdout.str()

@@ -263,7 +263,7 @@ def _infeasible_warning(path: Path, case: str) -> list[Any]:
     ],
     ids=["k", "m", "deselect"],
 )
-def test_infeasible_gate_warns_at_the_bench_function_once_per_selected_case(
+def test_infeasible_gate_warns_at_the_mark_once_for_the_selected_cases(
     pytester: pytest.Pytester, selection: list[str]
 ) -> None:
     bench = pytester.makepyfile(bench_cases=INFEASIBLE_BENCH)
@@ -272,19 +272,17 @@ def test_infeasible_gate_warns_at_the_bench_function_once_per_selected_case(
     assert lines[INFEASIBLE_LINE - 1] == "@pytest.mark.probability(min_rate=0.99)"
     warned = record_warnings(pytester)
     everything = pytester.runpytest("--prob-runs=10")
+    # one mark, one cause: one warning at the mark, naming the cases it affects
+    both = (
+        "f: the gate cannot pass with 10 runs: min_rate=0.99 needs at least 368 at 95% "
+        "(2 cases: f::strict, f::also_strict)"
+    )
     assert recorded(warned, "GateWarning") == [
-        _infeasible_warning(bench, "strict"),
-        _infeasible_warning(bench, "also_strict"),
+        ["GateWarning", both, str(bench), INFEASIBLE_LINE, "collect"]
     ]
     assert warnings_summary(everything.outlines) == [
         f"bench_cases.py:{INFEASIBLE_LINE}",
-        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: f::strict: the gate cannot pass with 10 "
-        "runs: min_rate=0.99 needs at least 368 at 95%",
-        "    @pytest.mark.probability(min_rate=0.99)",
-        "",
-        f"bench_cases.py:{INFEASIBLE_LINE}",
-        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: f::also_strict: the gate cannot pass with "
-        "10 runs: min_rate=0.99 needs at least 368 at 95%",
+        f"  {bench}:{INFEASIBLE_LINE}: GateWarning: {both}",
         "    @pytest.mark.probability(min_rate=0.99)",
         "",
     ]

@@ -17,6 +17,7 @@ import pytest
 from pytest_probability.api import (
     SKIP,
     CaseResult,
+    CaseWarning,
     ProbabilityWarning,
     call_first,
     not_an_amount,
@@ -98,13 +99,20 @@ class CompareState:
             warnings.warn(ComparisonWarning(message), stacklevel=stacklevel)
 
 
-def margin_warning(name: str, paired: int, rule: str, min_inputs: int) -> MarginWarning:
-    """``name``: ``triage[style] chain_of_thought − terse``."""
+def margin_warning(
+    name: str, paired: int, rule: str, min_inputs: int, cause: str | None = None
+) -> CaseWarning:
+    """``name``: ``triage[style] chain_of_thought − terse``; ``cause``: the session setting
+    that set the margin (``--prob-margin=0.05``), ``None`` for a mark."""
     few = "2 paired inputs" if min_inputs == 3 else f"2 to {min_inputs - 1} paired inputs"
-    return MarginWarning(
-        f"{name}: the margin cannot pass with {paired} paired inputs: {rule} is judged on an "
+    return CaseWarning(
+        MarginWarning,
+        name,
+        f"the margin cannot pass with {paired} paired inputs: {rule} is judged on an "
         f"interval, and {few} have none (prob_min_inputs={min_inputs}): "
-        "the verdict is always UNDECIDED"
+        "the verdict is always UNDECIDED",
+        cause,
+        noun="comparison",
     )
 
 

@@ -5,7 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import Any
 
@@ -16,6 +16,7 @@ from pytest_probability.api import (
     UNDECIDED,
     Case,
     CaseResult,
+    CaseWarning,
     OptionRegistry,
     ProbabilityWarning,
     Reading,
@@ -26,6 +27,7 @@ from pytest_probability.api import (
     decide_runs,
     implemented_outside,
     option_value,
+    options_of,
     parse_bool,
     parse_fraction,
     parse_positive_int,
@@ -34,7 +36,7 @@ from pytest_probability.api import (
     results_of,
     selected_cases,
     verdict_properties,
-    warn_at_selected,
+    warn_by_cause,
 )
 
 from . import rate
@@ -155,19 +157,10 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
     gates = state.case_gates(case.key, case.mark)
     if not gates:
         return []
-    infeasible: list[Warning] = []
-    for kind, spec in gates:
-        needed = None if kind.minimum_runs is None else kind.minimum_runs(spec, config)
-        if needed is not None and case.runs < needed:
-            level = getattr(spec, "level", None)  # where the minimum depends on a level
-            at = f" at {rate.bar_percent(level)}" if level is not None else ""
-            infeasible.append(
-                GateWarning(
-                    f"{case.case_id}: the gate cannot pass with {case.runs} "
-                    f"run{'s' if case.runs != 1 else ''}: "
-                    f"{kind.describe(spec)} needs at least {needed}{at}"
-                )
-            )
+    infeasible = [
+        CaseWarning(GateWarning, case.case_id, check["problem"], check["cause"])
+        for check in cannot_pass(gates, case.runs, case.mark, config)
+    ]
     if infeasible:
         state.infeasible[case.key] = infeasible
     if case.key in state.deciding:
@@ -176,6 +169,32 @@ def pytest_prob_collect_verdicts(case: Case, config: pytest.Config) -> list[Verd
         return []
     rules = ", ".join(kind.describe(spec) for kind, spec in gates)
     return [VerdictRequest(GATE_KIND, judge_item, f"gate: {rules}")]
+
+
+def cannot_pass(
+    gates: list[tuple[Any, Any]], runs: int, mark: Mapping[str, Any], config: pytest.Config
+) -> list[dict[str, Any]]:
+    """The gates that cannot pass with ``runs`` runs: for each, its rule (``min_rate=0.9``),
+    the runs it needs, the problem as a warning says it, and its cause: the session setting
+    that set the rule (``--prob-min-rate=0.9``), or ``None`` when a mark did."""
+    found = []
+    for kind, spec in gates:
+        needed = None if kind.minimum_runs is None else kind.minimum_runs(spec, config)
+        if needed is None or runs >= needed:
+            continue
+        rule = kind.describe(spec)
+        level = getattr(spec, "level", None)  # where the minimum depends on a level
+        at = f" at {rate.bar_percent(level)}" if level is not None else ""
+        key = rule.split("=", 1)[0]  # (the rule as written: its mark key first)
+        cause = None if key in mark else options_of(config).source(key)
+        problem = (
+            f"the gate cannot pass with {runs} run{'s' if runs != 1 else ''}: "
+            f"{rule} needs at least {needed}{at}"
+        )
+        found.append(
+            {"rule": rule, "runs": runs, "needs": needed, "cause": cause, "problem": problem}
+        )
+    return found
 
 
 @pytest.hookimpl(trylast=True)
@@ -195,8 +214,9 @@ def pytest_prob_case_verdict(case: CaseResult, config: pytest.Config) -> str | N
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Warn about the gates that cannot pass, at their bench functions, once per selected
-    case (cases deselected by ``-k``, ``-m`` or ``--deselect`` are not warned about).
+    """Warn about the gates that cannot pass, once per cause: one warning for all the
+    selected cases a session option or ini value affects, one per bench function's mark
+    (cases deselected by ``-k``, ``-m`` or ``--deselect`` are not warned about).
 
     Called once after collection (after deselection) in collecting processes; under
     pytest-xdist only the first worker warns.
@@ -205,7 +225,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return  # no case selected (the kernel's tryfirst hook ran): nothing to warn about
     state = state_of(session.config)
     pending, state.infeasible = state.infeasible, {}
-    warn_at_selected(session, pending)
+    warn_by_cause(session, pending)
 
 
 # -- running (executing processes) -------------------------------------------------------------
@@ -339,6 +359,13 @@ def pytest_prob_build_report(
             "judged": verdict.judged,
             "checks": checks,
         }
+        gates = state.gates[case.key]
+        unmeetable = cannot_pass(gates, case.planned, case.mark, config)
+        if unmeetable:  # (every case a warning is about, which the terminal names a few of)
+            gate["cannot_pass"] = [
+                {key: check[key] for key in ("rule", "runs", "needs", "cause")}
+                for check in unmeetable
+            ]
         report.add_row_json(case.key, {"gate": gate})
     words = [("passed", PASS), ("failed", FAIL), ("undecided", UNDECIDED)]
     text = ", ".join(f"{counts[key]} {word}" for word, key in words if counts[key])

@@ -16,6 +16,7 @@ import pytest
 from pytest_probability.api import (
     BenchRun,
     CaseResult,
+    CaseWarning,
     FunctionCases,
     OptionError,
     VerdictItem,
@@ -25,7 +26,7 @@ from pytest_probability.api import (
     function_key,
     options_of,
     results_of,
-    warn_at_selected,
+    warn_by_cause,
 )
 
 from ..options import FUNCTION_KEYS, PAIRED
@@ -165,10 +166,10 @@ def collection_warnings(session: pytest.Session) -> None:
             for key, check in checks.items()
             if (found := _few_pairs(check, selected, min_inputs))
         }
-        warn_at_selected(session, pending, function_key)
+        warn_by_cause(session, pending, function_key)
 
 
-def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[Warning]:
+def _few_pairs(check: MarginCheck, selected: set[str], min_inputs: int) -> list[CaseWarning]:
     """A :class:`MarginWarning` per arm with 2 to ``min_inputs − 1`` paired inputs among
     the ``selected`` cases (one pair has an interval; none has nothing to judge)."""
     arms_of: dict[str, set[str]] = {}

@@ -22,6 +22,7 @@ from pytest_probability.api import (
     BenchRun,
     Case,
     CaseResult,
+    CaseWarning,
     FunctionCases,
     ReportBuilder,
     Results,
@@ -35,7 +36,7 @@ from pytest_probability.api import (
     options_of,
     plugin_version,
     results_of,
-    warn_at_selected,
+    warn_by_cause,
     write_failure,
 )
 
@@ -154,7 +155,7 @@ class Regression:
         min_inputs = setting(self.config, "min_inputs")
         rule = f"{options.specs['baseline_margin'].cli}={self.margin:g}"
         by_key, by_id = self.baseline.cases, self.baseline.by_case_id()
-        pending: dict[str, list[Warning]] = {}
+        pending: dict[str, list[CaseWarning]] = {}
         for key, members in by_function.items():
             if options.case_value("compare_test", members[0].mark) != PAIRED:
                 continue  # another test may have an interval with few inputs
@@ -168,8 +169,9 @@ class Regression:
                     used.add(old.key)
             if 2 <= len(used) < min_inputs:
                 name = f"{members[0].label} now − baseline"
-                pending[key] = [margin_warning(name, len(used), rule, min_inputs)]
-        warn_at_selected(session, pending, function_key)
+                cause = options.source("baseline_margin")
+                pending[key] = [margin_warning(name, len(used), rule, min_inputs, cause)]
+        warn_by_cause(session, pending, function_key)
 
     def judge_item(self, item: VerdictItem) -> None:
         """A ``[baseline]`` item's body."""
