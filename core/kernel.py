@@ -13,6 +13,7 @@ import gc
 import sys
 from collections.abc import Generator
 from pathlib import Path
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -86,6 +87,8 @@ class Kernel:
         #: the node ids a pytest-xdist worker collected (controller): how many runs a case
         #: whose worker crashed before reporting any of them has
         self.collected: list[str] = []
+        #: ``bench_*`` functions seen in files collected as tests (never run)
+        self.strays: list[str] = []
 
     @property
     def recorded(self) -> int:
@@ -432,16 +435,9 @@ class Kernel:
         elif report.when == "???" and report.failed and not _is_worker(self.config):
             # pytest-xdist: the worker running this item died before reporting it; the run
             # counts as made (an ERROR) for everyone, the budget too
-            from .execution.records import crash_record
+            from .execution.records import crash_record_of
 
-            found = crash_record(
-                report.nodeid,
-                str(report.longrepr),
-                self.results.get(report.nodeid.rsplit("[run", 1)[0]),
-                self.patterns,
-                len(self.results),
-                self.collected,
-            )
+            found = crash_record_of(report, self.results, self.patterns, self.collected)
             if found is not None:
                 self.aggregate(found)
         elif report.when == "teardown" and report.failed:
@@ -499,21 +495,17 @@ class Kernel:
         self.builder = build_report(session.config, self.results, self.failures)
         if self.distribution is not None:
             self.builder.add_summary("Workers:", self.distribution, order=900)
-        if self.json_path is None:
-            return
-        from .report.json_report import iter_dumps
-        from .report.writing import failure, write_atomic
-        from .report.written import written
+        if self.json_path is not None:
+            from .report.json_report import write_report
 
-        shown, path = self.json_path
-        try:
-            document = self.report_document(int(session.exitstatus))
-            write_atomic(path, iter_dumps(document, where=str(shown)))
-            self.written.append(written("JSON report", str(shown), path))
-        except Exception as exc:  # any failure is one error line naming the file
-            self.json_error = failure("the JSON report", str(shown), exc)
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            status = int(session.exitstatus)
+            done = write_report(*self.json_path, lambda: self.report_document(status))
+            if isinstance(done, str):  # (one error line naming the file)
+                self.json_error = done
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            else:
+                self.written.append(done)
 
     def report_document(self, exit_status: int) -> dict[str, Any] | None:
         """The report document as ``--prob-json`` writes it, or ``None`` before the report
@@ -562,35 +554,45 @@ class Kernel:
             self.collector_paused = False
             gc.enable()
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(self, collector: pytest.Collector, name: str, obj: Any) -> Any:
+        """Collect a test function with its own ``probability(...)`` mark as a bench
+        function; note ``bench_*`` functions in files collected as tests (:mod:`.hints`).
+        Called for every name of every Python module and class collected, in collecting
+        processes; returns the bench function's nodes, or ``None`` (pytest's own way)."""
+        marks = getattr(obj, "pytestmark", ()) if isinstance(obj, FunctionType) else None
+        if marks is None or not (
+            name.startswith("bench_") or any(getattr(m, "name", 0) == "probability" for m in marks)
+        ):
+            return None  # (the cheap way out for every other name: nothing imported)
+        from .collection.hints import bench_to_collect
+
+        if not bench_to_collect(collector, name, obj, self.patterns, self.strays):
+            return None
+        self.activate(collector.config, collector.session)
+        from .collection.collector import bench_nodes
+
+        return bench_nodes(collector, name, obj)  # type: ignore[arg-type]
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """Print the ``probability`` section and every extension section.
+        """Print the ``probability`` section and every extension section; a line when
+        ``--prob-*`` options found no bench run (:mod:`.hints`); one line per file written,
+        as ``--junitxml`` does. Called once in the aggregating process at the end of the
+        terminal summary; returns nothing."""
+        if self.builder is not None:
+            from .report.builder import print_report
 
-        Called once in the aggregating process at the end of the terminal summary; returns
-        nothing. Ends with one line per file the session wrote, as ``--junitxml`` does
-        (``probability: JSON report r.json (12 kB)``), unless ``-q`` was given.
-        """
-        self._print_report(terminalreporter)
-        if self.written and terminalreporter.config.option.verbose >= 0:
-            from .formatting.terminal_text import visible
-
-            for file in self.written:  # (paths as given: escapes made visible)
-                terminalreporter.write_sep("-", visible(file.line))
-
-    def _print_report(self, terminalreporter: Any) -> None:
-        if self.builder is None:
-            return
-        from .report.builder import render_main
-
-        main = render_main(self.builder)
-        if main:  # (nothing ran, e.g. --prob-plan: only the extensions' sections)
-            terminalreporter.write_sep("=", "probability")
-            for line in main:
-                terminalreporter.write_line(line)
-        for section in sorted(self.builder.sections, key=lambda s: s.order):
-            terminalreporter.write_sep("=", f"probability: {section.title}")
-            for line in section.lines:
-                terminalreporter.write_line(line)
+            print_report(terminalreporter, self.builder)
         if self.json_error:  # (it names the path given: escapes made visible)
             from .formatting.terminal_text import visible
 
             terminalreporter.write_line(f"ERROR: {visible(self.json_error)}", red=True, bold=True)
+        args = terminalreporter.config.invocation_params.args
+        if not self.has_report() and any(str(arg).startswith("--prob-") for arg in args):
+            from .collection.hints import print_no_bench_line
+
+            print_no_bench_line(terminalreporter, self.strays)
+        if self.written:
+            from .report.written import print_written
+
+            print_written(terminalreporter, self.written)

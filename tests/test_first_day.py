@@ -302,3 +302,79 @@ def test_an_ini_gate_that_cannot_pass_is_one_warning_at_its_line(
     )
     assert error.ret == pytest.ExitCode.INTERRUPTED
     assert f"{ini}:3: GateWarning: ini option prob_min_rate=0.9: " in error.stdout.str()
+
+
+MARKED_TESTS = """
+import os
+import re
+
+import pytest
+
+
+@pytest.mark.probability(runs=5)
+@pytest.mark.parametrize("x", ["a", "b"])
+def test_flaky(x):
+    run = re.search(r"\\[run(\\d+)\\]", os.environ["PYTEST_CURRENT_TEST"])
+    assert x == "a" or run is None or run.group(1) != "3"
+
+
+def test_plain():
+    pass
+
+
+@pytest.mark.probability(runs=2)
+def bench_marked_in_a_test_file():
+    pass
+
+
+class TestK:
+    @pytest.mark.probability(runs=3)
+    def test_method(self):
+        pass
+"""
+
+
+def test_a_probability_mark_on_a_test_function_makes_it_a_bench(
+    pytester: pytest.Pytester,
+) -> None:
+    """The first instinct works (issue 39 §2): a ``test_`` function (or a ``bench_`` one in
+    a test file) with its own ``probability(...)`` mark runs its cases N times with a row
+    each; a marked method stays a plain test with one warning saying why; ``-p
+    no:probability`` turns them all back into plain tests."""
+    pytester.makepyfile(test_marked=MARKED_TESTS)
+    result = pytester.runpytest(*PLAIN, "-rN")
+    assert section(result.outlines) == [
+        "  test_flaky::a          5/5  [48%, 100%]",
+        "  test_flaky::b          4/5  [28%,  99%]  FLAKY",
+        "  marked_in_a_test_file  2/2  [16%, 100%]",
+        "",
+        "  Overall: 11/12 passed (92%)",
+    ]
+    result.assert_outcomes(passed=13, failed=1, warnings=1)
+    assert (
+        "test_marked.py::TestK::test_method: the probability mark is ignored on a method: a "
+        "bench function is a module-level function (move it out of the class to run its cases "
+        "N times)"
+    ) in result.stdout.str()
+    collected = pytester.runpytest(*PLAIN, "--collect-only", "-q").outlines
+    assert "test_marked.py::test_flaky::b[run3]" in collected
+    assert "test_marked.py::test_plain" in collected
+    plain = pytester.runpytest(*PLAIN, "-p", "no:probability")
+    plain.assert_outcomes(passed=4)  # test_flaky[a], test_flaky[b], test_plain, the method
+
+
+def test_options_without_a_bench_run_say_what_they_apply_to(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_a="def test_a():\n    pass\n\n\ndef bench_answer():\n    pass\n")
+    result = pytester.runpytest(*PLAIN, "--prob-runs=10", "--prob-min-rate", "0.9")
+    assert result.outlines[-2] == (
+        "probability: no bench run in this session, so --prob-runs, --prob-min-rate did "
+        "nothing: the options apply to bench_* functions in files matching bench_*.py (ini "
+        "prob_pattern) and to test functions marked @pytest.mark.probability(...); found "
+        "bench_answer in test_a.py, in a file collected as tests: move it to a bench file, "
+        "or mark it"
+    )
+    quiet = pytester.runpytest(*PLAIN)  # (no --prob-* option: nothing to explain)
+    assert not [line for line in quiet.outlines if line.startswith("probability:")]
+    pytester.makepyfile(bench_b="def bench_b():\n    pass\n")
+    ran = pytester.runpytest(*PLAIN, "--prob-runs=2")
+    assert not [line for line in ran.outlines if "no bench run" in line]

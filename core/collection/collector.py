@@ -228,39 +228,58 @@ class BenchModule(pytest.Module):
         benches: list[pytest.Item | pytest.Collector] = []
         for name, obj in list(vars(self.obj).items()):
             if name.startswith(BENCH_PREFIX) and inspect.isfunction(obj):
-                benches.extend(self._bench_nodes(name, obj))
+                benches.extend(bench_nodes(self, name, obj))
         return benches + others
 
-    def _bench_nodes(self, name: str, obj: Any) -> list[pytest.Item | pytest.Collector]:
-        options = options_of(self.config)
-        entries: list[tuple[pytest.Function, Case]] = []
-        for generated in self._genfunctions(name, obj):
-            param_id = generated.name[len(name) + 1 : -1] if generated.name != name else None
-            key = f"{self.nodeid}::{name}" + (f"::{param_id}" if param_id is not None else "")
-            try:
-                mark = options.validate_mark(_merged_mark_args(generated, options))
-            except OptionError as exc:
-                return [BrokenBench.from_parent(self, name=name, message=f"{key}: {exc}")]
-            callspec = getattr(generated, "callspec", None)
-            case = Case(
-                key=key,
-                case_id=case_id(name, param_id),
-                label=function_label(name),
-                function=name,
-                param_id=param_id,
-                module=self.nodeid,
-                runs=options.case_value("runs", mark),
-                params=dict(callspec.params) if callspec is not None else {},
-                mark=mark,
-                param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
-                param_indices=dict(getattr(callspec, "indices", {}) or {}),
-                sequence=self.config.stash.get(CASES_COLLECTED_KEY, 0) + 1,
-            )
-            self.config.stash[CASES_COLLECTED_KEY] = case.sequence
-            entries.append((generated, case))
-        if any(case.param_id is not None for _, case in entries):
-            return [BenchFunction.from_parent(self, name=name, entries=entries)]
-        return [*_function_nodes(self, self, name, entries)]
+
+def is_marked_test(collector: pytest.Collector, name: str, obj: Any) -> bool:
+    """Whether ``name`` is a test function of a module (not a class) that carries its own
+    ``probability(...)`` mark: it is collected as a bench function (its cases run N
+    times), as a user reaching for the mark first expects."""
+    return (
+        isinstance(collector, pytest.Module)
+        and inspect.isfunction(obj)
+        and not name.startswith(BENCH_PREFIX)
+        and any(
+            getattr(mark, "name", None) == "probability" for mark in getattr(obj, "pytestmark", ())
+        )
+        and collector.funcnamefilter(name)  # (test_*, or the python_functions setting)
+    )
+
+
+def bench_nodes(module: pytest.Module, name: str, obj: Any) -> list[pytest.Item | pytest.Collector]:
+    """The nodes of one bench function of ``module`` (a ``bench_*`` function, or a test
+    function with a ``probability(...)`` mark): a ``BenchFunction`` for a parametrized one,
+    else its items; a ``BrokenBench`` when a mark argument is invalid."""
+    options = options_of(module.config)
+    entries: list[tuple[pytest.Function, Case]] = []
+    for generated in module._genfunctions(name, obj):
+        param_id = generated.name[len(name) + 1 : -1] if generated.name != name else None
+        key = f"{module.nodeid}::{name}" + (f"::{param_id}" if param_id is not None else "")
+        try:
+            mark = options.validate_mark(_merged_mark_args(generated, options))
+        except OptionError as exc:
+            return [BrokenBench.from_parent(module, name=name, message=f"{key}: {exc}")]
+        callspec = getattr(generated, "callspec", None)
+        case = Case(
+            key=key,
+            case_id=case_id(name, param_id),
+            label=function_label(name),
+            function=name,
+            param_id=param_id,
+            module=module.nodeid,
+            runs=options.case_value("runs", mark),
+            params=dict(callspec.params) if callspec is not None else {},
+            mark=mark,
+            param_ids=tuple(getattr(callspec, "_idlist", ()) or ()),
+            param_indices=dict(getattr(callspec, "indices", {}) or {}),
+            sequence=module.config.stash.get(CASES_COLLECTED_KEY, 0) + 1,
+        )
+        module.config.stash[CASES_COLLECTED_KEY] = case.sequence
+        entries.append((generated, case))
+    if any(case.param_id is not None for _, case in entries):
+        return [BenchFunction.from_parent(module, name=name, entries=entries)]
+    return [*_function_nodes(module, module, name, entries)]
 
 
 def _function_nodes(

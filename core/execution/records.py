@@ -128,6 +128,17 @@ def _describe(call: pytest.CallInfo[None], outcome: str) -> tuple[str | None, st
 _RUN_SUFFIX = re.compile(r"\[run(\d+)\]$")
 
 
+def crash_record_of(
+    report: Any, results: Any, patterns: tuple[str, ...], collected: Sequence[str]
+) -> dict[str, Any] | None:
+    """:func:`crash_record` for pytest-xdist's report of an item whose worker died
+    (``results``: the session's :class:`~pytest_probability.report.results.Results`)."""
+    known = results.get(report.nodeid.rsplit("[run", 1)[0])
+    return crash_record(
+        report.nodeid, str(report.longrepr), known, patterns, len(results), collected
+    )
+
+
 def crash_record(
     nodeid: str,
     message: str,

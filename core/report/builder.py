@@ -182,3 +182,17 @@ def render_main(builder: ReportBuilder) -> list[str]:
     if builder.warnings:
         lines += ["", *(f"{INDENT}warning: {visible(w)}" for w in builder.warnings)]
     return lines
+
+
+def print_report(terminalreporter: Any, builder: ReportBuilder) -> None:
+    """Print the ``probability`` section (when something ran: ``--prob-plan`` has only the
+    extensions' sections) and every extension section, in their order."""
+    main = render_main(builder)
+    if main:
+        terminalreporter.write_sep("=", "probability")
+        for line in main:
+            terminalreporter.write_line(line)
+    for section in sorted(builder.sections, key=lambda s: s.order):
+        terminalreporter.write_sep("=", f"probability: {section.title}")
+        for line in section.lines:
+            terminalreporter.write_line(line)

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..execution.user_values import escape_surrogates, int_text, is_huge_int, safe_str, short_repr
 from ..formatting.terminal_text import ProbabilityWarning
+
+if TYPE_CHECKING:
+    from .written import WrittenFile
 from .builder import ReportBuilder
 from .results import Results
 
@@ -256,3 +260,19 @@ class ReportWarning(ProbabilityWarning):
 def dumps(document: dict[str, Any]) -> str:
     """:func:`iter_dumps` joined into one string."""
     return "".join(iter_dumps(document))
+
+
+def write_report(
+    shown: os.PathLike[str] | str, path: os.PathLike[str] | str, document: Callable[[], Any]
+) -> WrittenFile | str:
+    """Write the ``--prob-json`` report made by ``document()`` to ``path`` (``shown``: as
+    the user gave it) with the one writer; returns the file written, or the one line saying
+    why it could not be (any exception, from making the document or writing it)."""
+    from .writing import failure, write_atomic
+    from .written import written
+
+    try:
+        write_atomic(path, iter_dumps(document(), where=str(shown)))
+    except Exception as exc:  # any failure is one error line naming the file
+        return failure("the JSON report", str(shown), exc)
+    return written("JSON report", str(shown), path)

@@ -5,7 +5,7 @@ as ``--junitxml`` prints ``generated xml file: …``:
 
    ------------------- probability: JSON report r.json (12 kB) -------------------
 
-Pure: never imports pytest.
+Pure: never imports pytest (it is handed the terminal reporter).
 
 PYTEST_DONT_REWRITE
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,17 @@ def written(what: str, shown: str, path: str | os.PathLike[str], note: str = "")
         return WrittenFile(what, shown, None, note)
     size = info.st_size if stat.S_ISREG(info.st_mode) else None
     return WrittenFile(what, shown, size, note)
+
+
+def print_written(terminalreporter: Any, files: list[WrittenFile]) -> None:
+    """One separator line per file (paths as given, escapes made visible), unless ``-q``
+    was given: as ``--junitxml`` prints its own."""
+    if terminalreporter.config.option.verbose < 0:
+        return
+    from ..formatting.terminal_text import visible
+
+    for file in files:
+        terminalreporter.write_sep("-", visible(file.line))
 
 
 def size_text(size: int) -> str:
