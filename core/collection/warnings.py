@@ -91,12 +91,8 @@ def warn_by_cause(
     failed collection report, as in :func:`warn_at_selected`."""
     if not pending or not first_collector(session.config):
         return
-    found: dict[str, pytest.Item] = {}
-    for item in session.items:
-        if isinstance(item, (BenchRun, VerdictItem)) and (key := key_of(item.case)) in pending:
-            found.setdefault(key, item)
     groups: dict[tuple[str, type[Warning], str], list[tuple[pytest.Item, CaseWarning]]] = {}
-    for key, item in sorted(found.items(), key=lambda entry: entry[1].case.sequence):
+    for key, item in _first_selected(session, pending, key_of):
         for warning in pending[key]:
             where = warning.cause or f"mark {function_key(item.case)}"
             groups.setdefault((where, warning.category, warning.problem), []).append(
@@ -181,17 +177,19 @@ def warn_at_selected(
     (exit status 2) exactly as for an error raised while collecting."""
     if not pending or not first_collector(session.config):
         return
+    for key, item in _first_selected(session, pending, key_of):
+        path, line, _ = item.reportinfo()
+        for warning in pending[key]:
+            _issue(session, warning, str(path), (line or 0) + 1, item)
+
+
+def _first_selected(
+    session: pytest.Session, pending: Mapping[str, object], key_of: Callable[[Case], str]
+) -> list[tuple[str, pytest.Item]]:
+    """``(key, item)``: the first selected bench item of each pending key, in collection
+    order (a deselected case has none, so it is not warned about)."""
     found: dict[str, pytest.Item] = {}
     for item in session.items:
         if isinstance(item, (BenchRun, VerdictItem)) and (key := key_of(item.case)) in pending:
             found.setdefault(key, item)
-    for key, item in sorted(found.items(), key=lambda entry: entry[1].case.sequence):
-        path, line, _ = item.reportinfo()
-        filename, lineno = str(path), (line or 0) + 1
-        for warning in pending[key]:
-            try:
-                warnings.warn_explicit(warning, type(warning), filename, lineno)
-            except Warning as exc:  # a warning filter made it an error
-                message = f"{filename}:{lineno}: {type(exc).__name__}: {exc}"
-                report = pytest.CollectReport(function_key(item.case), "failed", message, [])
-                session.config.hook.pytest_collectreport(report=report)
+    return sorted(found.items(), key=lambda entry: entry[1].case.sequence)  # type: ignore[attr-defined]
