@@ -615,16 +615,24 @@ def test_sigint_mid_run_writes_both_reports(pytester: pytest.Pytester) -> None:
                 process.wait()
     output = (pytester.path / "out.txt").read_text().splitlines()
     assert status == 2
-    lines = section(output)  # pytest's "!!! KeyboardInterrupt !!!" lines follow the section
-    assert lines[:3] == [
+    assert section(output) == [
         "  k  2/2  [16%, 100%]  of 5 planned, session stopped early",
         "",
         "  Overall: 2/2 passed (100%)",
     ]
-    assert re.fullmatch(r"!+ KeyboardInterrupt !+", lines[3])
+    # then the files written, then pytest's "!!! KeyboardInterrupt !!!" lines
+    end = output.index("  Overall: 2/2 passed (100%)")
+    written = [line.strip("- ") for line in output[end + 1 : end + 3]]
+    assert [line.rsplit(" (", 1)[0] for line in written] == [
+        "probability: JSON report r.json",
+        "probability: HTML report r.html",
+    ]
+    assert re.fullmatch(r"!+ KeyboardInterrupt !+", output[end + 3])
     # the interrupt lands in the bench, at the rename's line or the sleep's (a busy machine
     # may deliver it between the two)
-    assert lines[4] in [f"{pytester.path / 'bench_k.py'}:{n}: KeyboardInterrupt" for n in (8, 9)]
+    assert output[end + 4] in [
+        f"{pytester.path / 'bench_k.py'}:{n}: KeyboardInterrupt" for n in (8, 9)
+    ]
     report = load_json(pytester.path / "r.json")
     assert report["exit_status"] == 2
     assert [(r["run"], r["outcome"]) for r in report["records"]] == [(1, "pass"), (2, "pass")]
