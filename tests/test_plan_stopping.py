@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 from helpers import load_json, section
 from pytest_probability.extensions.stopping.curtail import FAIL, PASS, UNDECIDED, Thresholds
-from pytest_probability.extensions.stopping.paths import follow, runs_for_power
+from pytest_probability.extensions.stopping.paths import StopOutcome, follow, runs_for_power
 from pytest_probability.extensions.stopping.planning import (
     expected_runs_sequential,
+    scan_for_power,
     sequence_verdict,
     sequential_outcome,
 )
@@ -375,3 +376,60 @@ def bench_r():
     assert case["sequential_runs"] == pytest.approx(held.expected_runs, abs=1e-12)
     assert case["sequential_runs"] >= 15
     assert case["pass_chance"] == pytest.approx(held.pass_chance, abs=1e-12)
+
+
+def test_the_power_scan_with_a_reader_is_bounded() -> None:
+    """A reader makes every planned count a programme of its own (about n²/2 states), so
+    the scan for 80% power stops once it followed 500,000 states: counts 1 to 143
+    (143·144·145/6 = 497,640 states; one more would pass the bound). A case whose power is
+    out of reach used to be scanned to 1,000 runs: minutes of a --prob-plan session."""
+    asked: list[int] = []
+
+    def never(planned: int) -> StopOutcome:
+        asked.append(planned)
+        return StopOutcome(chances={PASS: 0.1, FAIL: 0.0, UNDECIDED: 0.9})
+
+    assert scan_for_power(never, 1) == (None, 143)
+    assert asked == list(range(1, 144))
+    asked.clear()
+
+    def at_seven(planned: int) -> StopOutcome:
+        asked.append(planned)
+        return StopOutcome(chances={PASS: 0.9 if planned >= 7 else 0.5})
+
+    assert scan_for_power(at_seven, 3) == (7, 7)
+    assert asked == [3, 4, 5, 6, 7]
+
+
+HOLDING_READER = """
+from pytest_probability.extensions.stopping.service import StopReader
+
+
+def pytest_prob_stop_readers(case, config):
+    return [StopReader("the audit", lambda context: None)]
+"""
+
+
+def test_prob_plan_says_where_the_power_search_stopped(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(HOLDING_READER)
+    pytester.makepyfile(
+        bench_r="""
+import pytest
+
+@pytest.mark.probability(min_rate=0.95, runs=20)
+def bench_r():
+    pass
+"""
+    )
+    pytester.runpytest(
+        "--prob-plan", "--prob-stop=sequential", "--prob-plan-assume=0.9", "--prob-json=p.json"
+    )
+    (case,) = load_json(pytester.path / "p.json")["plan"]["cases"]
+    assert case["power_runs"] is None
+    # scanned from the fewest runs that can pass min_rate=0.95 on the sequence, 116, up to
+    # 164: 116·117/2 + … + 164·165/2 = 488,530 states, one count more passes 500,000
+    assert case["min_runs"] == 116
+    assert (
+        "80% power: not reached with up to 164 planned runs; the search stops there (a "
+        "verdict reader makes every count a programme of its own)"
+    ) in case["notes"]

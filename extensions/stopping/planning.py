@@ -41,6 +41,10 @@ POWER = 0.8
 MOST_RUNS = 20_000
 #: the most planned runs scanned one by one when a reader with a verdict takes part
 MOST_SCANNED = 1_000
+#: the most path states (about n²/2 for n planned runs) that scan follows for one case, in
+#: all: a programme per count costs the cube of the counts scanned, and a case whose power
+#: is out of reach would otherwise be scanned to MOST_SCANNED (minutes for one case)
+MOST_SCANNED_STATES = 500_000
 
 
 #: per config: (kind name, spec) or the sequence's (bar, level) → the shared thresholds
@@ -105,10 +109,29 @@ def model_stopping(config: pytest.Config, case: Case, row: Any, rate: float) -> 
         hopeless = rate <= spec.min_rate and 1.0 - spec.interval.level < POWER
         row.power_runs = None if hopeless else runs_for_power(outcome_at, POWER, start, MOST_RUNS)
     elif seen.readers:  # a reader may hold a PASS until it is gone: one programme per count
-        scanned = range(start, MOST_SCANNED + 1)
-        row.power_runs = next((n for n in scanned if outcome_at(n).pass_chance >= POWER), None)
+        row.power_runs, searched = scan_for_power(outcome_at, start)
+        if row.power_runs is None and searched < MOST_SCANNED:
+            row.notes.append(
+                f"80% power: not reached with up to {searched} planned runs; the search stops "
+                "there (a verdict reader makes every count a programme of its own)"
+            )
     # other gates are only curtailed: their verdict, hence the power, is that of running
     # every run (the fixed-run number the caller fills in)
+
+
+def scan_for_power(outcome_at: Callable[[int], StopOutcome], start: int) -> tuple[int | None, int]:
+    """The fewest planned runs from ``start`` whose case ends PASS with chance
+    :data:`POWER`, scanned one count at a time (a reader that holds a PASS makes the chance
+    rise and fall with the count), and the most runs searched: the scan ends at
+    :data:`MOST_SCANNED` runs or once it followed :data:`MOST_SCANNED_STATES` states."""
+    states = 0
+    for planned in range(start, MOST_SCANNED + 1):
+        states += planned * (planned + 1) // 2
+        if states > MOST_SCANNED_STATES:
+            return None, planned - 1
+        if outcome_at(planned).pass_chance >= POWER:
+            return planned, planned
+    return None, MOST_SCANNED
 
 
 def sequence_verdict(bar: float, level: float) -> Callable[[int, int], str]:
