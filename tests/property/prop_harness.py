@@ -35,6 +35,8 @@ from prop_suites import PRICE_TABLE, Example, Flags, baseline_json, costs_json
 
 SEPARATOR = re.compile(r"^=+ (?P<title>.+?) =+$")
 SUMMARY = re.compile(r"^=+ (?P<counts>.*) in [0-9.]+s(?: \([0-9:]+\))? =+$")
+#: The line naming a file the session wrote (``--- probability: JSON report r.json (1 kB) ---``)
+WRITTEN = re.compile(r"^-+ probability: .+ -+$")
 
 # -- profiles --------------------------------------------------------------------------------
 
@@ -104,6 +106,9 @@ class Session:
         found: dict[str, list[str]] = {}
         title = None
         for line in self.lines:
+            if WRITTEN.match(line):
+                title = None  # (the files written follow every section)
+                continue
             match = SEPARATOR.match(line)
             if match:
                 title = match.group("title")

@@ -333,6 +333,9 @@ class Flags:
     html: bool = False
     markdown: bool = False
     save_baseline: bool = False
+    #: ``--prob-history=history`` (beside the other writers) and ``--prob-history-keep=N``
+    history: bool = False
+    history_keep: int | None = None
     no_gate_items: bool = False
     no_intervals: bool = False
     prior: str | None = None
@@ -421,6 +424,10 @@ class Flags:
             out.append(f"--prob-markdown={where}report.md")
         if self.save_baseline:
             out.append(f"--prob-save-baseline={where}saved.toml")
+        if self.history:
+            out.append(f"--prob-history={where}history")
+            if self.history_keep is not None:
+                out.append(f"--prob-history-keep={self.history_keep}")
         if self.no_gate_items:
             out.append("--prob-no-gate-items")
         if self.no_intervals:
@@ -785,6 +792,8 @@ def flag_sets(draw: Any, suite: Suite, budget: bool = False, bias: str = "") -> 
             plan_report=draw(st.sampled_from([True, True, False])),
             plan_write=draw(st.sampled_from([True, True, False])),
         )
+    if budget and draw(rarely):  # (drawn last: the examples drawn before it stay the same)
+        flags = replace(flags, history=True, history_keep=draw(st.sampled_from([None, 1, 2])))
     return flags
 
 
