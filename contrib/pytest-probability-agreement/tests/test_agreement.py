@@ -162,7 +162,9 @@ def section(outlines: list[str], title: str = "metrics") -> list[str] | None:
         if header.match(line):
             body = []
             for rest in outlines[index + 1 :]:
-                if re.match(r"^=+ .* =+$", rest) or re.match(r"^\d+ (failed|passed)", rest):
+                if re.match(r"^(=+|-+) .* (=+|-+)$", rest) or re.match(
+                    r"^\d+ (failed|passed)", rest
+                ):
                     break
                 body.append(rest)
             return body

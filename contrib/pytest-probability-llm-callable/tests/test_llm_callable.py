@@ -126,6 +126,8 @@ def section(lines: list[str], title: str = "probability") -> list[str]:
     inside = False
     for line in lines:
         match = SEPARATOR.match(line)
+        if inside and re.match(r"^-+ probability: .+ -+$", line):
+            break  # (the files written follow every section)
         if match:
             if inside:
                 break

@@ -83,7 +83,7 @@ def main_section(outlines: list[str]) -> list[str] | None:
         if re.match(r"^=+ probability =+$", line):
             body = []
             for rest in outlines[index + 1 :]:
-                if re.match(r"^=+ .* =+$", rest):
+                if re.match(r"^(=+|-+) .* (=+|-+)$", rest):  # (a section, or a file written)
                     break
                 body.append(rest)
             return body

@@ -69,7 +69,7 @@ def section(outlines: list[str], title: str = "slowest") -> list[str] | None:
         if header.match(line):
             body = []
             for rest in outlines[index + 1 :]:
-                if re.match(r"^=+ .* =+$", rest):
+                if re.match(r"^(=+|-+) .* (=+|-+)$", rest):  # (a section, or a file written)
                     break
                 body.append(rest)
             return body
