@@ -70,11 +70,12 @@ def plugin_bytecode() -> list[Path]:
     import pytest_probability
     import pytest_probability.extensions
 
-    return [
-        cached
+    found = {  # (installed, the extensions are inside the package: each file once)
+        cached.resolve(): None
         for package in (pytest_probability, pytest_probability.extensions)
         for cached in Path(package.__file__).parent.rglob("__pycache__/*.pyc")
-    ]
+    }
+    return list(found)
 
 
 @contextlib.contextmanager
