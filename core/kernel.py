@@ -200,7 +200,7 @@ class Kernel:
         if xdist or _is_worker(config):  # (an unrelated session imports nothing more)
             from .execution.workers import register
 
-            register(config)
+            register(config, self.strays)
         self.options.resolve(config)
         self.pytest_cmdline_main(config)  # (a session configured without it)
         config.addinivalue_line("markers", MARKER_HELP)

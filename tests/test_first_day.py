@@ -380,6 +380,26 @@ def test_options_without_a_bench_run_say_what_they_apply_to(pytester: pytest.Pyt
     assert not [line for line in ran.outlines if "no bench run" in line]
 
 
+def test_under_xdist_the_line_names_what_the_workers_found(pytester: pytest.Pytester) -> None:
+    """pytest-xdist's workers collect, so each sends the ``bench_*`` functions of test files
+    it found to the controller, which names each once, in collection order, as a plain
+    session does."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(
+        test_a="def test_a():\n    pass\n\n\ndef bench_answer():\n    pass\n",
+        test_b="def bench_one():\n    pass\n\n\ndef bench_two():\n    pass\n",
+        test_c="def test_c():\n    pass\n\n\ndef bench_three():\n    pass\n",
+    )
+    result = pytester.runpytest(*PLAIN, "-n", "2", "--prob-runs=10")
+    assert result.outlines[-2] == (
+        "probability: no bench run in this session, so --prob-runs did nothing: the options "
+        "apply to bench_* functions in files matching bench_*.py (ini prob_pattern) and to "
+        "test functions marked @pytest.mark.probability(...); found bench_answer in "
+        "test_a.py, bench_one in test_b.py, bench_two in test_b.py and 1 more, in a file "
+        "collected as tests: move it to a bench file, or mark it"
+    )
+
+
 def test_the_log_check_finds_packaging_and_hook_warnings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

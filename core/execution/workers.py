@@ -13,6 +13,10 @@ on both sides, and a worker host that disappears ends the session with one clear
   worker was lost, why it could not be replaced and how many items never ran; the run
   lost with the worker is already an error record (the kernel's crash handling), and every
   report is written as after ``-x``.
+* **Test files' bench functions.** Workers collect, so a worker sends the ``bench_*``
+  functions it found in files collected as tests (never run) through ``workeroutput``, and
+  the controller's line for a session without bench runs names them as a plain session's
+  does.
 
 PYTEST_DONT_REWRITE
 """
@@ -33,6 +37,8 @@ PLUGIN_NAME = "probability.workers"
 WHOLE_CASE_MODES = ("load", "loadgroup", "worksteal", "loadfile", "loadscope", "each")
 #: the ``workerinput`` key carrying the controller's plugin version to its workers
 VERSION_KEY = "probability_version"
+#: the ``workeroutput`` key carrying a worker's ``bench_*`` functions of test files
+STRAYS_KEY = "probability_strays"
 
 
 def version_mismatch(config: pytest.Config) -> str | None:
@@ -67,8 +73,11 @@ def _gateway_errors() -> tuple[type[BaseException], ...]:
 class WorkerHosts:
     """The version handshake (controller and workers) and a lost host (controller)."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, strays: list[str]) -> None:
         self.mismatch = version_mismatch(config)
+        #: the kernel's ``bench_*`` functions of test files: filled by collection on a worker,
+        #: by the workers' reports on the controller
+        self.strays = strays
         #: workers that went down: (worker id, its spec), in order
         self.down: list[tuple[str, str]] = []
         self.lost: str | None = None
@@ -112,9 +121,23 @@ class WorkerHosts:
         if report.when in ("teardown", "???"):  # ("???": pytest-xdist's crash report)
             self.finished.add(report.nodeid)
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Send the controller the ``bench_*`` functions of test files this worker found.
+        Called once per process after collection; on a worker, fills ``workeroutput``
+        (pytest-xdist sends it when the worker ends); returns nothing."""
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[STRAYS_KEY] = list(self.strays)
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Remember a worker that went down. Called on the controller; returns nothing."""
+        """Remember a worker that went down, and the ``bench_*`` functions of test files it
+        found (each once: every worker collects every file). Called on the controller once
+        per worker; returns nothing."""
+        found = getattr(node, "workeroutput", None) or {}
+        for stray in found.get(STRAYS_KEY, ()):
+            if isinstance(stray, str) and stray not in self.strays:
+                self.strays.append(stray)
         if error is not None:
             spec = str(node.gateway.spec)
             parts = [part for part in spec.split("//") if not part.startswith("execmodel=")]
@@ -155,7 +178,8 @@ class WorkerHosts:
             )
 
 
-def register(config: pytest.Config) -> None:
-    """Register :class:`WorkerHosts` (once) in a pytest-xdist controller or worker."""
+def register(config: pytest.Config, strays: list[str]) -> None:
+    """Register :class:`WorkerHosts` (once) in a pytest-xdist controller or worker, sharing
+    the kernel's list of ``bench_*`` functions found in test files (``strays``)."""
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
-        config.pluginmanager.register(WorkerHosts(config), PLUGIN_NAME)
+        config.pluginmanager.register(WorkerHosts(config, strays), PLUGIN_NAME)
