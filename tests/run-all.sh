@@ -21,10 +21,6 @@
 #   bash tests/run-all.sh --fast   one leg: the core suite on the newest pytest, -n 2, not slow
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# The suite starts thousands of interpreters (pytester's subprocess sessions, pytest-xdist's
-# workers); where no bytecode may be written, each compiles the plugin from source again
-# (0.17 s of a 0.6 s session, measured). Bytecode is written here, whatever the caller says.
-unset PYTHONDONTWRITEBYTECODE
 
 FAST=0
 case "${1:-}" in
