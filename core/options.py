@@ -53,13 +53,20 @@ class OptionSpec:
     :ivar ini: the ini key (``prob_runs``), or ``None``.
     :ivar mark: the ``probability(...)`` key, or ``None`` when marks cannot set it.
     :ivar flag_value: for a flag without argument, the value its presence means.
-    :ivar help: one line for ``pytest --help``.
-    :ivar metavar: argument name in ``--help``.
-    :ivar choices: valid values, shown in ``--help`` and errors.
+    :ivar help: one line for ``pytest --help``: at most 56 characters (the width pytest
+        wraps help at in 80 columns), with the choices' suffix below; the details belong in
+        the docs. An ini key twin of a flag is listed as ``default for --prob-...``, and
+        as ``default for --prob-...: true or false`` for a switch whose ``flag_value`` is
+        ``True``.
+    :ivar metavar: argument name in ``--help``; by default the choices (``{fail,pass}``).
+    :ivar choices: valid values, shown in ``--help`` (as the metavar, or after the help as
+        ``(one of: a, b)`` when a metavar that does not show them is given) and errors.
     :ivar owner: the extension that declared it (for error messages and docs).
     :ivar with_config: ``parse`` takes ``(raw, config)``, for values checked against
         something only known once pytest is configured (a registry of method names).
-    :ivar ini_help: help for the ini key when the flag's help would read wrongly there.
+    :ivar ini_help: help for the ini key where ``default for --prob-...`` would read wrongly
+        (``prob_intervals``, which says the opposite of ``--prob-no-intervals``); at most 56
+        characters. An ini key without a flag shows ``help``.
     :ivar repeatable: the flag may be given several times; its values are joined with
         commas before parsing (``--prob-metric=pass^3 --prob-metric=pass@5``).
     """
@@ -182,17 +189,27 @@ class OptionRegistry:
             return  # (a registry made without pytest's parser, as the catalog makes one)
         group = self._parser.getgroup("probability", "pytest-probability")
         if spec.cli is not None:
+            # (the choices as the argument's name, ``{fail,pass}``, unless a metavar is given;
+            # a metavar that does not show them gets them after the help)
+            shown = "{" + ",".join(spec.choices) + "}" if spec.choices else None
+            metavar = spec.metavar or shown
             help_text = spec.help + (
-                f" (one of: {', '.join(spec.choices)})" if spec.choices else ""
+                f" (one of: {', '.join(spec.choices)})" if spec.choices and metavar != shown else ""
             )
             if spec.flag_value is not None:
                 how = {"action": "store_const", "const": spec.flag_value}
             else:
-                how = {"metavar": spec.metavar, "action": "append" if spec.repeatable else "store"}
+                how = {"metavar": metavar, "action": "append" if spec.repeatable else "store"}
             group.addoption(spec.cli, default=None, dest=spec.dest, help=help_text, **how)
         if spec.ini is not None:
+            # (an ini key twin of a flag points at the flag, whose help says what it does; a
+            # switch's key takes a boolean)
+            twin = None
+            if spec.cli is not None:
+                takes = ": true or false" if spec.flag_value is True else ""
+                twin = f"default for {spec.cli}{takes}"
             self._parser.addini(
-                spec.ini, help=spec.ini_help or spec.help or spec.name, default=None
+                spec.ini, help=spec.ini_help or twin or spec.help or spec.name, default=None
             )
 
     def alternatives(self, *keys: str) -> None:
@@ -387,8 +404,7 @@ def declare_kernel_settings(options: OptionRegistry) -> None:
         cli="--prob-delay",
         ini="prob_delay",
         metavar="SECONDS",
-        help="sleep between run executions, never before the first (per xdist worker); "
-        "with --prob-concurrency, the least time between two run starts",
+        help="seconds between runs, per xdist worker (default 0)",
     )
     options.add(
         "concurrency",
@@ -398,8 +414,7 @@ def declare_kernel_settings(options: OptionRegistry) -> None:
         ini="prob_concurrency",
         mark=True,
         metavar="K",
-        help="keep up to K runs in flight in one process (per xdist worker): async def "
-        "bench functions as tasks on one event loop, others only with --prob-threads",
+        help="keep up to K runs in flight per process (default 1)",
     )
     options.add(
         "threads",
@@ -409,8 +424,7 @@ def declare_kernel_settings(options: OptionRegistry) -> None:
         ini="prob_threads",
         mark=True,
         flag_value=True,
-        help="with --prob-concurrency, run plain (sync) bench functions in threads: opt in "
-        "only for code that is thread-safe",
+        help="--prob-concurrency for sync benches (thread-safe only)",
     )
     options.add(
         "transpose",

@@ -41,7 +41,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-budget",
         ini="prob_budget",
         metavar="AMOUNT",
-        help="skip every remaining run once the session's recorded spend reaches AMOUNT",
+        help="skip remaining runs once recorded spend reaches AMOUNT",
         owner="budget",
     )
     options.add(
@@ -50,7 +50,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-budget-runs",
         ini="prob_budget_runs",
         metavar="N",
-        help="skip every remaining run once N runs were made (for suites that record no cost)",
+        help="skip remaining runs once N runs were made",
         owner="budget",
     )
     options.add(

@@ -77,7 +77,7 @@ def add_options(options: OptionRegistry) -> None:
         ini="prob_compare",
         mark=True,
         metavar="AXIS",
-        help="compare the values of parametrize argument AXIS, each against the first",
+        help="compare values of parametrize argument AXIS to the first",
     )
     add(
         "compare_baseline",
@@ -105,7 +105,7 @@ def add_options(options: OptionRegistry) -> None:
         default=PAIRED,
         ini="prob_compare_test",
         mark=True,
-        help="comparison test (default paired: Newcombe/Fisher, sign-flip, paired bootstrap)",
+        help="comparison test (default paired)",
     )
     add(
         "adjust",
@@ -115,7 +115,7 @@ def add_options(options: OptionRegistry) -> None:
         cli="--prob-adjust",
         ini="prob_adjust",
         metavar="M",
-        help="adjust comparison p-values: none (exploratory), holm, bonferroni, bh",
+        help="p-value adjustment: none (default), holm, bonferroni, bh",
     )
     add(
         "compare_resolution",
@@ -126,9 +126,7 @@ def add_options(options: OptionRegistry) -> None:
         cli="--prob-compare-resolution",
         ini="prob_compare_resolution",
         metavar="WIDTH",
-        help="under --prob-stop=sequential: an exploratory comparison is settled once its "
-        "interval is narrower than WIDTH (default 0.05, 5 points; 0: only once it leaves out "
-        "zero)",
+        help="settle sequential comparisons below WIDTH (default 0.05)",
     )
     add(
         "compare_sequential",
@@ -137,32 +135,28 @@ def add_options(options: OptionRegistry) -> None:
         cli="--prob-compare-sequential",
         ini="prob_compare_sequential",
         metavar="DESIGN",
-        help="under --prob-stop=sequential: how a comparison is monitored — horizon (default: "
-        "group-sequential boundaries spending α over the planned pairs) or anytime "
-        "(confidence sequences valid however long the runs go on)",
+        help="sequential comparisons: horizon (default) or anytime",
     )
     add(
         "baseline_report",
         parse=str,
         cli="--prob-baseline",
         metavar="PATH",
-        help="compare every function with an earlier --prob-json report (or a saved "
-        "baseline), pairing cases by id",
+        help="compare with an earlier JSON report or saved baseline",
     )
     add(
         "baseline_margin",
         parse=parse_margin,
         cli="--prob-margin",
         metavar="MARGIN",
-        help="with --prob-baseline: fail a function whose pass rate may have dropped by more "
-        "than MARGIN",
+        help="with --prob-baseline: fail pass-rate drops over MARGIN",
     )
     add(
         "save_baseline",
         parse=str,
         cli="--prob-save-baseline",
         metavar="PATH",
-        help="write a compact TOML baseline of this session (to commit and compare with)",
+        help="write a compact TOML baseline of this session to PATH",
     )
 
 

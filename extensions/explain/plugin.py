@@ -34,8 +34,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-explain",
         ini="prob_explain",
         flag_value=True,
-        help="add a plain-language reading of the results (terminal and JSON)",
-        ini_help="add a plain-language reading of the results (default false)",
+        help="explain the results in plain words (terminal and JSON)",
+        ini_help="explain the results in plain words (default false)",
         owner="explain",
     )
 

@@ -92,11 +92,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default="grouped",
         cli="--prob-failures",
         ini="prob_failures",
-        metavar="{grouped,first,all}",
         choices=MODES,
-        help="failure output per case: grouped (one traceback per case and its other "
-        "failing runs grouped by message; default), first (one traceback and counts), "
-        "or all (pytest's output for every run)",
+        help="failure output per failing case (default grouped)",
         owner="failures",
     )
 

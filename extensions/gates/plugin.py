@@ -79,7 +79,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_min_rate",
         mark=True,
         metavar="RATE",
-        help="gate every case on its pass rate: PASS when the whole interval lies above RATE",
+        help="gate every case: PASS when its interval lies above RATE",
     )
     add(
         "min_passes",
@@ -96,9 +96,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default="fail",
         cli="--prob-undecided",
         ini="prob_undecided",
-        metavar="{fail,pass}",
         choices=("fail", "pass"),
-        help="whether an UNDECIDED gate fails the session (default fail)",
+        help="whether UNDECIDED gates fail the session (default fail)",
     )
     add(
         "errors",
@@ -106,7 +105,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default="count",
         ini="prob_errors",
         choices=("count", "exclude"),
-        help="errored runs in gated cases: count as non-passes (default), or exclude",
+        help="errored runs of gated cases: count (default) or exclude",
     )
     add(
         "gate_items",
@@ -115,8 +114,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-no-gate-items",
         ini="prob_gate_items",
         flag_value=False,
-        help="don't add a [gate] item per gated case (the verdicts still set the exit status)",
-        ini_help="add a [gate] item per gated case (default true; false leaves them out)",
+        help="no [gate] items (the verdicts still set the exit status)",
+        ini_help="add a [gate] item per gated case (default true)",
     )
 
 

@@ -91,10 +91,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-history",
         ini="prob_history",
         metavar="DIR",
-        help=(
-            "add the session's JSON report to the directory DIR, named by time and git "
-            "commit (one file per session)"
-        ),
+        help="add the JSON report to DIR as one file per session",
         owner="history",
     )
     options.add(
@@ -103,7 +100,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-history-keep",
         ini="prob_history_keep",
         metavar="N",
-        help="keep the N newest entries of the --prob-history directory (default: all)",
+        help="keep the N newest --prob-history entries (default all)",
         owner="history",
     )
 

@@ -94,7 +94,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_method",
         mark=True,
         metavar="M",
-        help="row interval method: exact (Clopper-Pearson), wilson, bayes, or a registered one",
+        help="row interval method: exact (default), wilson, bayes, ...",
     )
     add(
         "confidence",
@@ -121,8 +121,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-no-intervals",
         ini="prob_intervals",
         flag_value=False,
-        help="hide the interval column (the JSON report keeps the numbers)",
-        ini_help="show the interval column (default true; false hides it, JSON keeps it)",
+        help="hide the interval column (the JSON report keeps them)",
+        ini_help="show the interval column (default true)",
     )
     add(
         "bootstrap",
@@ -131,7 +131,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-bootstrap",
         ini="prob_bootstrap",
         metavar="N",
-        help="bootstrap resamples for function-level and overall intervals (default 5000)",
+        help="resamples per bootstrap interval (default 5000)",
     )
     add(
         "bootstrap_method",
@@ -139,13 +139,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default="auto",
         cli="--prob-bootstrap-method",
         ini="prob_bootstrap_method",
-        metavar="M",
         choices=BOOTSTRAP_METHOD_CHOICES,
-        help=(
-            "bootstrap interval: expanded (calibrated percentile), bca, or percentile; "
-            "auto (default) is expanded for comparisons and percentile for function-level, "
-            "overall and metric lines"
-        ),
+        help="default auto: expanded for comparisons, else percentile",
     )
     add(
         "seed",
@@ -161,7 +156,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         parse=parse_min_inputs,
         default=10,
         ini="prob_min_inputs",
-        help="fewest cases a function needs for its function-level interval (default 10)",
+        help="fewest cases for a function-level line (default 10)",
     )
 
 

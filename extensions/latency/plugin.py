@@ -72,7 +72,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_latency",
         flag_value=True,
         help="show each case's latency quantile and its interval",
-        ini_help="show each case's latency quantile and its interval (default false)",
+        ini_help="show every case's latency quantile (default false)",
     )
     add(
         "latency_quantile",
@@ -86,7 +86,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=0.95,
         ini="prob_latency_quantile",
         mark=True,
-        help="latency quantile for cases whose mark sets none (default 0.95, p95)",
+        help="latency quantile to show and gate (default 0.95: p95)",
     )
     add(
         "max_latency",
@@ -102,7 +102,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=ORDER_STATISTIC,
         ini="prob_latency_method",
         mark=True,
-        help="latency quantile method (default order-statistic, distribution-free)",
+        help="latency quantile method (default order-statistic)",
     )
 
 

@@ -82,10 +82,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-markdown",
         ini="prob_markdown",
         metavar="PATH",
-        help=(
-            "write a Markdown summary (fraction table, gates, comparisons, cost) to PATH; "
-            "with GITHUB_STEP_SUMMARY set it is appended there too"
-        ),
+        help="write a Markdown summary (table, gates, cost) to PATH",
         owner="markdown",
     )
 

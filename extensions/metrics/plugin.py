@@ -61,8 +61,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         ini="prob_metric",
         metavar="M",
         repeatable=True,
-        help="also report pass^K (all K runs of an input pass: reliability) and/or pass@K "
-        "(at least one of K passes: best-of-K); comma-separated, repeatable",
+        help="also report pass^K (all K pass) and/or pass@K (one of K)",
         owner="metrics",
     )
 

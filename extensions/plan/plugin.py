@@ -55,8 +55,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=False,
         cli="--prob-plan",
         flag_value=True,
-        help="print a run budget per case (runs to pass a gate, to catch a flake, projected "
-        "cost) and exit without running",
+        help="print a run budget per case and exit without running",
         owner=owner,
     )
     options.add(
@@ -74,8 +73,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=0.1,
         cli="--prob-plan-assume-diff",
         metavar="DIFF",
-        help="true difference arm − baseline --prob-plan plans each comparison for under "
-        "sequential stopping (default 0.1: 10 points)",
+        help="true arm − baseline difference to plan for (default 0.1)",
         owner=owner,
     )
     options.add(
@@ -84,7 +82,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         default=(0.1, 0.01),
         cli="--prob-plan-flake",
         metavar="RATES",
-        help="failure rates --prob-plan plans to catch (default 0.1,0.01)",
+        help="failure rates to plan to catch (default 0.1,0.01)",
         owner=owner,
     )
     options.add(
@@ -92,8 +90,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         parse=str,
         cli="--prob-plan-report",
         metavar="PATH",
-        help="previous JSON report (or saved TOML baseline) to read cost per run from, for "
-        "--prob-plan",
+        help="JSON report or TOML baseline to read cost per run from",
         owner=owner,
     )
     options.add(

@@ -113,10 +113,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-stop",
         ini="prob_stop",
         metavar="{off,curtail,sequential}",
-        help="curtail: skip a gated case's remaining runs once its verdict can no longer "
-        "change (same verdicts); sequential: judge rate gates on an anytime-valid interval "
-        "and stop as soon as it clears or falls below the bar (runs becomes a maximum); "
-        "under xdist both need each case on one worker (what -n does by default)",
+        help="stop gated cases early once decided (default off)",
         owner="stopping",
     )
 

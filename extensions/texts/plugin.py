@@ -21,28 +21,20 @@ if TYPE_CHECKING:
 
 #: (setting, CLI flag or None, help) — values are text, checked on first use
 SETTINGS = (
-    ("texts_model", "--texts-model", "the judge model for texts_* helpers (or PYTEST_TEXTS_MODEL)"),
+    ("texts_model", "--texts-model", "judge model of texts_* helpers (or PYTEST_TEXTS_MODEL)"),
     ("texts_base_url", "--texts-base-url", "OpenAI-compatible base URL (or OPENAI_BASE_URL)"),
     ("texts_backend", None, "judge backend (default openai)"),
     ("texts_azure_endpoint", None, "Azure OpenAI endpoint (or AZURE_OPENAI_ENDPOINT)"),
     ("texts_azure_deployment", None, "Azure OpenAI deployment (default: the model)"),
     ("texts_api_version", None, "Azure OpenAI api-version (or OPENAI_API_VERSION)"),
     ("texts_temperature", None, "judge temperature (default 0)"),
-    (
-        "texts_max_tokens",
-        None,
-        "reply budget of a judge call (default 1024; 8192 for o1/o3/o4/gpt-5)",
-    ),
-    ("texts_timeout", None, "seconds per whole judge request (default 60, at most 86400)"),
+    ("texts_max_tokens", None, "judge reply token budget (default 1024; reasoning 8192)"),
+    ("texts_timeout", None, "seconds per whole judge request (default 60)"),
     ("texts_json_mode", None, "structured output: schema (default), object or text"),
     ("texts_max_concurrency", None, "judge calls in flight at once (default 8)"),
     ("texts_prices", None, "TOML file of judge prices per million tokens"),
-    (
-        "texts_breaker_failures",
-        None,
-        "unreachable attempts in a row that stop judge calls (default 3; 0 off)",
-    ),
-    ("texts_breaker_cooldown", None, "seconds before a stopped judge is probed again (default 30)"),
+    ("texts_breaker_failures", None, "circuit breaker: unreachable calls in a row (default 3)"),
+    ("texts_breaker_cooldown", None, "circuit breaker: seconds before a retry (default 30)"),
 )
 
 #: the config of the session in progress (set at ``pytest_configure``)
@@ -82,7 +74,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--texts-cache",
         ini="texts_cache",
         flag_value="true",
-        help="reuse judge replies from pytest's cache (keyed per case, run and sample)",
+        help="reuse judge replies from pytest's cache",
         ini_help="reuse judge replies from pytest's cache (default false)",
         owner="texts",
     )

@@ -443,7 +443,7 @@ def test_help_lists_the_option(suite: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*--prob-price-table=PATH*",
-            "*price usage recorded without a cost from this TOML*",
+            "*price usage recorded without a cost from a TOML table*",
             "*prob_price_table (string):*",
         ]
     )

@@ -42,10 +42,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--example-names",
         action="store_true",
         dest=NAMES,
-        help="add the interval method jeffreys and the metric majority (default: ini"
-        " example_names or false)",
+        help="add the interval method jeffreys and the metric majority",
     )
-    parser.addini(NAMES, help="add the interval method jeffreys and the metric majority")
+    parser.addini(NAMES, help="default for --example-names: true or false")
 
 
 def pytest_prob_addoption(options: OptionRegistry) -> None:
@@ -63,8 +62,8 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--example-summary",
         ini=SUMMARY,
         flag_value=True,
-        help="add the probability: example section and the JSON key example",
-        ini_help="add the probability: example section and the JSON key example (default false)",
+        help="add the probability: example section and a JSON key",
+        ini_help="add the probability: example section (default false)",
         owner="example",
     )
     options.add(
@@ -74,8 +73,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--example-max-errors",
         ini=MAX_ERRORS,
         metavar="N",
-        help="gate every case on its errored runs: FAIL when more than N errored (default:"
-        " ini example_max_errors or no gate)",
+        help="gate every case on its errored runs: FAIL above N",
         owner="example",
     )
 

@@ -19,10 +19,7 @@ from .backend import INI, NAME, CallableBackend, CallableSource
 if TYPE_CHECKING:
     from pytest_probability.api import RegisterLlmBackend, TextsSettings
 
-HELP = (
-    "the function that answers the texts_* judge's calls when texts_backend = callable: "
-    "package.module:function, called as function(messages, json_mode)"
-)
+HELP = "judge of the callable backend: package.module:function"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -77,8 +77,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-price-table",
         ini="prob_price_table",
         metavar="PATH",
-        help="price usage recorded without a cost from this TOML price table (default: ini"
-        " prob_price_table or none)",
+        help="price usage recorded without a cost from a TOML table",
         owner="price-table",
     )
 

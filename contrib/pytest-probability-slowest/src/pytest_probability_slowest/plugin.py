@@ -34,8 +34,7 @@ def pytest_prob_addoption(options: OptionRegistry) -> None:
         cli="--prob-slowest",
         ini="prob_slowest",
         metavar="N",
-        help="list the N cases with the largest median run time (default: ini prob_slowest or 0"
-        " = off)",
+        help="list the N cases with the largest median run time",
         owner="slowest",
     )
 
