@@ -69,8 +69,33 @@ def _compile_then_write_no_bytecode() -> None:
     folders += [str(source) for source in sorted(contrib.glob("*/src")) if source.is_dir()]
     for folder in dict.fromkeys(folders):  # (an installed plugin nests the extensions)
         compileall.compile_dir(folder, quiet=2)
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # (once, in the suite's first process)
+        _cache_rewritten_plugins()
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     sys.dont_write_bytecode = True
+
+
+def _cache_rewritten_plugins() -> None:
+    """Fill pytest's cache of the installed plugins' rewritten modules.
+
+    pytest rewrites the asserts of every module of an installed pytest plugin
+    (pytest-xdist's, hypothesis's ...) when a session imports it, and keeps the result as
+    bytecode beside it; where no bytecode may be written, every session of the suite rewrote
+    them again (in a fresh virtualenv the cache is empty). One throwaway session that may
+    write bytecode, running one test on a pytest-xdist worker, fills it.
+    """
+    import importlib.util
+    import os
+    import subprocess
+    import tempfile
+
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    workers = ["-n", "1"] if importlib.util.find_spec("xdist") is not None else []
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "test_one.py"), "w", encoding="utf-8") as test:
+            test.write("def test_one():\n    pass\n")
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *workers, folder]
+        subprocess.run(command, cwd=folder, env=env, capture_output=True, check=False)
 
 
 _compile_then_write_no_bytecode()
