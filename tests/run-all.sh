@@ -207,18 +207,19 @@ reusable() {
 }
 
 # make_venv INTERPRETER DIR PYTEST_SPEC: a virtualenv with the plugin (editable, test and docs
-# extras), every contrib package and the pytest asked for, in ONE pip command (a contrib
-# package alone would pull an unrelated pytest-probability release from the index); reused
-# when made from the same pieces
+# extras), every contrib package, the pytest asked for and pypa's build (for the packaging
+# leg, which then installs nothing into it while the e2e leg does), in ONE pip command (a
+# contrib package alone would pull an unrelated pytest-probability release from the index);
+# reused when made from the same pieces
 make_venv() {
     local stamp
-    stamp="$(fingerprint "$1" "$3")" || return 1
+    stamp="$(fingerprint "$1" "$3" build)" || return 1
     reusable "$2" "$stamp" && return 0
     rm -rf "$2"
     "$1" -m venv "$2" &&
         "$2/bin/python" -m pip install --quiet --upgrade pip &&
         PYTHONWARNINGS="$EDITABLE_QUIET" "$2/bin/python" -m pip install --quiet \
-            -e '.[test,docs]' "${CONTRIB[@]}" "$3" &&
+            -e '.[test,docs]' "${CONTRIB[@]}" "$3" build &&
         echo "$stamp" >"$2/.prob-fingerprint"
 }
 
@@ -234,7 +235,6 @@ docs() {
 # the wheel and the sdist, each into a fresh virtualenv, with a smoke run
 packaging() {
     local smoke artifact status=0
-    "$VENV/bin/python" -m pip install --quiet build || return 1
     rm -rf .dist-test && "$VENV/bin/python" -m build --quiet --outdir .dist-test . >/dev/null ||
         return 1
     smoke="$(mktemp -d)"
@@ -353,8 +353,9 @@ else
     if [ "$(id -u)" -eq 0 ]; then
         leg_joined "unprivileged"
     fi
-    leg "packaging" packaging
+    leg_beside "packaging" packaging
     leg "e2e-judge" e2e_judge
+    leg_joined "packaging"
     leg "suite-compat" core_suite "$VENV-compat/bin/python" "${COMPAT[@]}"
     leg "contrib-compat" contrib_suites "$VENV-compat/bin/python"
     leg "plugins-compat" plugin_tests "$VENV-compat" 'pytest==7.4.4'
