@@ -88,9 +88,16 @@ def _cache_rewritten_plugins() -> None:
     import os
     import subprocess
     import tempfile
+    from pathlib import Path
 
+    xdist = importlib.util.find_spec("xdist")
+    if xdist is not None and xdist.origin is not None:
+        cache = Path(xdist.origin).parent / "__pycache__"
+        tag = f"{sys.implementation.cache_tag}-pytest-{pytest.__version__}"
+        if (cache / f"plugin.{tag}.pyc").exists():
+            return  # (filled already: a developer's next run starts at once)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    workers = ["-n", "1"] if importlib.util.find_spec("xdist") is not None else []
+    workers = ["-n", "1"] if xdist is not None else []
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "test_one.py"), "w", encoding="utf-8") as test:
             test.write("def test_one():\n    pass\n")
