@@ -26,7 +26,8 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_probability.api import benjamini_hochberg, fisher_exact_p
 
@@ -192,7 +193,7 @@ def assess(
         return Assessment(alpha, window, None, None, [], [], 0)
     latest, earlier = sessions[-1], sessions[:-1]
     previous = earlier[-1] if earlier else None
-    moves = []
+    found: list[tuple[str, str, CasePoint, _Table | None, _Table | None]] = []
     for function, cases in history.functions().items():
         for case in cases:
             point = latest.cases.get(case)
@@ -200,23 +201,43 @@ def assess(
                 continue
             before = _against_previous(case, point, earlier)
             pooled = _against_window(case, point, earlier[-window:], before)
-            moves.append(CaseMove(case, function, point, before, pooled))
+            found.append((case, function, point, before, pooled))
     gone = [case for case in (previous.cases if previous else {}) if case not in latest.cases]
-    tested = [c for move in moves for c in move.comparisons]
-    adjusted = benjamini_hochberg([c.p_value for c in tested]) if tested else []
-    real = dict(zip(map(id, tested), adjusted, strict=True))
+    tested = [
+        table for *_, before, pooled in found for table in (before, pooled) if table is not None
+    ]
+    adjusted = benjamini_hochberg([table.p_value for table in tested]) if tested else []
+    p_adjusted = dict(zip(map(id, tested), adjusted, strict=True))
 
-    def settled(comparison: Comparison | None) -> Comparison | None:
-        if comparison is None:
+    def settled(table: _Table | None) -> Comparison | None:
+        # (each comparison is built once, adjusted: the simulations assess 800 histories)
+        if table is None:
             return None
-        p = real[id(comparison)]
-        return replace(comparison, p_adjusted=p, real=p <= alpha)
+        p = p_adjusted[id(table)]
+        return Comparison(*table, p_adjusted=p, real=p <= alpha)
 
-    moves = [replace(m, previous=settled(m.previous), window=settled(m.window)) for m in moves]
+    moves = [
+        CaseMove(case, function, point, settled(before), settled(pooled))
+        for case, function, point, before, pooled in found
+    ]
     return Assessment(alpha, window, latest, previous, moves, gone, len(tested))
 
 
-def _against_previous(case: str, point: CasePoint, earlier: list[Session]) -> Comparison | None:
+class _Table(NamedTuple):
+    """A comparison's 2×2 table and p-value, before the Benjamini–Hochberg step-up (the
+    first fields of :class:`Comparison`, in its order)."""
+
+    against: str
+    sessions: int
+    since: Session
+    base_passes: int
+    base_total: int
+    latest_passes: int
+    latest_total: int
+    p_value: float
+
+
+def _against_previous(case: str, point: CasePoint, earlier: list[Session]) -> _Table | None:
     for session in reversed(earlier):
         base = session.cases.get(case)
         if base is not None:
@@ -225,8 +246,8 @@ def _against_previous(case: str, point: CasePoint, earlier: list[Session]) -> Co
 
 
 def _against_window(
-    case: str, point: CasePoint, window: list[Session], previous: Comparison | None
-) -> Comparison | None:
+    case: str, point: CasePoint, window: list[Session], previous: _Table | None
+) -> _Table | None:
     pooled = [(s, s.cases[case]) for s in window if case in s.cases]
     if not pooled:
         return None
@@ -237,18 +258,10 @@ def _against_window(
 
 def _comparison(
     against: str, sessions: list[Session], points: list[CasePoint], latest: CasePoint
-) -> Comparison:
+) -> _Table:
     passes = sum(p.passes for p in points)
     total = sum(p.total for p in points)
     p_value = fisher_exact_p(latest.passes, latest.total, passes, total)
-    return Comparison(
-        against=against,
-        sessions=len(sessions),
-        since=sessions[0],
-        base_passes=passes,
-        base_total=total,
-        latest_passes=latest.passes,
-        latest_total=latest.total,
-        p_value=p_value,
-        p_adjusted=p_value,
+    return _Table(
+        against, len(sessions), sessions[0], passes, total, latest.passes, latest.total, p_value
     )
