@@ -144,7 +144,7 @@ def _monte_carlo(
         if made == 0:  # the first run is always made
             passes[here] += rng.random(here.size) < rate
             continue
-        for x in np.unique(counts).tolist():
+        for x in _distinct(counts):
             key = (x, made)
             if key not in answers:
                 answers[key] = sequential_rule(_context(gate, x, made, planned)) is not None
@@ -154,15 +154,22 @@ def _monte_carlo(
             stopping = here[np.isin(counts, stop_at)]
             runs[stopping] = made
             alive[stopping] = False
-            for x in np.unique(passes[stopping]).tolist():
+            for x in _distinct(passes[stopping]):
                 if gate.verdict(x, made) == PASS:
                     passed[stopping[passes[stopping] == x]] = 1
             here = np.flatnonzero(alive)
         passes[here] += rng.random(here.size) < rate
-    for x in np.unique(passes[alive]).tolist():
+    for x in _distinct(passes[alive]):
         if gate.verdict(x, planned) == PASS:
             passed[alive & (passes == x)] = 1
     return runs, passed
+
+
+def _distinct(counts: np.ndarray) -> list[int]:
+    """The distinct counts (whole numbers >= 0), ascending: what ``np.unique`` gives, by
+    counting (its hash table took a millisecond per call on 100,000 paths, half the file's
+    time)."""
+    return np.flatnonzero(np.bincount(counts)).tolist()
 
 
 def _agree(plan: float, sample: np.ndarray, what: str) -> None:
