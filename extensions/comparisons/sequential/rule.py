@@ -192,7 +192,7 @@ class HorizonLook:
     def horizon(self) -> int:
         return self.done + self.left
 
-    def design(self) -> tuple[dict[int, float], tuple[float, ...], tuple[float, ...], bool]:
+    def design(self) -> tuple[Mapping[int, float], tuple[float, ...], tuple[float, ...], bool]:
         return groupseq.design_boundaries(self.per_look, self.horizon, 1.0 - self.level)
 
     def bound(self, look: int | None = None) -> float:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 
 from pytest_probability.api import norm_ppf
 
@@ -432,11 +433,13 @@ def exact_stagewise_p(
     return min(1.0, max(found))
 
 
+@functools.lru_cache(maxsize=1024)
 def design_boundaries(
     per_look: int, looks: int, alpha: float, spending: str = DEFAULT_SPENDING
-) -> tuple[dict[int, float], tuple[float, ...], tuple[float, ...], bool]:
+) -> tuple[Mapping[int, float], tuple[float, ...], tuple[float, ...], bool]:
     """The comparison's boundaries over ``looks`` looks of ``per_look`` pairs each:
-    ``(look → boundary, the design's fractions, its boundaries, exact)``. Exact
+    ``(look → boundary, the design's fractions, its boundaries, exact)``, kept per design
+    (a comparison asks for its boundary at every look and for every value it tests). Exact
     (:func:`exact_boundaries`) up to :data:`EXACT_PAIRS` pairs; beyond, Lan–DeMets boundaries
     on the normal approximation, at every look while there are at most :data:`MOST_LOOKS`
     (else at :data:`MOST_LOOKS` evenly spread ones, the last at the horizon)."""
@@ -453,4 +456,5 @@ def design_boundaries(
         bounds = spending_boundaries(fractions, alpha, spending)
         exact = False
     fractions = tuple(p / looks for p in positions)
-    return dict(zip(positions, bounds, strict=True)), fractions, tuple(bounds), exact
+    where = MappingProxyType(dict(zip(positions, bounds, strict=True)))  # (shared: read-only)
+    return where, fractions, tuple(bounds), exact
