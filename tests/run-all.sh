@@ -40,16 +40,22 @@ done
 # simulations, its property-based suite, the test files that never start a pytest session
 # (statistics against references, the source guards) and the two Sphinx builds of
 # tests/test_docs.py: none depends on the pytest or Python version, and the first suite leg
-# runs them all (the docs leg builds the docs once more)
+# runs them all but the builds, which the docs leg runs
 COMPAT=(-m "not slow" --ignore=tests/property)
 for pure in comparisons_groupseq comparisons_math comparisons_sequence \
     comparisons_sequential_sim comparisons_simulation history_moves import_graph latency_math \
     stats_reference stats_simulation stopping_combined suite_rules units; do
     COMPAT+=(--ignore="tests/test_$pure.py")
 done
-for build in without_warnings without_the_plugin_installed; do
-    COMPAT+=(--deselect="tests/test_docs.py::test_docs_build_$build")
+# The two Sphinx builds of tests/test_docs.py (sphinx-build -W, with and without the plugin
+# installed) run in the docs leg, side by side, and in no suite leg
+DOCS_BUILDS=(tests/test_docs.py::test_docs_build_without_warnings
+    tests/test_docs.py::test_docs_build_without_the_plugin_installed)
+ELSEWHERE=()
+for build in "${DOCS_BUILDS[@]}"; do
+    ELSEWHERE+=(--deselect="$build")
 done
+COMPAT+=("${ELSEWHERE[@]}")
 # The other plugins a bench suite meets (tests/test_hardening.py enables each explicitly)
 PLUGINS=('pytest-randomly>=3.15' 'pytest-asyncio>=0.23')
 
@@ -227,9 +233,10 @@ lint() {
     "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check .
 }
 
+# README's docs command's requirements, then its build (sphinx-build -W) as the two tests do it
 docs() {
     "$VENV/bin/python" -m pip install --quiet -r docs/requirements.txt &&
-        "$VENV/bin/sphinx-build" -W -q -b html docs docs/_build/html
+        PROB_NEEDS_SPHINX=1 run_pytest "$VENV/bin/python" "${DOCS_BUILDS[@]}" -n 2 -q -p no:randomly
 }
 
 # the wheel and the sdist, each into a fresh virtualenv, with a smoke run
@@ -343,7 +350,7 @@ else
     leg "install-py311" make_venv "$PYTHON" "$VENV" 'pytest>=9'
     leg "ruff" lint
     leg_joined "install-compat"
-    leg "suite" core_suite "$VENV/bin/python"
+    leg "suite" core_suite "$VENV/bin/python" "${ELSEWHERE[@]}"
     leg "contrib" contrib_suites "$VENV/bin/python"
     leg "plugins" plugin_tests "$VENV" 'pytest>=9'
     if [ "$(id -u)" -eq 0 ]; then
