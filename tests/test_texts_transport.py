@@ -283,3 +283,27 @@ def test_over_tls_the_certificate_is_checked_and_the_whole_request_bounded(tls_s
     with pytest.raises(UnavailableError, match=r"timed out after 0.5 s \(texts_timeout"):
         client.variant(retries=0).complete(MESSAGES)
     assert server.wire_sent < len(HEADERS) + 400
+
+
+def test_the_trust_store_is_loaded_once_per_process(chat_server, monkeypatch):
+    """Every request shares one TLS context: given none, Python 3.12+'s ``HTTPSHandler``
+    made its own for each request, also for ``http://``, and loaded the system's
+    certificates again (30 ms a judge call)."""
+    import ssl
+
+    loads: list[object] = []
+    original = ssl.SSLContext.load_default_certs
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_default_certs", counted)
+    transport._context.cache_clear()
+    chat_server.script(ok("{}"), ok("{}"), ok("{}"))
+    client = make(chat_server, [])
+    for _ in range(3):
+        assert client.complete(MESSAGES).text == "{}"
+    assert len(chat_server.requests) == 3
+    assert len(loads) == 1
+    transport._context.cache_clear()  # (the next test's context loads the real method)
